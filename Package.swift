@@ -1,0 +1,51 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+let package = Package(
+    name: "Obscura",
+    platforms: [.macOS(.v14)],
+    products: [
+        .library(name: "ObscuraKit", targets: ["ObscuraKit"]),
+        .executable(name: "obscura", targets: ["obscura"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-crypto.git", exact: "4.5.2"),
+        .package(url: "https://github.com/groue/GRDB.swift.git", exact: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", exact: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log.git", exact: "1.16.2"),
+    ],
+    targets: [
+        // Crypto primitives; knows nothing of vaults.
+        .target(
+            name: "ObscuraCrypto",
+            dependencies: [
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
+            ]
+        ),
+        // The vault engine: slot files, Hidden Vaults, catalog.
+        .target(
+            name: "ObscuraKit",
+            dependencies: [
+                "ObscuraCrypto",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // Command implementations, kept in a library so tests can drive them.
+        .target(
+            name: "ObscuraCLI",
+            dependencies: [
+                "ObscuraKit",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .executableTarget(name: "obscura", dependencies: ["ObscuraCLI"]),
+        .executableTarget(name: "obscura-bench", dependencies: ["ObscuraKit"]),
+        .executableTarget(name: "obscura-vectors", dependencies: ["ObscuraKit"]),
+        .testTarget(name: "ObscuraCryptoTests", dependencies: ["ObscuraCrypto"]),
+        .testTarget(name: "ObscuraKitTests", dependencies: ["ObscuraKit"]),
+        .testTarget(name: "ObscuraCLITests", dependencies: ["ObscuraCLI"]),
+    ]
+)

@@ -1,0 +1,30 @@
+import Crypto
+
+/// SHA-256, for checksums and key verifiers.
+public enum SHA256Digest {
+    /// Digest size in bytes.
+    public static let size = 32
+
+    /// Returns SHA-256 of `bytes`.
+    public static func hash(_ bytes: some Collection<UInt8>) -> [UInt8] {
+        var hasher = SHA256()
+        hasher.update(data: Array(bytes))
+        return Array(hasher.finalize())
+    }
+
+    /// Returns SHA-256 of a secret's bytes.
+    public static func hash(_ secret: SecureBytes) -> [UInt8] {
+        secret.withUnsafeBytes { Array(SHA256.hash(data: $0)) }
+    }
+}
+
+/// HKDF-SHA256 (RFC 5869), used to derive sub-keys from high-entropy secrets.
+public enum HKDFSHA256 {
+    /// Derives `count` bytes from `secret` with the domain-separation `info` label.
+    public static func derive(from secret: SecureBytes, info: String, count: Int = 32) -> SecureBytes {
+        let ikm = secret.withUnsafeBytes { SymmetricKey(data: $0) }
+        let key = HKDF<SHA256>.deriveKey(
+            inputKeyMaterial: ikm, info: Array(info.utf8), outputByteCount: count)
+        return key.withUnsafeBytes { SecureBytes(copying: $0) }
+    }
+}

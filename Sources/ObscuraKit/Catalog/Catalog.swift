@@ -1,0 +1,104 @@
+import Foundation
+import GRDB
+import GRDBSQLite
+import ObscuraCrypto
+
+/// A vault's catalog: an SQLite database that lives only in memory while the vault is
+/// unlocked and is persisted as an image sealed inside the slot file (docs/FORMAT.md §3.3).
+///
+/// No database file, plaintext or encrypted, ever exists: the connection is in-memory,
+/// temporary tables and sort spills are kept in memory (`temp_store = MEMORY`), and the
+/// image moves in and out through `sqlite3_serialize` / `sqlite3_deserialize`.
+public final class Catalog: @unchecked Sendable {
+    // @unchecked: DatabaseQueue serialises all access itself.
+    /// The in-memory database.
+    public let database: DatabaseQueue
+
+    private init(image: [UInt8]?) throws {
+        var config = Configuration()
+        config.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA temp_store = MEMORY")
+        }
+        database = try DatabaseQueue(configuration: config)
+        if let image {
+            try database.inDatabase { db in try Self.load(image, into: db) }
+        }
+        try CatalogSchema.migrator.migrate(database)
+    }
+
+    /// A new catalog with the current schema and no rows.
+    public static func empty() throws -> Catalog { try Catalog(image: nil) }
+
+    /// Restores a catalog from a serialized image, applying newer migrations if any.
+    public static func restore(image: [UInt8]) throws -> Catalog {
+        do {
+            return try Catalog(image: image)
+        } catch let error as CatalogError {
+            throw error
+        } catch {
+            throw CatalogError.invalidImage
+        }
+    }
+
+    /// The serialized database image (SQLite's own file format, held only in memory).
+    public func image() throws -> [UInt8] {
+        try database.inDatabase { db in
+            var size: sqlite3_int64 = 0
+            guard let pointer = sqlite3_serialize(db.sqliteConnection, "main", &size, 0) else {
+                throw CatalogError.serializeFailed
+            }
+            defer {
+                secureZero(pointer, Int(size))
+                sqlite3_free(pointer)
+            }
+            return Array(UnsafeRawBufferPointer(start: pointer, count: Int(size)))
+        }
+    }
+
+    /// Number of items and folders.
+    public func counts() throws -> (items: Int, folders: Int) {
+        try database.read { db in
+            (try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM item") ?? 0,
+             try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM folder") ?? 0)
+        }
+    }
+
+    /// Closes the database; its memory is released.
+    public func close() {
+        try? database.close()
+    }
+
+    private static func load(_ image: [UInt8], into db: Database) throws {
+        guard !image.isEmpty, let buffer = sqlite3_malloc64(sqlite3_uint64(image.count)) else {
+            throw CatalogError.invalidImage
+        }
+        image.withUnsafeBytes { buffer.copyMemory(from: $0.baseAddress!, byteCount: image.count) }
+        // SQLite owns the buffer from here, and frees it on close or on failure.
+        let flags = UInt32(SQLITE_DESERIALIZE_FREEONCLOSE | SQLITE_DESERIALIZE_RESIZEABLE)
+        let rc = sqlite3_deserialize(
+            db.sqliteConnection, "main", buffer.assumingMemoryBound(to: UInt8.self),
+            sqlite3_int64(image.count), sqlite3_int64(image.count), flags)
+        guard rc == SQLITE_OK else { throw CatalogError.invalidImage }
+        db.clearSchemaCache()
+        // A sealed image that authenticated can still be damaged SQLite (a bug, or a
+        // writer of another implementation): check before trusting it.
+        guard try String.fetchOne(db, sql: "PRAGMA quick_check") == "ok" else {
+            throw CatalogError.invalidImage
+        }
+    }
+}
+
+/// Errors from the catalog.
+public enum CatalogError: ObscuraError, Equatable {
+    /// The decrypted image is not a valid Obscura catalog.
+    case invalidImage
+    /// SQLite could not serialize the database.
+    case serializeFailed
+
+    public var description: String {
+        switch self {
+        case .invalidImage: return "the vault catalog is not a valid database"
+        case .serializeFailed: return "could not serialize the vault catalog"
+        }
+    }
+}

@@ -1,0 +1,53 @@
+import GRDB
+
+/// The catalog's tables, designed once for every feature (docs/FORMAT.md §3.3).
+///
+/// Everything here lives only inside a sealed slot: items, folders and settings.
+enum CatalogSchema {
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1") { db in
+            try db.create(table: "folder") { t in
+                t.primaryKey("id", .text)
+                t.column("parentId", .text).references("folder", onDelete: .cascade)
+                t.column("name", .text).notNull()
+                t.column("createdAt", .double).notNull()
+                // Folder password (null when unprotected): PBKDF2 salt and rounds, the
+                // folder key wrapped under the folder KEK, and SHA-256 of the KEK.
+                t.column("kdfSalt", .blob)
+                t.column("kdfIterations", .integer)
+                t.column("wrappedKey", .blob)
+                t.column("keyVerifier", .blob)
+            }
+            try db.create(table: "item") { t in
+                t.primaryKey("id", .text)
+                t.column("kind", .text).notNull()  // photo, video, file
+                t.column("mediaId", .text).notNull()
+                t.column("thumbId", .text)
+                t.column("name", .text).notNull()
+                t.column("mimeType", .text).notNull()
+                t.column("size", .integer).notNull()
+                t.column("width", .integer)
+                t.column("height", .integer)
+                t.column("orientation", .integer)
+                t.column("duration", .double)
+                t.column("takenAt", .double)
+                t.column("importedAt", .double).notNull()
+                t.column("folderId", .text).references("folder", onDelete: .setNull)
+                t.column("favorite", .boolean).notNull().defaults(to: false)
+                t.column("contentHash", .blob).notNull()
+                // For items in a protected folder: name and metadata sealed under the
+                // folder key, so a session with only the MEK sees none of them.
+                t.column("protectedMeta", .blob)
+            }
+            try db.create(index: "item_by_date", on: "item", columns: ["takenAt", "importedAt", "id"])
+            try db.create(index: "item_by_folder", on: "item", columns: ["folderId"])
+            try db.create(index: "item_by_hash", on: "item", columns: ["contentHash"])
+            try db.create(table: "setting") { t in
+                t.primaryKey("key", .text)
+                t.column("value", .text).notNull()
+            }
+        }
+        return migrator
+    }
+}

@@ -1,0 +1,87 @@
+import Foundation
+import ObscuraCrypto
+
+extension VaultDirectory {
+    /// Opens the vault `password` unlocks, with the fixed sweep: every slot is tried,
+    /// in parallel, with no early return.
+    ///
+    /// - Throws: ``VaultError/wrongPassword`` when no slot opens; the error and the time
+    ///   taken are the same whichever slots exist.
+    public func unlock(password: SecureBytes) throws -> Vault {
+        try requireInitialized()
+        let (names, headers) = try readHeaders()
+        let matches = UnlockSweep.run(headers: headers, passwords: [password])[0]
+        guard let index = matches.keys.min(), let key = matches[index], let header = headers[index] else {
+            throw VaultError.wrongPassword
+        }
+        return try openVault(name: names[index], header: header, key: key)
+    }
+
+    /// Turns a decoy into a new vault for `password`.
+    ///
+    /// Decoys are found by sweeping every slot with the device credential; a slot that
+    /// does not open with it is a real vault (or damaged) and is never touched.
+    ///
+    /// - Parameters:
+    ///   - iterations: PBKDF2 rounds; the CLI and server always pass the default.
+    ///   - allowExtendedSlots: add a slot when no decoy is free (an 11th vault and
+    ///     beyond), which makes the number of vaults visible.
+    public func createVault(
+        password: SecureBytes, iterations: Int = PasswordKDF.vaultIterations, allowExtendedSlots: Bool = false
+    ) throws -> Vault {
+        try requireInitialized()
+        let credential = DeviceSecretStore.credential(from: try deviceSecrets.load())
+        let (names, headers) = try readHeaders()
+        let sweep = UnlockSweep.run(headers: headers, passwords: [credential, password])
+        guard sweep[1].isEmpty else { throw VaultError.passwordInUse }
+        let decoys = sweep[0].keys.sorted()
+
+        let contents = try buildSlots(count: 1, password: password, iterations: iterations)[0]
+        let name: String
+        if let index = decoys.isEmpty ? nil : decoys[random.uniform(in: 0..<decoys.count)] {
+            name = names[index]
+            try store.commit(.init(replace: [name: contents]))
+        } else {
+            guard allowExtendedSlots else { throw VaultError.noFreeSlot }
+            try store.commit(.init(add: [contents]))
+            guard let added = try store.names().first(where: { !names.contains($0) }) else {
+                throw VaultError.corrupt("new slot missing after write")
+            }
+            name = added
+        }
+        logger.debug("created vault")
+        return try unlock(password: password, expecting: name)
+    }
+
+    /// Erases `vault`: its slot is overwritten with random bytes and unlinked, and a fresh
+    /// decoy keeps the directory at ten slots or more. The vault is locked.
+    public func destroy(_ vault: Vault) throws {
+        try vault.requireUnlocked()
+        let credential = DeviceSecretStore.credential(from: try deviceSecrets.load())
+        let iterations = Int(vault.header.iterations)
+        let remaining = try store.names().count - 1
+        let decoys = remaining < SlotFormat.minimumSlotCount
+            ? try buildSlots(count: SlotFormat.minimumSlotCount - remaining, password: credential, iterations: iterations)
+            : []
+        try store.commit(.init(add: decoys, remove: [vault.slotName]))
+        vault.lock()
+    }
+
+    /// Opens the slot `name` after its MEK was unwrapped.
+    func openVault(name: String, header: SlotHeader, key: SecureBytes) throws -> Vault {
+        let contents = try store.read(name)
+        let image: [UInt8]
+        do {
+            image = try SlotCodec.openCatalog(contents: contents, header: header, key: key)
+        } catch let error as SlotError {
+            throw VaultError.corrupt(error.description)
+        }
+        return Vault(directory: self, slotName: name, header: header, key: key, catalog: try Catalog.restore(image: image))
+    }
+
+    /// Opens slot `name` with `password` without a sweep (right after writing it).
+    private func unlock(password: SecureBytes, expecting name: String) throws -> Vault {
+        let header = try SlotHeader.decode(store.readHeader(name))
+        return try openVault(name: name, header: header, key: SlotCodec.unwrapKey(header: header, password: password))
+    }
+}

@@ -1,0 +1,115 @@
+import Foundation
+import Logging
+import ObscuraCrypto
+
+/// An opened vault directory: `<vault>/data/` (slot files) and `<vault>/media/` (media
+/// pool), held under an exclusive advisory lock for the life of this object
+/// (docs/FORMAT.md §4).
+public final class VaultDirectory {
+    /// The directory's path.
+    public let path: String
+    /// Where the device secret lives.
+    public let deviceSecrets: DeviceSecretStore
+    let store: SlotStore
+    let random: RandomSource
+    let logger = Logger(label: "obscura.vault")
+    private let lockDescriptor: Int32
+
+    /// Opens (and with `create`, makes) the directory at `path` and takes its lock.
+    ///
+    /// - Throws: ``VaultError/inUse(_:)`` when another process holds it, and
+    ///   ``VaultError/notInitialized(_:)`` when it does not exist and `create` is false.
+    public init(
+        path: String, deviceSecrets: DeviceSecretStore = .defaultStore(), create: Bool = false,
+        random: RandomSource = SystemRandom()
+    ) throws {
+        self.path = path
+        self.deviceSecrets = deviceSecrets
+        self.random = random
+        if create {
+            try FileManager.default.createDirectory(
+                atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        }
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw VaultError.notInitialized(path)
+        }
+        lockDescriptor = try FileIO.openOrThrow(path, O_RDONLY | O_DIRECTORY)
+        // Non-blocking: a second process gets a clear error at once, never a hang.
+        guard flock(lockDescriptor, LOCK_EX | LOCK_NB) == 0 else {
+            close(lockDescriptor)
+            throw VaultError.inUse(path)
+        }
+        store = SlotStore(path: path + "/data", random: random)
+        if isInitialized { try? store.sweepTemporaries() }
+    }
+
+    deinit {
+        flock(lockDescriptor, LOCK_UN)
+        close(lockDescriptor)
+    }
+
+    /// The media pool's path.
+    public var mediaPath: String { path + "/media" }
+
+    /// Whether the directory holds slots.
+    public var isInitialized: Bool { (try? store.names().isEmpty == false) ?? false }
+
+    /// The number of slot files.
+    public func slotCount() throws -> Int { try store.names().count }
+
+    /// Creates `data/`, `media/` and ten decoy slots keyed under the device credential,
+    /// creating the device secret if there is none yet.
+    ///
+    /// - Parameter iterations: PBKDF2 rounds for the decoys; real vaults made later in
+    ///   this directory must use the same count so that headers stay alike.
+    /// - Returns: false when the directory was already initialised (nothing changes).
+    @discardableResult
+    public func initialize(iterations: Int = PasswordKDF.vaultIterations) throws -> Bool {
+        if isInitialized { return false }
+        try FileIO.makeDirectory(store.path)
+        try FileIO.makeDirectory(mediaPath)
+        let credential = try DeviceSecretStore.credential(from: deviceSecrets.loadOrCreate(using: random))
+        let decoys = try buildSlots(count: SlotFormat.minimumSlotCount, password: credential, iterations: iterations)
+        try store.commit(.init(add: decoys))
+        logger.debug("initialised vault directory", metadata: ["slots": "\(decoys.count)"])
+        return true
+    }
+
+    /// Builds `count` new vaults' slot contents under `password`, in parallel. Decoys and
+    /// real vaults are made by this one function.
+    func buildSlots(count: Int, password: SecureBytes, iterations: Int) throws -> [[UInt8]] {
+        let image = try Catalog.empty().image()
+        let random = self.random
+        let results = ConcurrentResults<[UInt8]>(count: count)
+        DispatchQueue.concurrentPerform(iterations: count) { i in
+            results.set(i, Result {
+                try SlotCodec.seal(
+                    password: password, iterations: iterations,
+                    key: SecureBytes(randomCount: AESGCM.keySize, using: random),
+                    catalog: image, using: random)
+            })
+        }
+        return try results.values()
+    }
+
+    /// Reads every slot's header; unreadable or malformed headers are nil.
+    func readHeaders() throws -> (names: [String], headers: [SlotHeader?]) {
+        let names = try store.names()
+        let headers = names.map { name in try? SlotHeader.decode(store.readHeader(name)) }
+        return (names, headers)
+    }
+
+    func requireInitialized() throws {
+        guard isInitialized else { throw VaultError.notInitialized(path) }
+    }
+}
+
+/// Results written by concurrent workers, one index each.
+final class ConcurrentResults<T>: @unchecked Sendable {
+    // @unchecked: each index is written by exactly one worker and read after all finish.
+    private var storage: [Result<T, Error>?]
+    init(count: Int) { storage = Array(repeating: nil, count: count) }
+    func set(_ i: Int, _ value: Result<T, Error>) { storage.withUnsafeMutableBufferPointer { $0[i] = value } }
+    func values() throws -> [T] { try storage.map { try $0!.get() } }
+}

@@ -1,0 +1,146 @@
+import Foundation
+import ObscuraCrypto
+
+/// The slot files of one vault directory (`<vault>/data/{uuid}.db.enc`) and the single
+/// way they are written (docs/FORMAT.md §3.4, §4).
+///
+/// Every commit rewrites every slot: each file's new bytes go to a temporary file that is
+/// fsynced, then all temporaries are renamed over their slots in a random order, then all
+/// slots get one access and modification time. So after any write all slots have fresh
+/// inodes allocated in random order, fully written blocks and equal timestamps, and a
+/// crash at any step leaves each slot with its old or its new bytes.
+final class SlotStore {
+    /// The slot file suffix.
+    static let slotSuffix = ".db.enc"
+    /// Temporary files start with this; they are swept when a directory is opened.
+    static let temporaryPrefix = ".pending-"
+
+    /// One step of a commit, named for fault injection in tests.
+    enum Step: Equatable {
+        case wroteTemporary(Int)
+        case renamed(Int)
+        case syncedDirectory
+        case erased(String)
+        case unlinked(String)
+        case setTimes
+    }
+
+    /// What one commit changes: new unpadded contents for existing slots, new slots, and
+    /// slots to erase.
+    struct Change {
+        var replace: [String: [UInt8]] = [:]
+        var add: [[UInt8]] = []
+        var remove: Set<String> = []
+    }
+
+    let path: String
+    let random: RandomSource
+    /// Called at each step of a commit; tests throw from it to simulate a crash there.
+    var faultInjector: ((Step) throws -> Void)?
+
+    init(path: String, random: RandomSource) {
+        self.path = path
+        self.random = random
+    }
+
+    /// Slot file names, sorted.
+    func names() throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: path)
+            .filter { $0.hasSuffix(Self.slotSuffix) && !$0.hasPrefix(".") }
+            .sorted()
+    }
+
+    /// The full path of slot `name`.
+    func file(_ name: String) -> String { path + "/" + name }
+
+    /// The whole file of slot `name`.
+    func read(_ name: String) throws -> [UInt8] { try FileIO.read(file(name)) }
+
+    /// The header bytes of slot `name`.
+    func readHeader(_ name: String) throws -> [UInt8] {
+        try FileIO.read(file(name), limit: SlotFormat.headerSize)
+    }
+
+    /// Removes temporaries left by an interrupted commit. Their slots still hold the old
+    /// or the new bytes, whole, because temporaries only ever replace slots by rename.
+    func sweepTemporaries() throws {
+        for name in try FileManager.default.contentsOfDirectory(atPath: path)
+        where name.hasPrefix(Self.temporaryPrefix) {
+            unlink(file(name))
+        }
+    }
+
+    /// The tier all slots are in: the largest tier any slot file is in.
+    func currentTier(_ names: [String]) throws -> Int {
+        try names.map { SlotSizing.tier(containing: try FileIO.size(file($0))) }.max() ?? 0
+    }
+
+    /// Applies `change`, rewriting every slot as described on the type.
+    func commit(_ change: Change) throws {
+        let kept = try names().filter { !change.remove.contains($0) }
+        var tier = try currentTier(kept)
+        var sizes = [String: Int]()
+        for name in kept { sizes[name] = try FileIO.size(file(name)) }
+
+        // Grow every slot when one must: a replaced slot outgrowing its pinned size, or a
+        // new slot that might not fit a size drawn from the current tier.
+        let outgrown = change.replace.contains { $0.value.count > sizes[$0.key, default: 0] }
+            || change.add.contains { $0.count > SlotSizing.range(ofTier: tier).lowerBound }
+        if outgrown {
+            let needed = (change.replace.values.map(\.count) + change.add.map(\.count)).max() ?? 0
+            tier = SlotSizing.tier(fitting: needed, atLeast: tier + 1)
+            for name in kept { sizes[name] = SlotSizing.drawSize(inTier: tier, using: random) }
+        }
+
+        var plan: [(target: String, contents: [UInt8]?, size: Int)] = kept.map {
+            ($0, change.replace[$0], sizes[$0]!)
+        }
+        for contents in change.add {
+            let name = UUID().uuidString.lowercased() + Self.slotSuffix
+            plan.append((name, contents, SlotSizing.drawSize(inTier: tier, using: random)))
+        }
+
+        var temporaries = [(temporary: String, target: String)]()
+        do {
+            // Random order, so inode numbers say nothing about which slot was written.
+            for (n, entry) in random.shuffled(plan).enumerated() {
+                let bytes = try entry.contents ?? read(entry.target)
+                precondition(bytes.count <= entry.size, "slot contents exceed the slot size")
+                let temporary = file(Self.temporaryPrefix + UUID().uuidString.lowercased())
+                try FileIO.createDurably(temporary, parts: [bytes, random.bytes(entry.size - bytes.count)])
+                temporaries.append((temporary, file(entry.target)))
+                try faultInjector?(.wroteTemporary(n))
+            }
+            for (n, entry) in random.shuffled(temporaries).enumerated() {
+                try FileIO.rename(entry.temporary, entry.target)
+                try faultInjector?(.renamed(n))
+            }
+            try FileIO.syncDirectory(path)
+            try faultInjector?(.syncedDirectory)
+        } catch {
+            if !(error is InjectedCrash) {
+                for entry in temporaries { unlink(entry.temporary) }
+            }
+            throw error
+        }
+
+        for name in change.remove.sorted() {
+            try erase(name)
+        }
+        try FileIO.setTimes(plan.map { file($0.target) }, to: FileIO.now())
+        try faultInjector?(.setTimes)
+    }
+
+    /// Overwrites slot `name` with random bytes of its size, then unlinks it.
+    private func erase(_ name: String) throws {
+        let target = file(name)
+        try FileIO.overwriteInPlace(target, with: random.bytes(try FileIO.size(target)))
+        try faultInjector?(.erased(name))
+        guard unlink(target) == 0 else { throw StorageError.io(target, errno) }
+        try FileIO.syncDirectory(path)
+        try faultInjector?(.unlinked(name))
+    }
+}
+
+/// Thrown by a test's fault injector to stop a commit as a crash would: with no cleanup.
+struct InjectedCrash: Error {}

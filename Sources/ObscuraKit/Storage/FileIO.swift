@@ -1,0 +1,119 @@
+import Foundation
+#if canImport(Darwin)
+import Darwin
+#elseif canImport(Glibc)
+import Glibc
+#endif
+
+/// Thin POSIX file operations with the durability steps Foundation does not offer
+/// (fsync of files and directories, exclusive creation, explicit timestamps).
+enum FileIO {
+    /// Reads the whole file at `path`.
+    static func read(_ path: String) throws -> [UInt8] {
+        try read(path, limit: Int.max)
+    }
+
+    /// Reads at most `limit` bytes from the start of the file at `path`.
+    static func read(_ path: String, limit: Int) throws -> [UInt8] {
+        let fd = try openOrThrow(path, O_RDONLY)
+        defer { close(fd) }
+        var st = stat()
+        guard fstat(fd, &st) == 0 else { throw StorageError.io(path, errno) }
+        let count = min(Int(st.st_size), limit)
+        var out = [UInt8](repeating: 0, count: count)
+        var done = 0
+        while done < count {
+            let n = out.withUnsafeMutableBytes { pread(fd, $0.baseAddress! + done, count - done, off_t(done)) }
+            if n < 0 { if errno == EINTR { continue }; throw StorageError.io(path, errno) }
+            if n == 0 { break }
+            done += n
+        }
+        return done == count ? out : Array(out[0..<done])
+    }
+
+    /// Creates `path` exclusively (mode 0600), writes `parts` in order, fsyncs and closes.
+    /// On failure the partial file is removed.
+    static func createDurably(_ path: String, parts: [[UInt8]]) throws {
+        let fd = try openOrThrow(path, O_WRONLY | O_CREAT | O_EXCL, 0o600)
+        do {
+            for part in parts { try writeAll(fd, part, path: path) }
+            guard fsync(fd) == 0 else { throw StorageError.io(path, errno) }
+            close(fd)
+        } catch {
+            close(fd)
+            unlink(path)
+            throw error
+        }
+    }
+
+    /// Overwrites the file at `path` in place with `bytes` from its start, then fsyncs.
+    static func overwriteInPlace(_ path: String, with bytes: [UInt8]) throws {
+        let fd = try openOrThrow(path, O_WRONLY)
+        defer { close(fd) }
+        try writeAll(fd, bytes, path: path)
+        guard fsync(fd) == 0 else { throw StorageError.io(path, errno) }
+    }
+
+    /// Atomically replaces `to` with `from`.
+    static func rename(_ from: String, _ to: String) throws {
+        guard Glibc_rename(from, to) == 0 else { throw StorageError.io(to, errno) }
+    }
+
+    /// Flushes a directory's entries (renames, unlinks) to disk.
+    static func syncDirectory(_ path: String) throws {
+        let fd = try openOrThrow(path, O_RDONLY | O_DIRECTORY)
+        defer { close(fd) }
+        guard fsync(fd) == 0 else { throw StorageError.io(path, errno) }
+    }
+
+    /// Sets access and modification times of every file in `paths` to the same instant.
+    static func setTimes(_ paths: [String], to time: timespec) throws {
+        let times = [time, time]
+        for path in paths {
+            guard utimensat(AT_FDCWD, path, times, 0) == 0 else { throw StorageError.io(path, errno) }
+        }
+    }
+
+    /// The current time as a timespec.
+    static func now() -> timespec {
+        var ts = timespec()
+        clock_gettime(CLOCK_REALTIME, &ts)
+        return ts
+    }
+
+    /// The size of the file at `path`.
+    static func size(_ path: String) throws -> Int {
+        var st = stat()
+        guard stat(path, &st) == 0 else { throw StorageError.io(path, errno) }
+        return Int(st.st_size)
+    }
+
+    /// Creates a directory with mode 0700 if it does not exist.
+    static func makeDirectory(_ path: String) throws {
+        if mkdir(path, 0o700) != 0 && errno != EEXIST { throw StorageError.io(path, errno) }
+    }
+
+    static func openOrThrow(_ path: String, _ flags: Int32, _ mode: mode_t = 0) throws -> Int32 {
+        while true {
+            let fd = open(path, flags | O_CLOEXEC, mode)
+            if fd >= 0 { return fd }
+            if errno == EINTR { continue }
+            throw StorageError.io(path, errno)
+        }
+    }
+
+    private static func writeAll(_ fd: Int32, _ bytes: [UInt8], path: String) throws {
+        var done = 0
+        while done < bytes.count {
+            let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + done, bytes.count - done) }
+            if n < 0 { if errno == EINTR { continue }; throw StorageError.io(path, errno) }
+            done += n
+        }
+    }
+}
+
+#if canImport(Darwin)
+private let Glibc_rename = Darwin.rename
+#else
+private let Glibc_rename = Glibc.rename
+#endif

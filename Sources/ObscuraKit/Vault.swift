@@ -1,0 +1,69 @@
+import Foundation
+import ObscuraCrypto
+
+/// An unlocked vault: its MEK, its in-memory catalog, and the slot it persists to.
+///
+/// ``lock()`` zeroes the MEK and closes the catalog; every later operation throws
+/// ``VaultError/locked``.
+public final class Vault {
+    /// The directory the vault lives in.
+    public let directory: VaultDirectory
+    /// The catalog, readable and writable while unlocked.
+    public let catalog: Catalog
+    let slotName: String
+    private(set) var header: SlotHeader
+    let key: SecureBytes
+    /// Whether ``lock()`` was called.
+    public private(set) var isLocked = false
+
+    init(directory: VaultDirectory, slotName: String, header: SlotHeader, key: SecureBytes, catalog: Catalog) {
+        self.directory = directory
+        self.slotName = slotName
+        self.header = header
+        self.key = key
+        self.catalog = catalog
+    }
+
+    deinit { lock() }
+
+    /// The PBKDF2 iteration count of this vault's header.
+    public var iterations: Int { Int(header.iterations) }
+
+    /// Seals the catalog into the slot. Every slot of the directory is rewritten so that
+    /// the write does not single this one out (see ``SlotStore``).
+    public func persist() throws {
+        try requireUnlocked()
+        var image = try catalog.image()
+        defer { image.withUnsafeMutableBytes { secureZero($0.baseAddress!, $0.count) } }
+        let contents = try SlotCodec.resealCatalog(header: header, key: key, catalog: image, using: directory.random)
+        try directory.store.commit(.init(replace: [slotName: contents]))
+    }
+
+    /// Re-wraps the MEK under `newPassword` with a new salt; the sealed catalog bytes
+    /// stay exactly as they were and no media is re-encrypted.
+    ///
+    /// - Throws: ``VaultError/passwordInUse`` when `newPassword` opens another vault here.
+    public func changePassword(to newPassword: SecureBytes, iterations: Int? = nil) throws {
+        try requireUnlocked()
+        let (names, headers) = try directory.readHeaders()
+        let others = UnlockSweep.run(headers: headers, passwords: [newPassword])[0]
+        guard others.keys.allSatisfy({ names[$0] == slotName }) else { throw VaultError.passwordInUse }
+        let contents = try SlotCodec.rewrap(
+            contents: try directory.store.read(slotName), key: key, newPassword: newPassword,
+            iterations: iterations ?? self.iterations, using: directory.random)
+        try directory.store.commit(.init(replace: [slotName: contents]))
+        header = try SlotHeader.decode(contents)
+    }
+
+    /// Zeroes the MEK and closes the catalog.
+    public func lock() {
+        guard !isLocked else { return }
+        key.zeroize()
+        catalog.close()
+        isLocked = true
+    }
+
+    func requireUnlocked() throws {
+        guard !isLocked else { throw VaultError.locked }
+    }
+}

@@ -1,0 +1,2 @@
+import ObscuraCLI
+ObscuraCommand.main()
