@@ -46,6 +46,6 @@ let package = Package(
         .executableTarget(name: "obscura-vectors", dependencies: ["ObscuraKit"]),
         .testTarget(name: "ObscuraCryptoTests", dependencies: ["ObscuraCrypto"]),
         .testTarget(name: "ObscuraKitTests", dependencies: ["ObscuraKit"]),
-        .testTarget(name: "ObscuraCLITests", dependencies: ["ObscuraCLI"]),
+        .testTarget(name: "ObscuraCLITests", dependencies: ["ObscuraCLI", "ObscuraKit"]),
     ]
 )
