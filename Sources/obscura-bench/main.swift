@@ -2,8 +2,9 @@
 //
 // One PBKDF2-HMAC-SHA256 derivation at the production 600,000 rounds (in process, and
 // `openssl kdf` as the reference tool), then the full fixed sweep over a 10-slot vault
-// directory with a wrong and with a right password, and the sweep's ratio to its floor:
-// 10 derivations spread over every core.
+// directory with a wrong and with a right password, in process and through the `obscura`
+// binary built beside this one, and the sweep's ratio to its floor: 10 derivations spread
+// over every core. Run it with scripts/bench (release build).
 import Foundation
 import ObscuraCrypto
 import ObscuraKit
@@ -18,59 +19,80 @@ func seconds(_ body: () throws -> Void) rethrows -> Double {
     return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
 }
 
-func median(_ values: [Double]) -> Double {
-    let sorted = values.sorted()
-    return sorted[sorted.count / 2]
-}
+func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
 
 func ms(_ s: Double) -> String { String(format: "%8.1f ms", s * 1000) }
 
+/// Runs `executable` with `arguments`, feeding `input` on standard input, output discarded.
+func runProcess(_ executable: String, _ arguments: [String], input: String = "", environment: [String: String]? = nil) {
+    let p = Process()
+    p.executableURL = URL(fileURLWithPath: executable)
+    p.arguments = arguments
+    if let environment { p.environment = environment }
+    let pipe = Pipe()
+    p.standardInput = pipe
+    p.standardOutput = FileHandle.nullDevice
+    p.standardError = FileHandle.nullDevice
+    try? p.run()
+    pipe.fileHandleForWriting.write(Data(input.utf8))
+    try? pipe.fileHandleForWriting.close()
+    p.waitUntilExit()
+}
+
 let password = SecureBytes(copying: Array("correct horse battery staple".utf8))
+let wrong = SecureBytes(copying: Array("not the password".utf8))
 let salt = SystemRandom().bytes(PasswordKDF.saltSize)
+let root = FileManager.default.temporaryDirectory.appendingPathComponent("obscura-bench-\(UUID().uuidString)").path
+let secrets = DeviceSecretStore(path: root + "/config/obscura/device-secret")
+defer { try? FileManager.default.removeItem(atPath: root) }
 
 let kdf = median(try (0..<runs).map { _ in
     try seconds { _ = try PasswordKDF.deriveKey(password: password, salt: salt, iterations: rounds) }
 })
 
-// The reference tool, started as a process; its figure includes process start-up.
-func opensslKDF() -> Double? {
-    let args = ["kdf", "-keylen", "32", "-kdfopt", "digest:SHA256", "-kdfopt", "pass:bench",
-                "-kdfopt", "hexsalt:" + salt.map { String(format: "%02x", $0) }.joined(),
-                "-kdfopt", "iter:\(rounds)", "PBKDF2"]
-    guard FileManager.default.isExecutableFile(atPath: "/usr/bin/openssl") else { return nil }
-    return median((0..<runs).map { _ in
+let opensslArgs = ["kdf", "-keylen", "32", "-kdfopt", "digest:SHA256", "-kdfopt", "pass:bench",
+                   "-kdfopt", "hexsalt:" + salt.map { String(format: "%02x", $0) }.joined(),
+                   "-kdfopt", "iter:\(rounds)", "PBKDF2"]
+let openssl: Double? = FileManager.default.isExecutableFile(atPath: "/usr/bin/openssl")
+    ? median((0..<runs).map { _ in seconds { runProcess("/usr/bin/openssl", opensslArgs) } })
+    : nil
+
+/// In-process figures; the directory (and its lock) is released on return.
+func inProcess() throws -> (initTime: Double, wrong: Double, right: Double, slots: Int) {
+    let directory = try VaultDirectory(path: root + "/vault", deviceSecrets: secrets, create: true)
+    let initTime = try seconds { try directory.initialize() }
+    _ = try directory.createVault(password: password)
+    var wrongTimes = [Double](), rightTimes = [Double]()
+    for _ in 0..<runs {
+        wrongTimes.append(seconds { _ = try? directory.unlock(password: wrong) })
+        rightTimes.append(try seconds { _ = try directory.unlock(password: password) })
+    }
+    return (initTime, median(wrongTimes), median(rightTimes), try directory.slotCount())
+}
+let sweep = try inProcess()
+let floor = Double(sweep.slots) * kdf / Double(cores)
+
+let cli = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("obscura").path
+func cliStatus(_ pass: String) -> Double {
+    median((0..<runs).map { _ in
         seconds {
-            let p = Process()
-            p.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
-            p.arguments = args
-            p.standardOutput = FileHandle.nullDevice
-            try? p.run()
-            p.waitUntilExit()
+            runProcess(cli, ["--vault", root + "/vault", "status", "--password-stdin"], input: pass + "\n",
+                       environment: ["XDG_CONFIG_HOME": root + "/config"])
         }
     })
 }
-let openssl = opensslKDF()
+let hasCLI = FileManager.default.isExecutableFile(atPath: cli)
 
-let root = FileManager.default.temporaryDirectory.appendingPathComponent("obscura-bench-\(UUID().uuidString)").path
-defer { try? FileManager.default.removeItem(atPath: root) }
-let secrets = DeviceSecretStore(path: root + "/config/device-secret")
-let directory = try VaultDirectory(path: root + "/vault", deviceSecrets: secrets, create: true)
-let initTime = try seconds { try directory.initialize() }
-_ = try directory.createVault(password: password)
-let wrong = SecureBytes(copying: Array("not the password".utf8))
-
-var wrongTimes = [Double](), rightTimes = [Double]()
-for _ in 0..<runs {
-    wrongTimes.append(seconds { _ = try? directory.unlock(password: wrong) })
-    rightTimes.append(try seconds { _ = try directory.unlock(password: password) })
+func ratio(_ t: Double) -> String { String(format: "%.2fx floor", t / floor) }
+print("obscura-bench: PBKDF2-HMAC-SHA256 \(rounds) rounds, \(sweep.slots) slots, \(cores) cores, median of \(runs)")
+print("  one derivation, obscura in process          \(ms(kdf))")
+if let openssl { print("  one derivation, openssl kdf (process start)  \(ms(openssl))") }
+print("  floor: \(sweep.slots) derivations / \(cores) cores              \(ms(floor))")
+print("  init, \(sweep.slots) decoys                             \(ms(sweep.initTime))   \(ratio(sweep.initTime))")
+print("  unlock sweep, wrong password, in process    \(ms(sweep.wrong))   \(ratio(sweep.wrong))")
+print("  unlock sweep, right password, in process    \(ms(sweep.right))   \(ratio(sweep.right))")
+if hasCLI {
+    let cliWrong = cliStatus("not the password"), cliRight = cliStatus("correct horse battery staple")
+    print("  obscura status, wrong password (process)    \(ms(cliWrong))   \(ratio(cliWrong))")
+    print("  obscura status, right password (process)    \(ms(cliRight))   \(ratio(cliRight))")
 }
-let slots = try directory.slotCount()
-let floor = Double(slots) * kdf / Double(cores)
-
-print("obscura-bench: PBKDF2-HMAC-SHA256 \(rounds) rounds, \(slots) slots, \(cores) cores, median of \(runs)")
-print("  one derivation, obscura (in process)   \(ms(kdf))")
-if let openssl { print("  one derivation, openssl kdf (process)  \(ms(openssl))") }
-print("  init: \(slots) decoys                   \(ms(initTime))")
-print("  unlock sweep, wrong password           \(ms(median(wrongTimes)))   ratio to floor \(String(format: "%.2f", median(wrongTimes) / floor))")
-print("  unlock sweep, right password           \(ms(median(rightTimes)))   ratio to floor \(String(format: "%.2f", median(rightTimes) / floor))")
-print("  floor = \(slots) x one derivation / \(cores) cores  \(ms(floor))")
