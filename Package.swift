@@ -23,11 +23,18 @@ let package = Package(
                 .product(name: "CryptoExtras", package: "swift-crypto"),
             ]
         ),
-        // The vault engine: slot files, Hidden Vaults, catalog.
+        // libvips from the system (pkg-config), used only by the C shim below.
+        .systemLibrary(name: "CVips", pkgConfig: "vips", providers: [.apt(["libvips-dev"])]),
+        // Plain C wrappers for libvips's variadic calls.
+        .target(name: "CObscuraVips", dependencies: ["CVips"]),
+        // Imaging: probes and thumbnails (libvips), video posters (ffmpeg).
+        .target(name: "ObscuraImaging", dependencies: ["CObscuraVips", "ObscuraCrypto"]),
+        // The vault engine: slot files, Hidden Vaults, catalog, media pool.
         .target(
             name: "ObscuraKit",
             dependencies: [
                 "ObscuraCrypto",
+                "ObscuraImaging",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
@@ -45,7 +52,8 @@ let package = Package(
         .executableTarget(name: "obscura-bench", dependencies: ["ObscuraKit"]),
         .executableTarget(name: "obscura-vectors", dependencies: ["ObscuraKit"]),
         .testTarget(name: "ObscuraCryptoTests", dependencies: ["ObscuraCrypto"]),
-        .testTarget(name: "ObscuraKitTests", dependencies: ["ObscuraKit"]),
+        .testTarget(name: "ObscuraImagingTests", dependencies: ["ObscuraImaging"]),
+        .testTarget(name: "ObscuraKitTests", dependencies: ["ObscuraKit", "ObscuraImaging"]),
         .testTarget(name: "ObscuraCLITests", dependencies: ["ObscuraCLI", "ObscuraKit"]),
     ]
 )

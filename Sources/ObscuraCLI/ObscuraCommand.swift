@@ -11,7 +11,8 @@ public struct ObscuraCommand: ParsableCommand {
         abstract: "An encrypted photo and video vault with Hidden Vaults.",
         subcommands: [
             InitCommand.self, CreateCommand.self, StatusCommand.self, PasswdCommand.self,
-            DestroyCommand.self, DeviceSecretCommand.self,
+            DestroyCommand.self, DeviceSecretCommand.self, AddCommand.self, ListCommand.self, GetCommand.self,
+            CatCommand.self, RemoveCommand.self, MoveCommand.self, FolderCommand.self, VerifyCommand.self,
         ])
 
     @OptionGroup var global: GlobalOptions
@@ -21,6 +22,7 @@ public struct ObscuraCommand: ParsableCommand {
     /// Parses `arguments` (the process's own when nil), runs the command, and exits
     /// with the documented code.
     public static func main(_ arguments: [String]? = nil) -> Never {
+        MemoryTuning.keepLargeBuffersOnHeap()
         let code = run(arguments ?? Array(CommandLine.arguments.dropFirst()))
         Foundation.exit(code)
     }

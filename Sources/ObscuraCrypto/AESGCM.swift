@@ -42,6 +42,41 @@ public enum AESGCM {
         return out
     }
 
+    /// Seals `plaintext` with an explicit nonce into `output` as ciphertext ‖ tag (no
+    /// nonce: the chunked format derives it). `output` must hold `plaintext.count + 16`
+    /// bytes. Copies once from CryptoKit's buffer; used on the bulk path.
+    public static func sealDetached(
+        _ plaintext: UnsafeRawBufferPointer, key: SecureBytes, nonce: [UInt8], authenticating aad: [UInt8],
+        into output: UnsafeMutableRawBufferPointer
+    ) throws {
+        precondition(output.count == plaintext.count + tagSize, "sealDetached: output size")
+        let box = try AES.GCM.seal(
+            plaintext, using: try symmetricKey(key), nonce: try AES.GCM.Nonce(data: nonce), authenticating: aad)
+        box.ciphertext.copyBytes(to: UnsafeMutableRawBufferPointer(rebasing: output[0..<plaintext.count]))
+        box.tag.copyBytes(to: UnsafeMutableRawBufferPointer(rebasing: output[plaintext.count...]))
+    }
+
+    /// Opens ciphertext ‖ tag (no nonce) with an explicit nonce into `output`, which must
+    /// hold `sealed.count - 16` bytes. Nothing is written unless the tag verifies.
+    public static func openDetached(
+        _ sealed: UnsafeRawBufferPointer, key: SecureBytes, nonce: [UInt8], authenticating aad: [UInt8],
+        into output: UnsafeMutableRawBufferPointer
+    ) throws {
+        guard sealed.count >= tagSize else { throw CryptoError.truncated }
+        precondition(output.count == sealed.count - tagSize, "openDetached: output size")
+        do {
+            let box = try AES.GCM.SealedBox(
+                nonce: AES.GCM.Nonce(data: nonce), ciphertext: sealed[0..<(sealed.count - tagSize)],
+                tag: sealed[(sealed.count - tagSize)...])
+            let plain = try AES.GCM.open(box, using: try symmetricKey(key), authenticating: aad)
+            plain.copyBytes(to: output)
+        } catch let error as CryptoError {
+            throw error
+        } catch {
+            throw CryptoError.authenticationFailed
+        }
+    }
+
     /// Seals a secret (a key being wrapped) without copying it out of its container.
     public static func sealSecret<A: DataProtocol>(
         _ secret: SecureBytes, key: SecureBytes, authenticating aad: A,

@@ -5,7 +5,9 @@ import ObscuraCrypto
 ///
 /// ``lock()`` zeroes the MEK and closes the catalog; every later operation throws
 /// ``VaultError/locked``.
-public final class Vault {
+public final class Vault: @unchecked Sendable {
+    // @unchecked: the catalog serialises its own access, `stateLock` guards the
+    // session's mutable sets, and the key is only written by `lock()`.
     /// The directory the vault lives in.
     public let directory: VaultDirectory
     /// The catalog, readable and writable while unlocked.
@@ -15,6 +17,12 @@ public final class Vault {
     let key: SecureBytes
     /// Whether ``lock()`` was called.
     public private(set) var isLocked = false
+    /// Keys of the protected folders unlocked in this session, by folder id.
+    var folderKeys: [String: SecureBytes] = [:]
+    /// Nonce prefixes drawn this session and not yet in the catalog.
+    var reservedPrefixes: Set<[UInt8]> = []
+    /// Guards `folderKeys` and `reservedPrefixes` during parallel imports.
+    let stateLock = NSLock()
 
     init(directory: VaultDirectory, slotName: String, header: SlotHeader, key: SecureBytes, catalog: Catalog) {
         self.directory = directory
@@ -33,6 +41,7 @@ public final class Vault {
     /// the write does not single this one out (see ``SlotStore``).
     public func persist() throws {
         try requireUnlocked()
+        try recordReservedPrefixes()
         var image = try catalog.image()
         defer { image.withUnsafeMutableBytes { secureZero($0.baseAddress!, $0.count) } }
         let contents = try SlotCodec.resealCatalog(header: header, key: key, catalog: image, using: directory.random)
@@ -55,9 +64,10 @@ public final class Vault {
         header = try SlotHeader.decode(contents)
     }
 
-    /// Zeroes the MEK and closes the catalog.
+    /// Zeroes the MEK and every folder key, and closes the catalog.
     public func lock() {
         guard !isLocked else { return }
+        lockFolders()
         key.zeroize()
         catalog.close()
         isLocked = true

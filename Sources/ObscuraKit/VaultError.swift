@@ -21,6 +21,24 @@ public enum VaultError: ObscuraError, Equatable {
     case locked
     /// A slot or catalog failed a check.
     case corrupt(String)
+    /// No folder has this path.
+    case noSuchFolder(String)
+    /// A folder with this path exists.
+    case folderExists(String)
+    /// The folder still holds items or folders.
+    case folderNotEmpty(String)
+    /// Folders cannot be made inside a protected folder.
+    case nestedProtectedFolder
+    /// A folder or item name is empty or invalid.
+    case invalidName(String)
+    /// The folder password is wrong.
+    case wrongFolderPassword
+    /// The item is in a protected folder that is not unlocked.
+    case folderLocked(String)
+    /// No item has this id (or id prefix), or the prefix is ambiguous.
+    case noSuchItem(String)
+    /// A source file changed while it was being imported.
+    case sourceChanged
 
     public var description: String {
         switch self {
@@ -42,6 +60,24 @@ public enum VaultError: ObscuraError, Equatable {
             return "the vault is locked"
         case let .corrupt(why):
             return "vault data is corrupt: \(why)"
+        case let .noSuchFolder(path):
+            return "no folder named \(path)"
+        case let .folderExists(path):
+            return "a folder named \(path) already exists"
+        case let .folderNotEmpty(path):
+            return "folder \(path) is not empty; move or remove its items and folders first"
+        case .nestedProtectedFolder:
+            return "folders cannot be created inside a password-protected folder"
+        case let .invalidName(name):
+            return "invalid name: \"\(name)\""
+        case .wrongFolderPassword:
+            return "wrong folder password"
+        case let .folderLocked(name):
+            return "folder \(name) is protected and locked; unlock it with its password"
+        case let .noSuchItem(id):
+            return "no item matches \(id)"
+        case .sourceChanged:
+            return "the file changed while it was being imported"
         }
     }
 }

@@ -9,6 +9,15 @@ import Foundation
 import ObscuraCrypto
 import ObscuraKit
 
+let mode = CommandLine.arguments.dropFirst().first ?? "all"
+if mode == "seal" {
+    print("-- default allocator settings")
+    try SealBench.run()
+    print("-- after MemoryTuning.keepLargeBuffersOnHeap() (what obscura does): \(MemoryTuning.keepLargeBuffersOnHeap())")
+    try SealBench.run()
+    exit(0)
+}
+
 let rounds = PasswordKDF.vaultIterations
 let runs = Int(ProcessInfo.processInfo.environment["OBSCURA_BENCH_RUNS"] ?? "") ?? 5
 let cores = ProcessInfo.processInfo.activeProcessorCount

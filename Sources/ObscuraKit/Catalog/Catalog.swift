@@ -10,9 +10,12 @@ import ObscuraCrypto
 /// temporary tables and sort spills are kept in memory (`temp_store = MEMORY`), and the
 /// image moves in and out through `sqlite3_serialize` / `sqlite3_deserialize`.
 public final class Catalog: @unchecked Sendable {
-    // @unchecked: DatabaseQueue serialises all access itself.
-    /// The in-memory database.
-    public let database: DatabaseQueue
+    // @unchecked: DatabaseQueue serialises all access itself, `closed` included.
+    /// The in-memory database. Code outside the catalog goes through ``read(_:)`` and
+    /// ``write(_:)``, which refuse access once the vault is locked.
+    let database: DatabaseQueue
+    /// Set by ``close()``, on the database's own queue.
+    private var closed = false
 
     private init(image: [UInt8]?) throws {
         var config = Configuration()
@@ -43,6 +46,7 @@ public final class Catalog: @unchecked Sendable {
     /// The serialized database image (SQLite's own file format, held only in memory).
     public func image() throws -> [UInt8] {
         try database.inDatabase { db in
+            guard !closed else { throw CatalogError.closed }
             var size: sqlite3_int64 = 0
             guard let pointer = sqlite3_serialize(db.sqliteConnection, "main", &size, 0) else {
                 throw CatalogError.serializeFailed
@@ -55,17 +59,35 @@ public final class Catalog: @unchecked Sendable {
         }
     }
 
+    /// Runs `body` in a read-only transaction. Throws ``CatalogError/closed`` after ``close()``.
+    public func read<T>(_ body: (Database) throws -> T) throws -> T {
+        try database.read { db in
+            guard !closed else { throw CatalogError.closed }
+            return try body(db)
+        }
+    }
+
+    /// Runs `body` in a write transaction. Throws ``CatalogError/closed`` after ``close()``.
+    public func write<T>(_ body: (Database) throws -> T) throws -> T {
+        try database.write { db in
+            guard !closed else { throw CatalogError.closed }
+            return try body(db)
+        }
+    }
+
     /// Number of items and folders.
     public func counts() throws -> (items: Int, folders: Int) {
-        try database.read { db in
+        try read { db in
             (try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM item") ?? 0,
              try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM folder") ?? 0)
         }
     }
 
-    /// Closes the database; its memory is released.
+    /// Ends access: every later read or write throws. The connection itself closes, and
+    /// its memory is released, when the last reference to the catalog goes; closing it
+    /// here could pull it from under a reader that still holds this catalog.
     public func close() {
-        try? database.close()
+        database.inDatabase { _ in closed = true }
     }
 
     private static func load(_ image: [UInt8], into db: Database) throws {
@@ -94,11 +116,14 @@ public enum CatalogError: ObscuraError, Equatable {
     case invalidImage
     /// SQLite could not serialize the database.
     case serializeFailed
+    /// The vault was locked; the catalog is no longer readable.
+    case closed
 
     public var description: String {
         switch self {
         case .invalidImage: return "the vault catalog is not a valid database"
         case .serializeFailed: return "could not serialize the vault catalog"
+        case .closed: return "the vault is locked"
         }
     }
 }

@@ -43,6 +43,12 @@ enum CatalogSchema {
             try db.create(index: "item_by_date", on: "item", columns: ["takenAt", "importedAt", "id"])
             try db.create(index: "item_by_folder", on: "item", columns: ["folderId"])
             try db.create(index: "item_by_hash", on: "item", columns: ["contentHash"])
+            // Every chunked-file nonce prefix ever used under this vault's MEK (and folder
+            // keys), so that no prefix is drawn twice (docs/FORMAT.md §6.2). Never shrinks:
+            // a deleted file's ciphertext may live on in a backup.
+            try db.create(table: "noncePrefix") { t in
+                t.primaryKey("prefix", .blob)
+            }
             try db.create(table: "setting") { t in
                 t.primaryKey("key", .text)
                 t.column("value", .text).notNull()

@@ -53,10 +53,14 @@ extension VaultDirectory {
         return try unlock(password: password, expecting: name)
     }
 
-    /// Erases `vault`: its slot is overwritten with random bytes and unlinked, and a fresh
-    /// decoy keeps the directory at ten slots or more. The vault is locked.
+    /// Erases `vault`: its slot is overwritten with random bytes and unlinked, a fresh
+    /// decoy keeps the directory at ten slots or more, and the media its catalog names
+    /// (in every folder, locked or not) is deleted. The vault is locked.
     public func destroy(_ vault: Vault) throws {
         try vault.requireUnlocked()
+        let files = try vault.catalog.read { db in
+            try ItemRecord.fetchAll(db).flatMap { [pool.dataPath($0.mediaId)] + ($0.thumbId.map { [pool.thumbPath($0)] } ?? []) }
+        }
         let credential = DeviceSecretStore.credential(from: try deviceSecrets.load())
         let iterations = Int(vault.header.iterations)
         let remaining = try store.names().count - 1
@@ -65,6 +69,9 @@ extension VaultDirectory {
             : []
         try store.commit(.init(add: decoys, remove: [vault.slotName]))
         vault.lock()
+        // After the slot is gone: a crash before this leaves only unnamed files.
+        for file in files { pool.remove(file) }
+        try pool.sync()
     }
 
     /// Opens the slot `name` after its MEK was unwrapped.

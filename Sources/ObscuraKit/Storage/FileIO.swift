@@ -31,6 +31,15 @@ enum FileIO {
         return done == count ? out : Array(out[0..<done])
     }
 
+    /// Reads what is available from `fd` into `buffer` (0 at end of file).
+    static func readSome(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, path: String) throws -> Int {
+        while true {
+            let n = systemRead(fd, buffer.baseAddress!, buffer.count)
+            if n >= 0 { return n }
+            if errno != EINTR { throw StorageError.io(path, errno) }
+        }
+    }
+
     /// Creates `path` exclusively (mode 0600), writes `parts` in order, fsyncs and closes.
     /// On failure the partial file is removed.
     static func createDurably(_ path: String, parts: [[UInt8]]) throws {
@@ -116,10 +125,11 @@ enum FileIO {
         }
     }
 
-    private static func writeAll(_ fd: Int32, _ bytes: [UInt8], path: String) throws {
+    static func writeAll(_ fd: Int32, _ bytes: [UInt8], count: Int? = nil, path: String) throws {
+        let total = count ?? bytes.count
         var done = 0
-        while done < bytes.count {
-            let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + done, bytes.count - done) }
+        while done < total {
+            let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + done, total - done) }
             if n < 0 { if errno == EINTR { continue }; throw StorageError.io(path, errno) }
             done += n
         }
@@ -128,6 +138,8 @@ enum FileIO {
 
 #if canImport(Darwin)
 private let Glibc_rename = Darwin.rename
+private let systemRead = Darwin.read
 #else
 private let Glibc_rename = Glibc.rename
+private let systemRead = Glibc.read
 #endif

@@ -90,3 +90,27 @@ extension Vault {
         }
     }
 }
+
+extension Vault {
+    /// Seals `bytes` as a file item without the importer (no imaging), and persists.
+    @discardableResult
+    func addRaw(_ bytes: [UInt8], name: String, folder: FolderRecord? = nil, thumbnail: [UInt8]? = nil) throws -> ItemRecord {
+        let mediaId = UUID().uuidString.lowercased()
+        let hash = try bytes.withUnsafeBytes { raw in
+            try sealOriginal(mediaId: mediaId, size: UInt64(bytes.count), folderId: folder?.id,
+                             source: ChunkedFileWriter.source(bytes: raw))
+        }
+        var row = ItemRecord(
+            id: UUID().uuidString.lowercased(), kind: .file, mediaId: mediaId, thumbId: nil, name: name,
+            mimeType: "application/octet-stream", size: Int64(bytes.count), importedAt: 0, folderId: folder?.id,
+            favorite: false, contentHash: Data(hash))
+        if let thumbnail {
+            row.thumbId = UUID().uuidString.lowercased()
+            try sealThumbnail(thumbId: row.thumbId!, jpeg: thumbnail, folderId: folder?.id)
+        }
+        let stored = try outerKey(forFolder: folder?.id).map { try concealed(row, key: $0) } ?? row
+        try catalog.database.write { try stored.insert($0) }
+        try persist()
+        return row
+    }
+}

@@ -1,0 +1,39 @@
+// obscura_vips: the few libvips calls Obscura needs, as plain C functions.
+//
+// Why a shim: libvips's API is variadic (optional arguments as NULL-terminated
+// name/value lists, VIPS_INIT as a macro), and Swift cannot call variadic C functions.
+// This header deliberately does not include <vips/vips.h>, so Swift never imports glib.
+// Every function works on in-memory buffers: nothing here writes a file.
+#ifndef OBSCURA_VIPS_H
+#define OBSCURA_VIPS_H
+
+#include <stddef.h>
+
+/// What a header-only probe found.
+typedef struct {
+    int width;
+    int height;
+    int orientation;        // EXIF orientation 1...8; 1 when absent
+    int pages;              // frames of an animated GIF or multi-page TIFF; 1 otherwise
+    char loader[48];        // libvips loader name, e.g. "jpegload_buffer"
+    char date_taken[64];    // EXIF DateTimeOriginal as libvips renders it; empty if absent
+} obscura_vips_info;
+
+/// Starts libvips once (later calls return the first result); 0 on success.
+/// Also keeps decoded pixels in memory (no disc spill) and turns the operation cache off.
+int obscura_vips_init(void);
+
+/// Reads only the header of the image in `buffer`; 0 on success.
+int obscura_vips_probe(const void *buffer, size_t length, obscura_vips_info *info);
+
+/// Makes a JPEG thumbnail, EXIF-rotated, whose longest side is at most `max_side`.
+/// On success returns 0 and stores a buffer to release with obscura_vips_free.
+int obscura_vips_thumbnail(const void *buffer, size_t length, int max_side, void **jpeg, size_t *jpeg_length);
+
+/// Releases a buffer returned by this shim.
+void obscura_vips_free(void *pointer);
+
+/// Copies libvips's error text for this thread's last failure into `out` and clears it.
+void obscura_vips_last_error(char *out, size_t capacity);
+
+#endif

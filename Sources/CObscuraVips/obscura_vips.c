@@ -1,0 +1,93 @@
+#include "obscura_vips.h"
+#include <vips/vips.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+static int init_result = -1;
+static pthread_mutex_t error_lock = PTHREAD_MUTEX_INITIALIZER;
+
+// libvips reports recoverable decode problems as glib warnings on stderr; the caller gets
+// the failure as an error instead, so the warnings are dropped.
+static void ignore_log(const gchar *domain, GLogLevelFlags level, const gchar *message, gpointer data) {
+    (void)domain; (void)level; (void)message; (void)data;
+}
+
+static void start(void) {
+    // Decoded images stay in memory however large: a temporary file of pixels would be
+    // plaintext on disk. The pixel limit checked before decoding bounds the memory.
+    setenv("VIPS_DISC_THRESHOLD", "1t", 1);
+    g_log_set_handler("VIPS", G_LOG_LEVEL_WARNING | G_LOG_LEVEL_MESSAGE | G_LOG_LEVEL_INFO, ignore_log, NULL);
+    init_result = VIPS_INIT("obscura");
+    if (init_result == 0) {
+        vips_cache_set_max(0);
+    }
+}
+
+int obscura_vips_init(void) {
+    pthread_once(&once, start);
+    return init_result;
+}
+
+static void copy_string(char *out, size_t capacity, const char *in) {
+    if (!in) { out[0] = 0; return; }
+    strncpy(out, in, capacity - 1);
+    out[capacity - 1] = 0;
+}
+
+int obscura_vips_probe(const void *buffer, size_t length, obscura_vips_info *info) {
+    if (obscura_vips_init() != 0) return -1;
+    memset(info, 0, sizeof(*info));
+    VipsImage *image = vips_image_new_from_buffer(buffer, length, "", "access", VIPS_ACCESS_SEQUENTIAL, NULL);
+    if (!image) return -1;
+    info->width = vips_image_get_width(image);
+    info->height = vips_image_get_height(image);
+    info->orientation = 1;
+    int orientation = 0;
+    if (vips_image_get_typeof(image, VIPS_META_ORIENTATION) && vips_image_get_int(image, VIPS_META_ORIENTATION, &orientation) == 0
+        && orientation >= 1 && orientation <= 8) {
+        info->orientation = orientation;
+    }
+    info->pages = 1;
+    int pages = 0;
+    if (vips_image_get_typeof(image, VIPS_META_N_PAGES) && vips_image_get_int(image, VIPS_META_N_PAGES, &pages) == 0 && pages > 0) {
+        info->pages = pages;
+    }
+    const char *text = NULL;
+    if (vips_image_get_typeof(image, VIPS_META_LOADER) && vips_image_get_string(image, VIPS_META_LOADER, &text) == 0) {
+        copy_string(info->loader, sizeof(info->loader), text);
+    }
+    text = NULL;
+    if (vips_image_get_typeof(image, "exif-ifd2-DateTimeOriginal")
+        && vips_image_get_string(image, "exif-ifd2-DateTimeOriginal", &text) == 0) {
+        copy_string(info->date_taken, sizeof(info->date_taken), text);
+    }
+    g_object_unref(image);
+    return 0;
+}
+
+int obscura_vips_thumbnail(const void *buffer, size_t length, int max_side, void **jpeg, size_t *jpeg_length) {
+    if (obscura_vips_init() != 0) return -1;
+    VipsImage *thumb = NULL;
+    // fail_on=error: a damaged file is an error, not a grey half-picture.
+    if (vips_thumbnail_buffer((void *)buffer, length, &thumb, max_side,
+                              "height", max_side, "size", VIPS_SIZE_DOWN,
+                              "option_string", "fail_on=error", NULL) != 0) {
+        return -1;
+    }
+    int result = vips_image_write_to_buffer(thumb, ".jpg", jpeg, jpeg_length, "Q", 82, "strip", TRUE, NULL);
+    g_object_unref(thumb);
+    return result;
+}
+
+void obscura_vips_free(void *pointer) {
+    g_free(pointer);
+}
+
+void obscura_vips_last_error(char *out, size_t capacity) {
+    pthread_mutex_lock(&error_lock);
+    copy_string(out, capacity, vips_error_buffer());
+    vips_error_clear();
+    pthread_mutex_unlock(&error_lock);
+}

@@ -1,0 +1,39 @@
+import ArgumentParser
+import Foundation
+import ObscuraKit
+
+/// `obscura add PATH...`: imports files and directories.
+struct AddCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "add", abstract: "Import photos, videos and other files (directories recursively).")
+
+    @OptionGroup var global: GlobalOptions
+    @OptionGroup var passwords: PasswordOptions
+
+    @Option(help: ArgumentHelp("Folder to import into (its password is asked if protected).", valueName: "name"))
+    var folder: String?
+
+    @Argument(help: "Files or directories to import.")
+    var paths: [String]
+
+    func run() throws {
+        let session = try VaultSession(global: global, passwords: passwords)
+        let target = try session.folder(folder)
+        let bar = ProgressBar()
+        let report = try session.vault.importFiles(paths, into: target) { p in
+            bar.update(label: "Importing", done: p.bytesDone, total: p.bytesTotal,
+                       detail: "\(p.filesDone)/\(p.filesTotal) files, \(Format.bytes(p.bytesDone)) of \(Format.bytes(p.bytesTotal))")
+        }
+        bar.finish()
+        print("Imported \(report.imported.count) file\(report.imported.count == 1 ? "" : "s") (\(Format.bytes(report.bytes))).")
+        if !report.duplicates.isEmpty {
+            print("Skipped \(report.duplicates.count) duplicate\(report.duplicates.count == 1 ? "" : "s") already in the vault:")
+            for path in report.duplicates { print("  \(path)") }
+        }
+        if !report.failures.isEmpty {
+            Terminal.note("Failed \(report.failures.count) file\(report.failures.count == 1 ? "" : "s"):")
+            for failure in report.failures { Terminal.note("  \(failure.path): \(failure.message)") }
+            throw ExitCode(CLIError.failureExitCode)
+        }
+    }
+}

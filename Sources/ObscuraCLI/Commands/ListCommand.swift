@@ -1,0 +1,69 @@
+import ArgumentParser
+import Foundation
+import ObscuraKit
+
+/// `obscura ls`: lists items, newest capture first.
+struct ListCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "ls", abstract: "List items, newest first.")
+
+    @OptionGroup var global: GlobalOptions
+    @OptionGroup var passwords: PasswordOptions
+
+    @Option(help: ArgumentHelp("Only this folder's items (its password is asked if protected).", valueName: "name"))
+    var folder: String?
+
+    @Flag(help: "Print one JSON array.")
+    var json = false
+
+    /// One item in `ls --json`.
+    struct Entry: Encodable {
+        var id: String
+        var name: String
+        var kind: String
+        var mimeType: String
+        var size: Int64
+        var takenAt: String?
+        var importedAt: String?
+        var folder: String?
+        var width: Int?
+        var height: Int?
+        var duration: Double?
+        var favorite: Bool
+
+        /// Encodes every key, nulls included.
+        func encode(to encoder: Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(id, forKey: .id); try c.encode(name, forKey: .name); try c.encode(kind, forKey: .kind)
+            try c.encode(mimeType, forKey: .mimeType); try c.encode(size, forKey: .size)
+            try c.encode(takenAt, forKey: .takenAt); try c.encode(importedAt, forKey: .importedAt)
+            try c.encode(folder, forKey: .folder); try c.encode(width, forKey: .width); try c.encode(height, forKey: .height)
+            try c.encode(duration, forKey: .duration); try c.encode(favorite, forKey: .favorite)
+        }
+        enum CodingKeys: String, CodingKey {
+            case id, name, kind, mimeType = "mime_type", size, takenAt = "taken_at", importedAt = "imported_at"
+            case folder, width, height, duration, favorite
+        }
+    }
+
+    func run() throws {
+        let session = try VaultSession(global: global, passwords: passwords)
+        let views = try session.vault.items(in: try session.folder(folder))
+        let entries = views.map { v in
+            Entry(id: v.record.id, name: v.record.name, kind: v.record.kind.rawValue, mimeType: v.record.mimeType,
+                  size: v.record.size, takenAt: Format.date(v.record.takenAt), importedAt: Format.date(v.record.importedAt),
+                  folder: v.folderPath, width: v.record.width, height: v.record.height, duration: v.record.duration,
+                  favorite: v.record.favorite)
+        }
+        if json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.withoutEscapingSlashes]
+            print(String(decoding: try encoder.encode(entries), as: UTF8.self))
+            return
+        }
+        for e in entries {
+            let date = e.takenAt.map { String($0.prefix(10)) } ?? "-"
+            print("\(e.id.prefix(8))  \(e.kind.padding(toLength: 5, withPad: " ", startingAt: 0))  \(Format.bytes(e.size).padding(toLength: 9, withPad: " ", startingAt: 0))  \(date.padding(toLength: 10, withPad: " ", startingAt: 0))  \(e.folder.map { $0 + "/" } ?? "")\(e.name)")
+        }
+        if entries.isEmpty { Terminal.note("No items.") }
+    }
+}

@@ -1,0 +1,69 @@
+import ArgumentParser
+import ObscuraKit
+
+/// `obscura rm ID...`: deletes items, their media and thumbnails.
+struct RemoveCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "rm", abstract: "Delete items.")
+
+    @OptionGroup var global: GlobalOptions
+    @OptionGroup var passwords: PasswordOptions
+    @OptionGroup var item: ItemOptions
+
+    @Argument(help: "Item ids (or unique prefixes).")
+    var ids: [String]
+
+    func run() throws {
+        let session = try VaultSession(global: global, passwords: passwords)
+        _ = try session.folder(item.folder)
+        try session.vault.deleteItems(ids)
+        print("Deleted \(ids.count) item\(ids.count == 1 ? "" : "s").")
+    }
+}
+
+/// `obscura mv ID... --folder NAME`: moves items between folders.
+struct MoveCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "mv", abstract: "Move items to a folder (re-encrypting when protection changes).")
+
+    @OptionGroup var global: GlobalOptions
+    @OptionGroup var passwords: PasswordOptions
+
+    @Option(help: ArgumentHelp("Protected folder the items are in (its password is read first).", valueName: "name"))
+    var from: String?
+
+    @Option(help: ArgumentHelp("Target folder; \"/\" for the top level.", valueName: "name"))
+    var folder: String
+
+    @Argument(help: "Item ids (or unique prefixes).")
+    var ids: [String]
+
+    func run() throws {
+        let session = try VaultSession(global: global, passwords: passwords)
+        _ = try session.folder(from)
+        let target = folder == "/" ? nil : try session.folder(folder)
+        try session.vault.moveItems(ids, to: target)
+        print("Moved \(ids.count) item\(ids.count == 1 ? "" : "s") to \(folder == "/" ? "the top level" : folder).")
+    }
+}
+
+/// `obscura verify`: decrypts every item and reports problems.
+struct VerifyCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "verify", abstract: "Decrypt every item of the vault and report problems.")
+
+    @OptionGroup var global: GlobalOptions
+    @OptionGroup var passwords: PasswordOptions
+
+    func run() throws {
+        let session = try VaultSession(global: global, passwords: passwords)
+        let bar = ProgressBar()
+        let result = try session.vault.verify { done, total in
+            bar.update(label: "Verifying", done: Int64(done), total: Int64(total), detail: "\(done)/\(total) items")
+        }
+        bar.finish()
+        print("Verified \(result.checked) item\(result.checked == 1 ? "" : "s"); \(result.problems.count) problem\(result.problems.count == 1 ? "" : "s").")
+        if result.skipped > 0 { print("\(result.skipped) items in locked protected folders were not checked.") }
+        for problem in result.problems { Terminal.note("  \(problem.itemId): \(problem.message)") }
+        if !result.problems.isEmpty { throw ExitCode(CLIError.failureExitCode) }
+    }
+}

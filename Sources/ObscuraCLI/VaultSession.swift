@@ -1,0 +1,68 @@
+import Foundation
+import ObscuraCrypto
+import ObscuraKit
+
+/// Opening a vault for one command: the directory, the vault password, and the passwords
+/// of any protected folders the command names, read in that order.
+struct VaultSession {
+    let directory: VaultDirectory
+    let vault: Vault
+    let passwords: PasswordOptions
+
+    init(global: GlobalOptions, passwords: PasswordOptions) throws {
+        directory = try global.openDirectory()
+        vault = try directory.unlock(password: try passwords.existing())
+        self.passwords = passwords
+    }
+
+    /// The folder at `path`, unlocked with its password (read next) when protected.
+    func folder(_ path: String?) throws -> FolderRecord? {
+        guard let path else { return nil }
+        let folder = try vault.folder(at: path)
+        if folder.isProtected && !vault.isOpen(folder) {
+            try vault.unlockFolder(folder, password: try passwords.existing("Password for folder \(path): "))
+        }
+        return folder
+    }
+}
+
+/// Human-readable sizes.
+enum Format {
+    static func bytes(_ n: Int64) -> String {
+        let units = ["B", "KB", "MB", "GB", "TB"]
+        var value = Double(n)
+        var unit = 0
+        while value >= 1000 && unit < units.count - 1 { value /= 1000; unit += 1 }
+        return unit == 0 ? "\(n) B" : String(format: "%.1f %@", value, units[unit])
+    }
+
+    static func date(_ seconds: Double?) -> String? {
+        guard let seconds else { return nil }
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime]
+        return formatter.string(from: Date(timeIntervalSince1970: seconds))
+    }
+}
+
+/// A one-line progress bar on standard error, drawn only on a terminal.
+final class ProgressBar: @unchecked Sendable {
+    // @unchecked: `update` is called under the importer's lock, one caller at a time.
+    private let enabled = isatty(2) == 1
+    private var last: UInt64 = 0
+
+    func update(label: String, done: Int64, total: Int64, detail: String) {
+        guard enabled else { return }
+        let now = DispatchTime.now().uptimeNanoseconds
+        guard now - last > 100_000_000 || done == total else { return }
+        last = now
+        let width = 24
+        let filled = total > 0 ? Int(Double(width) * Double(done) / Double(total)) : width
+        let bar = String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled)
+        FileHandle.standardError.write(Data("\r\(label) [\(bar)] \(detail)\u{1B}[K".utf8))
+    }
+
+    func finish() {
+        guard enabled else { return }
+        FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
+    }
+}

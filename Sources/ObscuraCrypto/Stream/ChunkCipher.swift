@@ -1,0 +1,98 @@
+/// Seals and opens the chunks of one chunked file (docs/FORMAT.md §6.3, §6.4).
+///
+/// Each chunk is independent, so a reader decrypts only the chunks a byte range touches
+/// and a writer may seal chunks in any order. Nonce i = prefix ‖ UInt64BE(i); associated
+/// data = header ‖ last-chunk mark ‖ context. With folder protection, the inner sealed
+/// chunk (ciphertext ‖ tag, under the MEK) is sealed again under the folder key with
+/// nonce prefix ‖ UInt64BE(chunkCount + i).
+public struct ChunkCipher: Sendable {
+    /// The file's header.
+    public let header: ChunkedHeader
+    private let headerBytes: [UInt8]
+    private let key: SecureBytes
+    private let outerKey: SecureBytes?
+    private let context: [UInt8]
+
+    /// - Parameters:
+    ///   - key: the MEK (inner layer).
+    ///   - outerKey: the folder key; required exactly when the header is folder-protected.
+    ///   - context: bytes bound into every chunk's associated data (the media file id).
+    public init(header: ChunkedHeader, key: SecureBytes, outerKey: SecureBytes?, context: [UInt8]) throws {
+        guard header.isFolderProtected == (outerKey != nil) else {
+            throw StreamError.unsupported(header.isFolderProtected ? "folder key required" : "file is not folder-protected")
+        }
+        self.header = header
+        self.headerBytes = header.encoded()
+        self.key = key
+        self.outerKey = outerKey
+        self.context = context
+    }
+
+    /// Seals chunk `index` into `output`, which must hold exactly the sealed size
+    /// (plaintext length + ``ChunkedHeader/chunkOverhead``); the bulk path, no allocation
+    /// beyond CryptoKit's own.
+    public func seal(_ plaintext: UnsafeRawBufferPointer, index: UInt64, into output: UnsafeMutableRawBufferPointer) throws {
+        precondition(plaintext.count == header.plaintextLength(ofChunk: index), "chunk length mismatch")
+        precondition(output.count == plaintext.count + header.chunkOverhead, "sealed chunk size")
+        let aad = associatedData(index)
+        guard let outerKey else {
+            try AESGCM.sealDetached(plaintext, key: key, nonce: nonce(index), authenticating: aad, into: output)
+            return
+        }
+        var inner = [UInt8](repeating: 0, count: plaintext.count + AESGCM.tagSize)
+        try inner.withUnsafeMutableBytes {
+            try AESGCM.sealDetached(plaintext, key: key, nonce: nonce(index), authenticating: aad, into: $0)
+        }
+        try inner.withUnsafeBytes {
+            try AESGCM.sealDetached($0, key: outerKey, nonce: nonce(header.chunkCount + index), authenticating: aad, into: output)
+        }
+    }
+
+    /// Seals chunk `index`; `plaintext` must be exactly that chunk's length.
+    public func seal(_ plaintext: UnsafeRawBufferPointer, index: UInt64) throws -> [UInt8] {
+        var out = [UInt8](repeating: 0, count: plaintext.count + header.chunkOverhead)
+        try out.withUnsafeMutableBytes { try seal(plaintext, index: index, into: $0) }
+        return out
+    }
+
+    /// Opens chunk `index` from its stored bytes (ciphertext ‖ tag, one tag per layer).
+    public func open(_ sealed: some Collection<UInt8>, index: UInt64) throws -> [UInt8] {
+        let length = header.plaintextLength(ofChunk: index)
+        guard sealed.count == length + header.chunkOverhead else { throw StreamError.truncated }
+        let aad = associatedData(index)
+        var plain = [UInt8](repeating: 0, count: length)
+        do {
+            var inner = Array(sealed)
+            if let outerKey {
+                var unwrapped = [UInt8](repeating: 0, count: inner.count - AESGCM.tagSize)
+                try inner.withUnsafeBytes { src in
+                    try unwrapped.withUnsafeMutableBytes {
+                        try AESGCM.openDetached(src, key: outerKey, nonce: nonce(header.chunkCount + index), authenticating: aad, into: $0)
+                    }
+                }
+                inner = unwrapped
+            }
+            try inner.withUnsafeBytes { src in
+                try plain.withUnsafeMutableBytes {
+                    try AESGCM.openDetached(src, key: key, nonce: nonce(index), authenticating: aad, into: $0)
+                }
+            }
+        } catch {
+            throw StreamError.chunkFailed(index)
+        }
+        return plain
+    }
+
+    /// prefix ‖ UInt64BE(counter).
+    func nonce(_ counter: UInt64) -> [UInt8] {
+        var n = header.noncePrefix
+        n.appendBigEndian(counter)
+        return n
+    }
+
+    /// header ‖ mark ‖ context.
+    func associatedData(_ index: UInt64) -> [UInt8] {
+        let mark = index == header.chunkCount - 1 ? ChunkedFormat.lastChunkMark : ChunkedFormat.middleChunkMark
+        return headerBytes + [mark] + context
+    }
+}

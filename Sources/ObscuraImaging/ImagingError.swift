@@ -1,0 +1,26 @@
+import ObscuraCrypto
+
+/// Errors from probing and thumbnailing. Messages never include image bytes.
+public enum ImagingError: ObscuraError, Equatable {
+    /// Not an image format this build can read.
+    case unsupported
+    /// The image could not be decoded (damaged or truncated).
+    case corrupt(String)
+    /// The image has more pixels than the limit; it was not decoded.
+    case tooLarge(width: Int, height: Int, limit: Int)
+    /// A helper program (ffmpeg, ffprobe) is not installed.
+    case toolMissing(String)
+    /// A helper program failed.
+    case toolFailed(String)
+
+    public var description: String {
+        switch self {
+        case .unsupported: return "not an image this version can read"
+        case let .corrupt(why): return "damaged or truncated image (\(why))"
+        case let .tooLarge(w, h, limit):
+            return "image too large: \(w)x\(h) is over the \(limit / 1_000_000)-megapixel limit"
+        case let .toolMissing(tool): return "\(tool) is not installed"
+        case let .toolFailed(why): return why
+        }
+    }
+}

@@ -1,0 +1,89 @@
+import Foundation
+import GRDB
+
+/// What an item is, which decides how it is shown and thumbnailed.
+public enum ItemKind: String, Codable, Sendable {
+    /// A still image libvips can read.
+    case photo
+    /// A video (MP4, MOV, WebM).
+    case video
+    /// Any other file, stored as is with a generic icon.
+    case file
+}
+
+/// One row of the `item` table (docs/FORMAT.md §3.3).
+public struct ItemRecord: Codable, FetchableRecord, PersistableRecord, Sendable, Equatable {
+    public static let databaseTableName = "item"
+    /// Item id (UUID, lower case).
+    public var id: String
+    /// Photo, video or file.
+    public var kind: ItemKind
+    /// Id of the sealed original in the media pool.
+    public var mediaId: String
+    /// Id of the sealed thumbnail, if one was made.
+    public var thumbId: String?
+    /// Original file name; empty for items of a protected folder (see `protectedMeta`).
+    public var name: String
+    /// MIME type; empty for items of a protected folder.
+    public var mimeType: String
+    /// Plaintext size in bytes.
+    public var size: Int64
+    /// Pixel width, if known.
+    public var width: Int?
+    /// Pixel height, if known.
+    public var height: Int?
+    /// EXIF orientation (1...8), if known.
+    public var orientation: Int?
+    /// Duration in seconds (videos).
+    public var duration: Double?
+    /// Capture date (seconds since 1970, UTC), if known.
+    public var takenAt: Double?
+    /// Import date (seconds since 1970).
+    public var importedAt: Double
+    /// Folder id, nil at the top level.
+    public var folderId: String?
+    /// Marked as favourite.
+    public var favorite: Bool
+    /// SHA-256 of the plaintext, for duplicate detection.
+    public var contentHash: Data
+    /// For items of a protected folder: ``ProtectedMeta`` sealed under the folder key.
+    public var protectedMeta: Data?
+}
+
+/// The fields of an item that a protected folder hides, sealed as JSON under its key.
+public struct ProtectedMeta: Codable, Sendable, Equatable {
+    /// Original file name.
+    public var name: String
+    /// MIME type.
+    public var mimeType: String
+    /// Capture date.
+    public var takenAt: Double?
+    /// Pixel width.
+    public var width: Int?
+    /// Pixel height.
+    public var height: Int?
+}
+
+/// One row of the `folder` table.
+public struct FolderRecord: Codable, FetchableRecord, PersistableRecord, Sendable, Equatable {
+    public static let databaseTableName = "folder"
+    /// Folder id (UUID, lower case).
+    public var id: String
+    /// Parent folder id; nil at the top level.
+    public var parentId: String?
+    /// Display name (unique among siblings).
+    public var name: String
+    /// Creation date (seconds since 1970).
+    public var createdAt: Double
+    /// PBKDF2 salt of the folder password; nil when unprotected.
+    public var kdfSalt: Data?
+    /// PBKDF2 rounds of the folder password.
+    public var kdfIterations: Int?
+    /// The folder key sealed under the folder KEK.
+    public var wrappedKey: Data?
+    /// SHA-256 of the folder KEK: a fast check of the password before unwrapping.
+    public var keyVerifier: Data?
+
+    /// Whether the folder has a password.
+    public var isProtected: Bool { wrappedKey != nil }
+}

@@ -1,0 +1,254 @@
+import Dispatch
+import Foundation
+import GRDB
+import ObscuraCrypto
+import ObscuraImaging
+
+/// What an import did, file by file.
+public struct ImportReport: Sendable {
+    /// A file that was not imported, and why.
+    public struct Failure: Sendable, Equatable {
+        /// The source path.
+        public var path: String
+        /// A message fit to show.
+        public var message: String
+    }
+    /// Items added, as the session sees them.
+    public var imported: [ItemRecord] = []
+    /// Source paths skipped because the vault already holds the same content.
+    public var duplicates: [String] = []
+    /// Files that failed; the rest of the batch went on.
+    public var failures: [Failure] = []
+    /// Plaintext bytes imported.
+    public var bytes: Int64 { imported.reduce(0) { $0 + $1.size } }
+}
+
+/// Progress of an import, for a progress bar.
+public struct ImportProgress: Sendable {
+    /// Files finished (imported, skipped or failed).
+    public var filesDone: Int
+    /// Files in the batch.
+    public var filesTotal: Int
+    /// Bytes sealed so far.
+    public var bytesDone: Int64
+    /// Bytes in the batch.
+    public var bytesTotal: Int64
+}
+
+extension Vault {
+    /// The largest photo read into memory whole for thumbnailing; larger images are
+    /// refused as too large rather than risking memory exhaustion.
+    public static let maximumPhotoFileSize = 256 << 20
+
+    /// Imports files and directories (recursively, hidden entries skipped) into `folder`,
+    /// in parallel across cores, with one catalog persist for the whole batch.
+    ///
+    /// Each file is hashed, checked against the vault for duplicates, probed and
+    /// thumbnailed (photos with libvips, videos with ffmpeg), sealed into the pool and
+    /// recorded. A file that fails is reported and its partial output removed; the others
+    /// go on. If the final persist fails, every file this batch wrote is removed.
+    public func importFiles(
+        _ paths: [String], into folder: FolderRecord? = nil, pixelLimit: Int = Imaging.defaultPixelLimit,
+        progress: ((ImportProgress) -> Void)? = nil
+    ) throws -> ImportReport {
+        try requireUnlocked()
+        if let folder { _ = try outerKey(forFolder: folder.id) }
+        var report = ImportReport()
+        var files = [(path: String, size: Int64)]()
+        for path in paths { Self.expand(path, into: &files, failures: &report.failures) }
+
+        let known = try catalog.read { db in
+            Set(try Data.fetchAll(db, sql: "SELECT contentHash FROM item"))
+        }
+        let batch = ImportBatch(known: known, total: files.count, bytes: files.reduce(0) { $0 + $1.size }, progress: progress)
+        let results = ConcurrentResults<FileOutcome>(count: files.count)
+        let sources = files.map(\.path)
+        let folderId = folder?.id
+        DispatchQueue.concurrentPerform(iterations: sources.count) { i in
+            results.set(i, .success(importOne(sources[i], folderId: folderId, pixelLimit: pixelLimit, batch: batch)))
+            batch.fileDone()
+        }
+
+        var rows = [ItemRecord]()
+        var written = [String]()
+        for (file, outcome) in zip(files, try results.values()) {
+            switch outcome {
+            case let .imported(row, plain, paths):
+                rows.append(row)
+                report.imported.append(plain)
+                written += paths
+            case .duplicate: report.duplicates.append(file.path)
+            case let .failed(message): report.failures.append(.init(path: file.path, message: message))
+            }
+        }
+        guard !rows.isEmpty else { return report }
+        do {
+            try catalog.write { db in for row in rows { try row.insert(db) } }
+            try persist()
+            try directory.pool.sync()
+        } catch {
+            for path in written { unlink(path) }
+            throw error
+        }
+        return report
+    }
+
+    private enum FileOutcome {
+        case imported(ItemRecord, ItemRecord, [String])
+        case duplicate
+        case failed(String)
+    }
+
+    /// Imports one file; never throws, so that one bad file cannot stop the batch.
+    private func importOne(_ path: String, folderId: String?, pixelLimit: Int, batch: ImportBatch) -> FileOutcome {
+        var created = [String]()
+        do {
+            let fd = try FileIO.openForReading(path)
+            defer { close(fd) }
+            var st = stat()
+            guard fstat(fd, &st) == 0 else { throw StorageError.io(path, errno) }
+            let size = Int64(st.st_size)
+            guard size > 0 else { return .failed("empty file") }
+            let prefix = try FileIO.read(path, limit: ContentSniffer.prefixLength)
+            let (kind, mimeType) = ContentSniffer.sniff(prefix)
+
+            // Photos are read once into memory; other files are streamed twice (hash, seal).
+            var photo: [UInt8]? = nil
+            let hash: [UInt8]
+            if kind == .photo {
+                guard size <= Self.maximumPhotoFileSize else {
+                    return .failed("image file too large (\(size) bytes; limit \(Self.maximumPhotoFileSize))")
+                }
+                let bytes = try FileIO.read(path)
+                hash = SHA256Digest.hash(bytes)
+                photo = bytes
+            } else {
+                hash = try Self.hashFile(fd: fd, path: path)
+            }
+            guard batch.claim(Data(hash)) else { return .duplicate }
+
+            let mediaId = UUID().uuidString.lowercased()
+            var row = ItemRecord(
+                id: UUID().uuidString.lowercased(), kind: kind, mediaId: mediaId, thumbId: nil,
+                name: (path as NSString).lastPathComponent, mimeType: mimeType, size: size,
+                importedAt: Date().timeIntervalSince1970, folderId: folderId, favorite: false, contentHash: Data(hash))
+            var thumbnail: [UInt8]? = nil
+            switch kind {
+            case .photo:
+                try photo!.withUnsafeBytes { raw in
+                    let info = try Imaging.probe(raw, pixelLimit: pixelLimit)
+                    row.width = info.width
+                    row.height = info.height
+                    row.orientation = info.orientation
+                    row.takenAt = info.takenAt?.timeIntervalSince1970
+                    thumbnail = try Imaging.thumbnail(raw, maxSide: Imaging.thumbnailSize, pixelLimit: pixelLimit)
+                }
+            case .video:
+                // A video ffmpeg cannot read is still stored; it just gets the generic icon.
+                if let info = try? Video.probe(path: path) {
+                    row.duration = info.duration
+                    row.width = info.width
+                    row.height = info.height
+                }
+                thumbnail = try? Video.poster(path: path)
+            case .file:
+                break
+            }
+
+            created.append(directory.pool.dataPath(mediaId))
+            if let photo {
+                _ = try photo.withUnsafeBytes { raw in
+                    try sealOriginal(mediaId: mediaId, size: UInt64(size), folderId: folderId,
+                                     source: ChunkedFileWriter.source(bytes: raw), progress: batch.sealed)
+                }
+            } else {
+                guard lseek(fd, 0, SEEK_SET) == 0 else { throw StorageError.io(path, errno) }
+                let sealedHash = try sealOriginal(mediaId: mediaId, size: UInt64(size), folderId: folderId,
+                                                  source: ChunkedFileWriter.source(fd: fd, path: path), progress: batch.sealed)
+                guard sealedHash == hash else { throw VaultError.sourceChanged }
+            }
+            if let thumbnail {
+                let thumbId = UUID().uuidString.lowercased()
+                created.append(directory.pool.thumbPath(thumbId))
+                try sealThumbnail(thumbId: thumbId, jpeg: thumbnail, folderId: folderId)
+                row.thumbId = thumbId
+            }
+            let stored = try outerKey(forFolder: folderId).map { try concealed(row, key: $0) } ?? row
+            return .imported(stored, row, created)
+        } catch {
+            for file in created { unlink(file) }
+            return .failed(Self.describe(error))
+        }
+    }
+
+    private static func describe(_ error: Error) -> String {
+        switch error {
+        case let error as ImagingError: return "not imported: \(error)"
+        case let error as StorageError where error.code == EACCES: return "cannot read: permission denied"
+        case let error as CustomStringConvertible: return error.description
+        default: return "\(error)"
+        }
+    }
+
+    private static func hashFile(fd: Int32, path: String) throws -> [UInt8] {
+        var hasher = SHA256Stream()
+        var buffer = [UInt8](repeating: 0, count: ChunkedFormat.defaultChunkSize)
+        while true {
+            let n = try buffer.withUnsafeMutableBytes { raw -> Int in
+                let n = try FileIO.readSome(fd, into: raw, path: path)
+                hasher.update(UnsafeRawBufferPointer(rebasing: raw[0..<n]))
+                return n
+            }
+            if n == 0 { return hasher.finalize() }
+        }
+    }
+
+    /// Adds `path`, or the regular files under it, to `files`.
+    private static func expand(_ path: String, into files: inout [(path: String, size: Int64)], failures: inout [ImportReport.Failure]) {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            failures.append(.init(path: path, message: "no such file or directory"))
+            return
+        }
+        if !isDirectory.boolValue {
+            files.append((path, (try? Int64(FileIO.size(path))) ?? 0))
+            return
+        }
+        guard let entries = try? FileManager.default.contentsOfDirectory(atPath: path) else {
+            failures.append(.init(path: path, message: "cannot read directory: permission denied"))
+            return
+        }
+        for entry in entries.sorted() where !entry.hasPrefix(".") {
+            expand(path + "/" + entry, into: &files, failures: &failures)
+        }
+    }
+}
+
+/// Shared state of one import batch: duplicate claims and progress.
+private final class ImportBatch: @unchecked Sendable {
+    // @unchecked: every field is guarded by `lock`.
+    private let lock = NSLock()
+    private var hashes: Set<Data>
+    private var state: ImportProgress
+    private let progress: ((ImportProgress) -> Void)?
+
+    init(known: Set<Data>, total: Int, bytes: Int64, progress: ((ImportProgress) -> Void)?) {
+        hashes = known
+        state = ImportProgress(filesDone: 0, filesTotal: total, bytesDone: 0, bytesTotal: bytes)
+        self.progress = progress
+    }
+
+    /// Claims `hash` for this batch; false when the vault or the batch already has it.
+    func claim(_ hash: Data) -> Bool { lock.withLock { hashes.insert(hash).inserted } }
+
+    func sealed(_ bytes: Int) { report { $0.bytesDone += Int64(bytes) } }
+
+    func fileDone() { report { $0.filesDone += 1 } }
+
+    private func report(_ change: (inout ImportProgress) -> Void) {
+        lock.withLock {
+            change(&state)
+            progress?(state)
+        }
+    }
+}

@@ -1,0 +1,134 @@
+import Foundation
+import GRDB
+import ObscuraCrypto
+
+/// Folders, nested by path ("Trips/2024"), optionally protected by a password
+/// (docs/FORMAT.md §3.3, §6.4).
+extension Vault {
+    /// The HKDF-free label bound into a wrapped folder key's associated data.
+    static let folderKeyLabel = Array("obscura folder key v1".utf8)
+
+    /// Every folder, ordered by path.
+    public func folders() throws -> [FolderRecord] {
+        try requireUnlocked()
+        let all = try catalog.read { try FolderRecord.fetchAll($0) }
+        return all.sorted { folderPath($0, in: all) < folderPath($1, in: all) }
+    }
+
+    /// The folder at `path` ("Trips/2024"). Throws ``VaultError/noSuchFolder(_:)``.
+    public func folder(at path: String) throws -> FolderRecord {
+        let all = try catalog.read { try FolderRecord.fetchAll($0) }
+        guard let folder = all.first(where: { folderPath($0, in: all) == Self.normalized(path) }) else {
+            throw VaultError.noSuchFolder(path)
+        }
+        return folder
+    }
+
+    /// The path of `folder`, its ancestors' names joined with "/".
+    public func folderPath(_ folder: FolderRecord) throws -> String {
+        folderPath(folder, in: try catalog.read { try FolderRecord.fetchAll($0) })
+    }
+
+    func folderPath(_ folder: FolderRecord, in all: [FolderRecord]) -> String {
+        var names = [folder.name]
+        var parent = folder.parentId
+        while let id = parent, let p = all.first(where: { $0.id == id }), names.count <= all.count {
+            names.insert(p.name, at: 0)
+            parent = p.parentId
+        }
+        return names.joined(separator: "/")
+    }
+
+    /// Creates the folder `path`; its parent must exist. With `password`, the folder is
+    /// protected: a random folder key is wrapped under PBKDF2(password) and every item
+    /// placed in it gets a second layer under that key. Persists the catalog.
+    @discardableResult
+    public func createFolder(
+        _ path: String, password: SecureBytes? = nil, iterations: Int = PasswordKDF.folderIterations
+    ) throws -> FolderRecord {
+        try requireUnlocked()
+        let parts = Self.normalized(path).split(separator: "/").map(String.init)
+        guard let name = parts.last, !name.isEmpty else { throw VaultError.invalidName(path) }
+        let parent = parts.count > 1 ? try folder(at: parts.dropLast().joined(separator: "/")) : nil
+        if let parent, parent.isProtected { throw VaultError.nestedProtectedFolder }
+        if (try? folder(at: path)) != nil { throw VaultError.folderExists(path) }
+        var record = FolderRecord(
+            id: UUID().uuidString.lowercased(), parentId: parent?.id, name: name,
+            createdAt: Date().timeIntervalSince1970)
+        if let password {
+            let salt = directory.random.bytes(PasswordKDF.saltSize)
+            let kek = try PasswordKDF.deriveKey(password: password, salt: salt, iterations: iterations)
+            let folderKey = SecureBytes(randomCount: AESGCM.keySize, using: directory.random)
+            record.kdfSalt = Data(salt)
+            record.kdfIterations = iterations
+            record.wrappedKey = Data(try AESGCM.sealSecret(
+                folderKey, key: kek, authenticating: Self.folderKeyLabel + Array(record.id.utf8), using: directory.random))
+            record.keyVerifier = Data(SHA256Digest.hash(kek))
+            stateLock.withLock { folderKeys[record.id] = folderKey }
+        }
+        try catalog.write { try record.insert($0) }
+        try persist()
+        return record
+    }
+
+    /// Unlocks a protected folder for this session. The verifier is checked first (one
+    /// derivation, constant-time compare); then the folder key is unwrapped.
+    public func unlockFolder(_ folder: FolderRecord, password: SecureBytes) throws {
+        try requireUnlocked()
+        guard let salt = folder.kdfSalt, let iterations = folder.kdfIterations,
+              let wrapped = folder.wrappedKey, let verifier = folder.keyVerifier
+        else { return }
+        let kek = try PasswordKDF.deriveKey(password: password, salt: Array(salt), iterations: iterations)
+        guard ConstantTime.equals(SHA256Digest.hash(kek), Array(verifier)) else {
+            throw VaultError.wrongFolderPassword
+        }
+        let key = try AESGCM.openSecret(wrapped, key: kek, authenticating: Self.folderKeyLabel + Array(folder.id.utf8))
+        stateLock.withLock { folderKeys[folder.id] = key }
+    }
+
+    /// Whether `folder` is unprotected or unlocked in this session.
+    public func isOpen(_ folder: FolderRecord) -> Bool {
+        !folder.isProtected || stateLock.withLock { folderKeys[folder.id] != nil }
+    }
+
+    /// The folder key of an unlocked protected folder; nil for an unprotected folder.
+    func outerKey(forFolder id: String?) throws -> SecureBytes? {
+        guard let id else { return nil }
+        let folder = try catalog.read { try FolderRecord.fetchOne($0, key: id) }
+        guard let folder, folder.isProtected else { return nil }
+        guard let key = stateLock.withLock({ folderKeys[id] }) else { throw VaultError.folderLocked(folder.name) }
+        return key
+    }
+
+    /// Zeroes and forgets every folder key (at lock, and when the gallery tab is hidden).
+    public func lockFolders() {
+        stateLock.withLock {
+            for key in folderKeys.values { key.zeroize() }
+            folderKeys.removeAll()
+        }
+    }
+
+    /// How many items `folder` holds (counted even while it is locked; names stay hidden).
+    public func itemCount(in folder: FolderRecord) throws -> Int {
+        try requireUnlocked()
+        return try catalog.read { try ItemRecord.filter(Column("folderId") == folder.id).fetchCount($0) }
+    }
+
+    /// Removes an empty folder. Persists the catalog.
+    public func removeFolder(_ path: String) throws {
+        try requireUnlocked()
+        let target = try folder(at: path)
+        let (items, children) = try catalog.read { db in
+            (try ItemRecord.filter(Column("folderId") == target.id).fetchCount(db),
+             try FolderRecord.filter(Column("parentId") == target.id).fetchCount(db))
+        }
+        guard items == 0 && children == 0 else { throw VaultError.folderNotEmpty(path) }
+        _ = try catalog.write { try target.delete($0) }
+        stateLock.withLock { folderKeys.removeValue(forKey: target.id)?.zeroize() }
+        try persist()
+    }
+
+    static func normalized(_ path: String) -> String {
+        path.split(separator: "/", omittingEmptySubsequences: true).joined(separator: "/")
+    }
+}

@@ -1,0 +1,175 @@
+import Foundation
+import GRDB
+import ObscuraCrypto
+
+/// An item as a session may show it: protected metadata opened when its folder is
+/// unlocked; items of locked folders are never returned.
+public struct ItemView: Sendable, Equatable {
+    /// The catalog row, with name, type, date and size filled in from the sealed metadata
+    /// when the item is in an unlocked protected folder.
+    public var record: ItemRecord
+    /// The folder's path, nil at the top level.
+    public var folderPath: String?
+}
+
+extension Vault {
+    /// Items visible to this session, newest capture first; with `folder`, only its items.
+    public func items(in folder: FolderRecord? = nil) throws -> [ItemView] {
+        try requireUnlocked()
+        let (rows, folders) = try catalog.read { db in
+            var request = ItemRecord.order(sql: "COALESCE(takenAt, importedAt) DESC, id")
+            if let folder { request = request.filter(Column("folderId") == folder.id) }
+            return (try request.fetchAll(db), try FolderRecord.fetchAll(db))
+        }
+        let byId = Dictionary(uniqueKeysWithValues: folders.map { ($0.id, $0) })
+        return try rows.compactMap { row in
+            guard let folderId = row.folderId, let f = byId[folderId] else { return ItemView(record: row, folderPath: nil) }
+            guard isOpen(f) else { return nil }
+            return ItemView(record: try revealed(row), folderPath: folderPath(f, in: folders))
+        }
+    }
+
+    /// The item whose id is `id` or starts with it (at least 4 characters, unambiguous).
+    public func item(_ id: String) throws -> ItemRecord {
+        try requireUnlocked()
+        let matches = try items().filter { $0.record.id == id || (id.count >= 4 && $0.record.id.hasPrefix(id.lowercased())) }
+        guard matches.count == 1 else { throw VaultError.noSuchItem(id) }
+        return matches[0].record
+    }
+
+    /// Seals the fields a protected folder hides, and blanks them in the row.
+    func concealed(_ item: ItemRecord, key folderKey: SecureBytes) throws -> ItemRecord {
+        var row = item
+        let meta = ProtectedMeta(name: item.name, mimeType: item.mimeType, takenAt: item.takenAt, width: item.width, height: item.height)
+        row.protectedMeta = Data(try SealedBlob.seal(
+            try JSONEncoder().encode(meta), key: folderKey, context: Self.context(item.id), using: directory.random))
+        row.name = ""
+        row.mimeType = ""
+        row.takenAt = nil
+        row.width = nil
+        row.height = nil
+        return row
+    }
+
+    /// Opens the sealed fields of an item in an unlocked protected folder.
+    func revealed(_ item: ItemRecord) throws -> ItemRecord {
+        guard let sealed = item.protectedMeta, let folderKey = try outerKey(forFolder: item.folderId) else { return item }
+        let meta = try JSONDecoder().decode(
+            ProtectedMeta.self, from: Data(try SealedBlob.open(sealed, key: folderKey, context: Self.context(item.id))))
+        var row = item
+        row.name = meta.name
+        row.mimeType = meta.mimeType
+        row.takenAt = meta.takenAt
+        row.width = meta.width
+        row.height = meta.height
+        return row
+    }
+
+    /// Deletes items: their catalog rows first (one persist), then their pool files, so a
+    /// crash leaves at worst unnamed files, never a row without its media.
+    public func deleteItems(_ ids: [String]) throws {
+        try requireUnlocked()
+        let doomed = try ids.map(item)
+        try catalog.write { db in
+            for item in doomed { _ = try item.delete(db) }
+        }
+        try persist()
+        let pool = directory.pool
+        for item in doomed {
+            pool.remove(pool.dataPath(item.mediaId))
+            if let thumbId = item.thumbId { pool.remove(pool.thumbPath(thumbId)) }
+        }
+        try pool.sync()
+    }
+
+    /// Moves items to `folder` (nil: top level). Crossing a protection boundary
+    /// re-encrypts the original and thumbnail into new pool files; the old files are
+    /// removed only after the catalog names the new ones.
+    public func moveItems(_ ids: [String], to folder: FolderRecord?) throws {
+        try requireUnlocked()
+        let items = try ids.map(item)
+        let targetKey = try outerKey(forFolder: folder?.id)
+        var replaced = [String]()
+        var created = [String]()
+        var updated = [ItemRecord]()
+        do {
+            for item in items {
+                var row = try revealed(item)
+                row.protectedMeta = nil
+                let sourceKey = try outerKey(forFolder: item.folderId)
+                if sourceKey != targetKey {
+                    let (media, thumb) = try reseal(row, into: folder?.id)
+                    created += [directory.pool.dataPath(media)] + (thumb.map { [directory.pool.thumbPath($0)] } ?? [])
+                    replaced += [directory.pool.dataPath(row.mediaId)] + (row.thumbId.map { [directory.pool.thumbPath($0)] } ?? [])
+                    row.mediaId = media
+                    row.thumbId = thumb
+                }
+                row.folderId = folder?.id
+                updated.append(try targetKey.map { try concealed(row, key: $0) } ?? row)
+            }
+            try catalog.write { db in for row in updated { try row.update(db) } }
+            try persist()
+        } catch {
+            for file in created { unlink(file) }
+            throw error
+        }
+        for file in replaced { unlink(file) }
+        try directory.pool.sync()
+    }
+
+    /// Re-encrypts an item's files for `folderId`'s protection; returns the new ids.
+    private func reseal(_ item: ItemRecord, into folderId: String?) throws -> (String, String?) {
+        let reader = try originalReader(item)
+        let media = UUID().uuidString.lowercased()
+        var pending = [UInt8]()
+        var chunk: UInt64 = 0
+        _ = try sealOriginal(mediaId: media, size: reader.size, folderId: folderId) { buffer in
+            if pending.isEmpty && chunk < reader.header.chunkCount {
+                pending = try reader.chunk(chunk)
+                chunk += 1
+            }
+            let n = min(buffer.count, pending.count)
+            pending.withUnsafeBytes { buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
+            pending.removeFirst(n)
+            return n
+        }
+        guard let jpeg = try thumbnail(item) else { return (media, nil) }
+        let thumb = UUID().uuidString.lowercased()
+        try sealThumbnail(thumbId: thumb, jpeg: jpeg, folderId: folderId)
+        return (media, thumb)
+    }
+
+    /// One problem `verify` found.
+    public struct Problem: Sendable, Equatable {
+        /// The item's id.
+        public var itemId: String
+        /// What failed.
+        public var message: String
+    }
+
+    /// Decrypts every item this session can see, original and thumbnail, and reports
+    /// what fails. Items of locked protected folders are counted, not read.
+    public func verify(progress: ((Int, Int) -> Void)? = nil) throws -> (checked: Int, skipped: Int, problems: [Problem]) {
+        try requireUnlocked()
+        let visible = try items()
+        let total = try catalog.read { try ItemRecord.fetchCount($0) }
+        var problems = [Problem]()
+        for (n, view) in visible.enumerated() {
+            let item = view.record
+            do {
+                var size: UInt64 = 0
+                try export(item) { size += UInt64($0.count) }
+                if size != UInt64(item.size) { throw VaultError.corrupt("size \(size), catalog says \(item.size)") }
+            } catch {
+                problems.append(Problem(itemId: item.id, message: "original: \(error)"))
+            }
+            do {
+                _ = try thumbnail(item)
+            } catch {
+                problems.append(Problem(itemId: item.id, message: "thumbnail: \(error)"))
+            }
+            progress?(n + 1, visible.count)
+        }
+        return (visible.count, total - visible.count, problems)
+    }
+}

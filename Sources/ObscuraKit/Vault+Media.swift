@@ -1,0 +1,104 @@
+import Foundation
+import GRDB
+import ObscuraCrypto
+
+/// Sealed originals and thumbnails in the media pool, and the catalog rows that name them.
+extension Vault {
+    // MARK: Nonce prefixes
+
+    /// Draws a chunked-file nonce prefix never used under this vault's keys
+    /// (docs/FORMAT.md §6.2): not in the catalog's registry, not drawn this session.
+    func reserveNoncePrefix() throws -> [UInt8] {
+        while true {
+            let prefix = directory.random.bytes(ChunkedFormat.noncePrefixSize)
+            let used = try catalog.read { db in
+                try Bool.fetchOne(db, sql: "SELECT EXISTS(SELECT 1 FROM noncePrefix WHERE prefix = ?)", arguments: [Data(prefix)]) ?? true
+            }
+            if used { continue }
+            let fresh = stateLock.withLock { reservedPrefixes.insert(prefix).inserted }
+            if fresh { return prefix }
+        }
+    }
+
+    /// Moves this session's drawn prefixes into the catalog's registry (before a persist).
+    func recordReservedPrefixes() throws {
+        let prefixes = stateLock.withLock { reservedPrefixes }
+        guard !prefixes.isEmpty else { return }
+        try catalog.write { db in
+            for prefix in prefixes {
+                try db.execute(sql: "INSERT OR IGNORE INTO noncePrefix(prefix) VALUES (?)", arguments: [Data(prefix)])
+            }
+        }
+        stateLock.withLock { reservedPrefixes.subtract(prefixes) }
+    }
+
+    // MARK: Writing
+
+    /// The associated-data context of a pool file: its 16-byte UUID.
+    static func context(_ id: String) -> [UInt8] {
+        guard let uuid = UUID(uuidString: id) else { return Array(id.utf8) }
+        return withUnsafeBytes(of: uuid.uuid) { Array($0) }
+    }
+
+    /// Seals `size` bytes from `source` into a new original `{mediaId}.data.enc`, under
+    /// the MEK and, for a protected folder, the folder key. Returns SHA-256 of the plaintext.
+    func sealOriginal(
+        mediaId: String, size: UInt64, folderId: String?, source: ChunkedFileWriter.Source,
+        progress: ((Int) -> Void)? = nil
+    ) throws -> [UInt8] {
+        let outer = try outerKey(forFolder: folderId)
+        let header = ChunkedHeader(
+            flags: outer == nil ? 0 : ChunkedFormat.flagFolderProtected, noncePrefix: try reserveNoncePrefix(),
+            chunkSize: ChunkedFormat.defaultChunkSize, totalSize: size)
+        let cipher = try ChunkCipher(header: header, key: key, outerKey: outer, context: Self.context(mediaId))
+        let pool = directory.pool
+        let temporary = pool.temporaryPath()
+        let hash = try ChunkedFileWriter.write(to: temporary, cipher: cipher, source: source, progress: progress)
+        do {
+            try FileIO.rename(temporary, pool.dataPath(mediaId))
+        } catch {
+            unlink(temporary)
+            throw error
+        }
+        return hash
+    }
+
+    /// Seals a thumbnail into `{thumbId}.thumb.enc`.
+    func sealThumbnail(thumbId: String, jpeg: [UInt8], folderId: String?) throws {
+        let sealed = try SealedBlob.seal(
+            jpeg, key: key, outerKey: try outerKey(forFolder: folderId), context: Self.context(thumbId),
+            using: directory.random)
+        try directory.pool.writeAtomically(sealed, to: directory.pool.thumbPath(thumbId))
+    }
+
+    // MARK: Reading
+
+    /// A reader over the item's original; only the chunks a read touches are decrypted.
+    func originalReader(_ item: ItemRecord) throws -> ChunkedFileReader {
+        try requireUnlocked()
+        let outer = try outerKey(forFolder: item.folderId)
+        return try ChunkedFileReader(path: directory.pool.dataPath(item.mediaId)) { header in
+            try ChunkCipher(header: header, key: key, outerKey: outer,
+                            context: Self.context(item.mediaId))
+        }
+    }
+
+    /// Plaintext bytes `range` of the item's original.
+    public func read(_ item: ItemRecord, range: Range<UInt64>) throws -> [UInt8] {
+        try originalReader(item).read(range)
+    }
+
+    /// Writes the item's whole original to `sink`, one chunk at a time.
+    public func export(_ item: ItemRecord, to sink: ([UInt8]) throws -> Void) throws {
+        try originalReader(item).forEachChunk(sink)
+    }
+
+    /// The item's thumbnail (JPEG), or nil when it has none.
+    public func thumbnail(_ item: ItemRecord) throws -> [UInt8]? {
+        try requireUnlocked()
+        guard let thumbId = item.thumbId else { return nil }
+        let sealed = try FileIO.read(directory.pool.thumbPath(thumbId))
+        return try SealedBlob.open(
+            sealed, key: key, outerKey: try outerKey(forFolder: item.folderId), context: Self.context(thumbId))
+    }
+}

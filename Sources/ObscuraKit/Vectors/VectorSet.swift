@@ -1,0 +1,155 @@
+import Foundation
+import ObscuraCrypto
+
+/// The test vectors of docs/FORMAT.md §5, generated from seeded random sources so that
+/// they are reproducible byte for byte. `obscura-vectors` writes them to `testdata/`;
+/// the tests regenerate them and compare with the committed files.
+public enum VectorSet {
+    /// The PBKDF2 count vectors use, so that they run fast.
+    public static let iterations = 1000
+
+    /// Every vector file, by path relative to `testdata/`.
+    public static func all() throws -> [String: [UInt8]] {
+        try slotVectors().merging(chunkedVectors()) { a, _ in a }
+    }
+
+    /// One vector file: `key: value` lines, a blank line, the raw bytes.
+    static func file(_ fields: [(String, String)], _ body: [UInt8]) -> [UInt8] {
+        Array(fields.map { "\($0.0): \($0.1)\n" }.joined().utf8) + [0x0A] + body
+    }
+
+    static func hex(_ bytes: some Collection<UInt8>) -> String {
+        bytes.map { String(format: "%02x", $0) }.joined()
+    }
+
+    // MARK: Slot files (§3)
+
+    static func slotVectors() throws -> [String: [UInt8]] {
+        let random = SeededRandom(seed: "obscura slot vectors v1")
+        let password = "correct horse"
+        let pw = SecureBytes(copying: Array(password.utf8))
+        let catalog = random.bytes(300)
+        let key = SecureBytes(randomCount: 32, using: random)
+        let contents = try SlotCodec.seal(password: pw, iterations: iterations, key: key, catalog: catalog, using: random)
+        let slotSize = 2048
+        let valid = contents + random.bytes(slotSize - contents.count)
+        let catalogHash = hex(SHA256Digest.hash(catalog))
+        var out = [String: [UInt8]]()
+
+        func add(_ name: String, _ expect: String, _ bytes: [UInt8], password: String = password, _ comment: String) {
+            var fields = [("expect", expect), ("password", password), ("iterations", "\(iterations)")]
+            if expect == "success" { fields.append(("catalog_sha256", catalogHash)) }
+            fields.append(("comment", comment))
+            out["slot/" + name] = file(fields, bytes)
+        }
+        /// `valid` with byte `offset` flipped, the checksum optionally recomputed so the
+        /// change reaches the cryptographic checks.
+        func flipped(_ offset: Int, rechecksum: Bool) -> [UInt8] {
+            var b = valid
+            b[offset] ^= 0x01
+            if rechecksum { b.replaceSubrange(140..<172, with: SHA256Digest.hash(b[0..<140])) }
+            return b
+        }
+
+        add("valid", "success", valid, "a complete slot: header, sealed catalog, random padding")
+        add("wrong_password", "wrong password", valid, password: "correct horsf", "the KEK from another password does not open the wrapped MEK")
+        add("magic_flipped", "unsupported", flipped(0, rechecksum: true), "not an Obscura slot")
+        add("version_4", "unsupported", valid.with(5, 0x04).rechecksummed(), "format version 4 is unknown")
+        add("suite_2", "unsupported", valid.with(7, 0x02).rechecksummed(), "cipher suite 2 is unknown")
+        add("checksum_flipped", "header failure", flipped(150, rechecksum: false), "the header checksum does not match")
+        add("iterations_flipped", "header failure", flipped(11, rechecksum: false), "caught by the checksum")
+        add("iterations_flipped_rechecksummed", "wrong password", flipped(11, rechecksum: true), "another count derives another KEK")
+        add("iterations_zero", "header failure", valid.with(8, 0).with(9, 0).with(10, 0).with(11, 0).rechecksummed(), "counts outside 1...10,000,000 are refused before deriving")
+        add("salt_flipped", "header failure", flipped(20, rechecksum: false), "caught by the checksum")
+        add("salt_flipped_rechecksummed", "wrong password", flipped(20, rechecksum: true), "another salt derives another KEK")
+        add("wrapped_key_flipped_rechecksummed", "wrong password", flipped(70, rechecksum: true), "the wrapped MEK fails its tag")
+        add("envelope_flipped_rechecksummed", "corrupt", flipped(120, rechecksum: true), "the envelope fails its tag under the right MEK")
+        add("catalog_flipped", "corrupt", flipped(172 + 40, rechecksum: false), "the sealed catalog fails its tag")
+        add("padding_changed", "success", flipped(slotSize - 1, rechecksum: false), "padding is not authenticated and is ignored")
+        add("truncated_header", "truncated", Array(valid.prefix(100)), "shorter than the 172-byte header")
+        add("truncated_catalog", "truncated", Array(valid.prefix(172 + 100)), "shorter than the catalog length in the envelope")
+
+        let rewrapped = try SlotCodec.rewrap(
+            contents: valid, key: key, newPassword: SecureBytes(copying: Array("battery staple".utf8)),
+            iterations: iterations, using: random)
+        add("password_changed", "success", rewrapped + random.bytes(slotSize - rewrapped.count), password: "battery staple",
+            "after a password change: new salt and wrapped MEK, same sealed catalog bytes as valid")
+        return out
+    }
+
+    // MARK: Chunked files and blobs (§6)
+
+    static func chunkedVectors() throws -> [String: [UInt8]] {
+        let random = SeededRandom(seed: "obscura chunked vectors v1")
+        let mek = SecureBytes(randomCount: 32, using: random)
+        let folderKey = SecureBytes(randomCount: 32, using: random)
+        let context = random.bytes(16)
+        let plaintext = random.bytes(3 * 4096 + 1000)
+        var out = [String: [UInt8]]()
+
+        func seal(_ plain: [UInt8], protected: Bool) throws -> [UInt8] {
+            let header = ChunkedHeader(
+                flags: protected ? ChunkedFormat.flagFolderProtected : 0, noncePrefix: random.bytes(4),
+                chunkSize: 4096, totalSize: UInt64(plain.count))
+            let cipher = try ChunkCipher(header: header, key: mek, outerKey: protected ? folderKey : nil, context: context)
+            var file = header.encoded()
+            for i in 0..<header.chunkCount {
+                let start = Int(i) * 4096
+                let end = start + header.plaintextLength(ofChunk: i)
+                file += try plain[start..<end].withUnsafeBytes { try cipher.seal($0, index: i) }
+            }
+            return file
+        }
+        func add(_ name: String, _ expect: String, _ bytes: [UInt8], plain: [UInt8] = plaintext, folderKey withFolderKey: Bool = false, _ comment: String) {
+            var fields = [("expect", expect), ("mek", hex(mek.withUnsafeBytes { Array($0) })), ("context", hex(context))]
+            if withFolderKey { fields.append(("folder_key", hex(folderKey.withUnsafeBytes { Array($0) }))) }
+            if expect == "success" { fields.append(("plaintext_sha256", hex(SHA256Digest.hash(plain)))) }
+            fields.append(("comment", comment))
+            out["chunked/" + name] = file(fields, bytes)
+        }
+
+        let plain = try seal(plaintext, protected: false)
+        let chunk = 4096 + 16
+        add("valid", "success", plain, "4 chunks of 4096 (the last 1000 bytes), no folder protection")
+        add("empty", "success", try seal([], protected: false), plain: [], "an empty file is one empty final chunk")
+        let protected = try seal(plaintext, protected: true)
+        add("protected", "success", protected, folderKey: true, "folder-protected: every chunk sealed under the MEK, then the folder key")
+        add("protected_without_folder_key", "failure", protected, "the MEK alone opens nothing")
+        add("truncated_last_chunk", "truncated", Array(plain.prefix(plain.count - 1016)), "the final chunk is missing")
+        var shortened = Array(plain.prefix(plain.count - 1016))
+        shortened.replaceSubrange(16..<24, with: Array([UInt8](repeating: 0, count: 6) + [0x30, 0x00]))
+        add("truncated_header_fixed", "chunk failure", shortened, "total size edited to match: the new last chunk was sealed as a middle chunk")
+        var swapped = plain
+        swapped.replaceSubrange((24 + chunk)..<(24 + 2 * chunk), with: plain[(24 + 2 * chunk)..<(24 + 3 * chunk)])
+        swapped.replaceSubrange((24 + 2 * chunk)..<(24 + 3 * chunk), with: plain[(24 + chunk)..<(24 + 2 * chunk)])
+        add("chunks_swapped", "chunk failure", swapped, "chunks 1 and 2 exchanged: their nonces no longer match")
+        add("prefix_flipped", "chunk failure", plain.with(9, plain[9] ^ 1), "the header is associated data of every chunk")
+        add("flag_set", "truncated", plain.with(7, 1), "claims folder protection: sizes no longer add up, before any chunk is tried")
+        add("trailing_byte", "trailing data", plain + [0], "a byte after the last chunk")
+        add("ciphertext_flipped", "chunk failure", plain.with(24 + chunk + 5, plain[24 + chunk + 5] ^ 0x80), "one bit of chunk 1")
+
+        let thumbnail = random.bytes(500)
+        let blob = try SealedBlob.seal(thumbnail, key: mek, context: context, using: random)
+        add("blob_valid", "success", blob, plain: thumbnail, "single-shot sealed box, context as associated data")
+        add("blob_flipped", "failure", blob.with(30, blob[30] ^ 1), plain: thumbnail, "one bit of the ciphertext")
+        let protectedBlob = try SealedBlob.seal(thumbnail, key: mek, outerKey: folderKey, context: context, using: random)
+        add("blob_protected", "success", protectedBlob, plain: thumbnail, folderKey: true, "inner sealed box sealed again under the folder key")
+        return out
+    }
+}
+
+extension Array where Element == UInt8 {
+    /// A copy with byte `offset` set to `value`.
+    func with(_ offset: Int, _ value: UInt8) -> [UInt8] {
+        var copy = self
+        copy[offset] = value
+        return copy
+    }
+
+    /// A copy with the slot header checksum recomputed.
+    func rechecksummed() -> [UInt8] {
+        var copy = self
+        copy.replaceSubrange(140..<172, with: SHA256Digest.hash(copy[0..<140]))
+        return copy
+    }
+}

@@ -1,0 +1,115 @@
+import Foundation
+import ObscuraCrypto
+import Testing
+@testable import ObscuraKit
+
+/// Runs every file under testdata/ through the readers (docs/FORMAT.md §5).
+@Suite struct VectorTests {
+    static let root = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("testdata").path
+
+    struct Vector {
+        var name: String
+        var fields: [String: String]
+        var body: [UInt8]
+        var expect: String { fields["expect"] ?? "" }
+    }
+
+    static func load(_ kind: String) throws -> [Vector] {
+        let dir = root + "/" + kind
+        return try FileManager.default.contentsOfDirectory(atPath: dir).sorted().map { name in
+            let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: dir + "/" + name)))
+            let split = bytes.indices.first { i in i > 0 && bytes[i] == 0x0A && bytes[i - 1] == 0x0A }!
+            var fields = [String: String]()
+            for line in String(decoding: bytes[0..<split], as: UTF8.self).split(separator: "\n") {
+                let parts = line.split(separator: ":", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+                fields[parts[0]] = parts[1]
+            }
+            return Vector(name: name, fields: fields, body: Array(bytes[(split + 1)...]))
+        }
+    }
+
+    static func unhex(_ s: String?) -> [UInt8] {
+        guard let s else { return [] }
+        var out = [UInt8](), i = s.startIndex
+        while i < s.endIndex { let j = s.index(i, offsetBy: 2); out.append(UInt8(s[i..<j], radix: 16)!); i = j }
+        return out
+    }
+
+    @Test func committedVectorsAreWhatTheGeneratorWrites() throws {
+        let generated = try VectorSet.all()
+        var committed = [String: [UInt8]]()
+        for kind in ["slot", "chunked"] {
+            for name in try FileManager.default.contentsOfDirectory(atPath: Self.root + "/" + kind) {
+                committed[kind + "/" + name] = [UInt8](try Data(contentsOf: URL(fileURLWithPath: Self.root + "/" + kind + "/" + name)))
+            }
+        }
+        #expect(committed.count >= 30)
+        #expect(Set(committed.keys) == Set(generated.keys))
+        for (name, bytes) in generated { #expect(committed[name] == bytes, "\(name) differs from the generator") }
+    }
+
+    /// The slot reader's outcome for one vector, in the vocabulary of its `expect` line.
+    static func slotOutcome(_ v: Vector) -> String {
+        do {
+            let header = try SlotHeader.decode(v.body)
+            let key = try SlotCodec.unwrapKey(header: header, password: SecureBytes(copying: Array(v.fields["password"]!.utf8)))
+            let catalog = try SlotCodec.openCatalog(contents: v.body, header: header, key: key)
+            return VectorSet.hex(SHA256Digest.hash(catalog)) == v.fields["catalog_sha256"] ? "success" : "wrong catalog"
+        } catch SlotError.truncated {
+            return "truncated"
+        } catch SlotError.unsupported {
+            return "unsupported"
+        } catch SlotError.wrongKey {
+            return "wrong password"
+        } catch let SlotError.corrupt(why) {
+            return why.hasPrefix("header") || why.hasPrefix("iteration") ? "header failure" : "corrupt"
+        } catch {
+            return "unexpected \(error)"
+        }
+    }
+
+    @Test func slotVectors() throws {
+        let vectors = try Self.load("slot")
+        #expect(vectors.count >= 15)
+        for v in vectors { #expect(Self.slotOutcome(v) == v.expect, "slot/\(v.name)") }
+    }
+
+    static func chunkedOutcome(_ v: Vector) -> String {
+        let mek = SecureBytes(copying: unhex(v.fields["mek"]))
+        let folderKey = v.fields["folder_key"].map { SecureBytes(copying: unhex($0)) }
+        let context = unhex(v.fields["context"])
+        do {
+            let plain: [UInt8]
+            if SealedBlob.isChunked(v.body) {
+                let path = FileManager.default.temporaryDirectory.appendingPathComponent("vector-\(UUID().uuidString)").path
+                try Data(v.body).write(to: URL(fileURLWithPath: path))
+                defer { try? FileManager.default.removeItem(atPath: path) }
+                let reader = try ChunkedFileReader(path: path) {
+                    try ChunkCipher(header: $0, key: mek, outerKey: folderKey, context: context)
+                }
+                var all = [UInt8]()
+                try reader.forEachChunk { all += $0 }
+                plain = all
+            } else {
+                plain = try SealedBlob.open(v.body, key: mek, outerKey: folderKey, context: context)
+            }
+            return VectorSet.hex(SHA256Digest.hash(plain)) == v.fields["plaintext_sha256"] ? "success" : "wrong plaintext"
+        } catch StreamError.truncated {
+            return "truncated"
+        } catch StreamError.trailingData {
+            return "trailing data"
+        } catch StreamError.chunkFailed {
+            return "chunk failure"
+        } catch {
+            return "failure"
+        }
+    }
+
+    @Test func chunkedVectors() throws {
+        let vectors = try Self.load("chunked")
+        #expect(vectors.count >= 12)
+        for v in vectors { #expect(Self.chunkedOutcome(v) == v.expect, "chunked/\(v.name)") }
+    }
+}
