@@ -1,0 +1,84 @@
+import Foundation
+import Testing
+
+/// The media commands end to end, through the binary, with the real 600,000 rounds.
+@Suite struct MediaCLITests {
+    func makeSources(_ cli: CLIRunner) throws -> String {
+        let dir = cli.root + "/src"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        for (name, size) in [("a.png", "64x48"), ("b.png", "48x64")] {
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: "/usr/bin/convert")
+            p.arguments = ["-size", size, "gradient:red-blue", dir + "/" + name]
+            try p.run()
+            p.waitUntilExit()
+        }
+        try Data("plain notes".utf8).write(to: URL(fileURLWithPath: dir + "/notes.txt"))
+        try Data().write(to: URL(fileURLWithPath: dir + "/empty.bin"))
+        return dir
+    }
+
+    func items(_ cli: CLIRunner, _ stdin: String = "pw\n", folder: [String] = []) throws -> [[String: Any]] {
+        let out = try cli.run(["ls", "--json", "--password-stdin"] + folder, stdin: stdin)
+        #expect(out.code == 0, "\(out.stderr)")
+        return try JSONSerialization.jsonObject(with: Data(out.stdout.utf8)) as? [[String: Any]] ?? []
+    }
+
+    @Test func addListGetCatMoveRemoveVerify() throws {
+        let cli = try CLIRunner()
+        let src = try makeSources(cli)
+        try cli.run(["init"])
+        try cli.run(["create", "--password-stdin"], stdin: "pw\n")
+
+        let add = try cli.run(["add", "--password-stdin", src], stdin: "pw\n")
+        #expect(add.code == 1, "a failed file makes the batch exit 1")
+        #expect(add.stdout.hasPrefix("Imported 3 files ("))
+        #expect(add.stderr.contains("Failed 1 file:\n  \(src)/empty.bin: empty file\n"))
+        let again = try cli.run(["add", "--password-stdin", src + "/a.png"], stdin: "pw\n")
+        #expect(again.code == 0 && again.stdout.contains("Skipped 1 duplicate already in the vault:\n  \(src)/a.png"))
+
+        let listed = try items(cli)
+        #expect(listed.count == 3)
+        for key in ["id", "name", "kind", "size", "taken_at", "folder"] {
+            #expect(listed.allSatisfy { $0.keys.contains(key) }, "key \(key)")
+        }
+        let png = listed.first { $0["name"] as? String == "a.png" }!
+        #expect(png["kind"] as? String == "photo" && png["width"] as? Int == 64)
+        let id = png["id"] as! String
+
+        let get = try cli.run(["get", "--password-stdin", String(id.prefix(8)), "-o", cli.root + "/out.png"], stdin: "pw\n")
+        #expect(get.code == 0)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: cli.root + "/out.png")) == Data(contentsOf: URL(fileURLWithPath: src + "/a.png")))
+        let exists = try cli.run(["get", "--password-stdin", id, "-o", cli.root + "/out.png"], stdin: "pw\n")
+        #expect(exists.code == 1 && exists.stderr.contains("already exists"))
+        let notes = listed.first { $0["name"] as? String == "notes.txt" }!["id"] as! String
+        #expect(try cli.run(["cat", "--password-stdin", notes], stdin: "pw\n").stdout == "plain notes")
+
+        // A protected folder: its password is the second line.
+        #expect(try cli.run(["folder", "create", "--password-stdin", "--protect", "Secret"], stdin: "pw\nfolderpw\n").code == 0)
+        #expect(try cli.run(["folder", "create", "--password-stdin", "Trips/2024"], stdin: "pw\n").code == 1)
+        #expect(try cli.run(["folder", "create", "--password-stdin", "Trips"], stdin: "pw\n").code == 0)
+        let moved = try cli.run(["mv", "--password-stdin", id, "--folder", "Secret"], stdin: "pw\nfolderpw\n")
+        #expect(moved.code == 0, "\(moved.stderr)")
+        #expect(try items(cli).count == 2, "a locked folder's items are not listed")
+        let secretItems = try items(cli, "pw\nfolderpw\n", folder: ["--folder", "Secret"])
+        #expect(secretItems.map { $0["name"] as? String } == ["a.png"])
+        #expect(try cli.run(["ls", "--password-stdin", "--folder", "Secret"], stdin: "pw\nwrong\n").stderr == "obscura: error: wrong folder password\n")
+        #expect(try cli.run(["get", "--password-stdin", id, "-o", cli.root + "/x"], stdin: "pw\n").code == 1)
+        #expect(try cli.run(["get", "--password-stdin", "--folder", "Secret", id, "-o", cli.root + "/x"], stdin: "pw\nfolderpw\n").code == 0)
+
+        let folders = try cli.run(["folder", "ls", "--password-stdin"], stdin: "pw\n")
+        #expect(folders.stdout == "Secret  (protected)  1 item\nTrips  0 items\n")
+        #expect(try cli.run(["folder", "rm", "--password-stdin", "Secret"], stdin: "pw\n").code == 1)
+        #expect(try cli.run(["folder", "rm", "--password-stdin", "Trips"], stdin: "pw\n").code == 0)
+
+        let verify = try cli.run(["verify", "--password-stdin"], stdin: "pw\n")
+        #expect(verify.code == 0)
+        #expect(verify.stdout == "Verified 2 items; 0 problems.\n1 items in locked protected folders were not checked.\n")
+
+        #expect(try cli.run(["rm", "--password-stdin", notes], stdin: "pw\n").stdout == "Deleted 1 item.\n")
+        #expect(try items(cli).count == 1)
+        let media = try cli.files("media")
+        #expect(media.count == 4, "two items with a thumbnail each: \(media)")
+    }
+}
