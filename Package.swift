@@ -52,8 +52,10 @@ let package = Package(
         .executableTarget(name: "obscura-bench", dependencies: ["ObscuraKit"]),
         .executableTarget(name: "obscura-vectors", dependencies: ["ObscuraKit"]),
         .testTarget(name: "ObscuraCryptoTests", dependencies: ["ObscuraCrypto"]),
-        .testTarget(name: "ObscuraImagingTests", dependencies: ["ObscuraImaging"]),
-        .testTarget(name: "ObscuraKitTests", dependencies: ["ObscuraKit", "ObscuraImaging"]),
-        .testTarget(name: "ObscuraCLITests", dependencies: ["ObscuraCLI", "ObscuraKit"]),
+        // Test media made at run time, shared by the test targets.
+        .target(name: "ObscuraTestSupport", dependencies: ["ObscuraImaging"], path: "Tests/ObscuraTestSupport"),
+        .testTarget(name: "ObscuraImagingTests", dependencies: ["ObscuraImaging", "ObscuraTestSupport"]),
+        .testTarget(name: "ObscuraKitTests", dependencies: ["ObscuraKit", "ObscuraTestSupport"]),
+        .testTarget(name: "ObscuraCLITests", dependencies: ["ObscuraCLI", "ObscuraKit", "ObscuraTestSupport"]),
     ]
 )

@@ -1,4 +1,5 @@
 import Foundation
+import ObscuraTestSupport
 import Testing
 
 /// The media commands end to end, through the binary, with the real 600,000 rounds.
@@ -6,12 +7,8 @@ import Testing
     func makeSources(_ cli: CLIRunner) throws -> String {
         let dir = cli.root + "/src"
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        for (name, size) in [("a.png", "64x48"), ("b.png", "48x64")] {
-            let p = Process()
-            p.executableURL = URL(fileURLWithPath: "/usr/bin/convert")
-            p.arguments = ["-size", size, "gradient:red-blue", dir + "/" + name]
-            try p.run()
-            p.waitUntilExit()
+        for (name, width, height) in [("a.png", 64, 48), ("b.png", 48, 64)] {
+            try Data(TestImages.image("png", width: width, height: height)).write(to: URL(fileURLWithPath: dir + "/" + name))
         }
         try Data("plain notes".utf8).write(to: URL(fileURLWithPath: dir + "/notes.txt"))
         try Data().write(to: URL(fileURLWithPath: dir + "/empty.bin"))

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import ObscuraTestSupport
 import Testing
 @testable import ObscuraImaging
 

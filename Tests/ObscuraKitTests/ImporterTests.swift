@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import ObscuraCrypto
+import ObscuraTestSupport
 import Testing
 @testable import ObscuraKit
 

@@ -14,9 +14,8 @@ enum ChunkedFileWriter {
         to path: String, cipher: ChunkCipher, source: Source, progress: ((Int) -> Void)? = nil
     ) throws -> [UInt8] {
         let header = cipher.header
-        let fd = try FileIO.openOrThrow(path, O_WRONLY | O_CREAT | O_EXCL, 0o600)
         var hasher = SHA256Stream()
-        do {
+        try FileIO.createDurably(path) { fd in
             try FileIO.writeAll(fd, header.encoded(), path: path)
             var buffer = [UInt8](repeating: 0, count: header.chunkSize)
             var sealed = [UInt8](repeating: 0, count: header.chunkSize + header.chunkOverhead)
@@ -42,12 +41,6 @@ enum ChunkedFileWriter {
             var probe: UInt8 = 0
             let extra = try withUnsafeMutableBytes(of: &probe) { try source($0) }
             guard extra == 0 else { throw StreamError.sizeMismatch(expected: header.totalSize, actual: total + 1) }
-            guard fsync(fd) == 0 else { throw StorageError.io(path, errno) }
-            close(fd)
-        } catch {
-            close(fd)
-            unlink(path)
-            throw error
         }
         return hasher.finalize()
     }

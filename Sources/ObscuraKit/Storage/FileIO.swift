@@ -43,9 +43,17 @@ enum FileIO {
     /// Creates `path` exclusively (mode 0600), writes `parts` in order, fsyncs and closes.
     /// On failure the partial file is removed.
     static func createDurably(_ path: String, parts: [[UInt8]]) throws {
+        try createDurably(path) { fd in
+            for part in parts { try writeAll(fd, part, path: path) }
+        }
+    }
+
+    /// Creates `path` exclusively (mode 0600), lets `write` fill it through the
+    /// descriptor, fsyncs and closes. On failure the partial file is removed.
+    static func createDurably(_ path: String, write: (Int32) throws -> Void) throws {
         let fd = try openOrThrow(path, O_WRONLY | O_CREAT | O_EXCL, 0o600)
         do {
-            for part in parts { try writeAll(fd, part, path: path) }
+            try write(fd)
             guard fsync(fd) == 0 else { throw StorageError.io(path, errno) }
             close(fd)
         } catch {

@@ -1,41 +1,31 @@
 import Foundation
-@testable import ObscuraImaging
+import ObscuraImaging
 
 /// Test images made at run time with ImageMagick and ffmpeg (installed by scripts/setup),
 /// with EXIF written here byte by byte.
-enum TestImages {
+public enum TestImages {
+    /// ImageMagick; /usr/local/bin/convert on these machines is something else.
     static let convert = "/usr/bin/convert"
 
-    /// Output of a tool.
     static func run(_ tool: String, _ arguments: [String]) throws -> [UInt8] {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: tool)
-        p.arguments = arguments
-        let out = Pipe()
-        p.standardOutput = out
-        p.standardError = FileHandle.nullDevice
-        try p.run()
-        let data = Video.readAll(out.fileHandleForReading.fileDescriptor)
-        p.waitUntilExit()
-        guard p.terminationStatus == 0 else { throw CocoaError(.fileReadUnknown) }
-        return data
+        try ExternalTool.run(tool, arguments)
     }
 
     /// An image of `width`×`height` in `format` ("jpg", "png", "webp", "gif", "tif", "heic").
-    static func image(_ format: String, width: Int, height: Int) throws -> [UInt8] {
+    public static func image(_ format: String, width: Int, height: Int) throws -> [UInt8] {
         try run(convert, ["-size", "\(width)x\(height)", "gradient:red-blue", "\(format):-"])
     }
 
     /// A JPEG with an EXIF block carrying `orientation` and DateTimeOriginal `date`
     /// ("YYYY:MM:DD HH:MM:SS").
-    static func cameraJPEG(width: Int, height: Int, date: String, orientation: UInt16) throws -> [UInt8] {
+    public static func cameraJPEG(width: Int, height: Int, date: String, orientation: UInt16) throws -> [UInt8] {
         let jpeg = try image("jpg", width: width, height: height)
         return Array(jpeg[0..<2]) + exifSegment(date: date, orientation: orientation) + Array(jpeg[2...])
     }
 
     /// APP1 "Exif" segment: little-endian TIFF, IFD0 {Orientation, ExifIFD pointer},
     /// Exif IFD {DateTimeOriginal}.
-    static func exifSegment(date: String, orientation: UInt16) -> [UInt8] {
+    public static func exifSegment(date: String, orientation: UInt16) -> [UInt8] {
         var tiff: [UInt8] = [0x49, 0x49, 0x2A, 0x00, 0x08, 0x00, 0x00, 0x00]
         func u16(_ v: UInt16) { tiff += [UInt8(v & 0xFF), UInt8(v >> 8)] }
         func u32(_ v: UInt32) { tiff += (0..<4).map { UInt8((v >> (8 * $0)) & 0xFF) } }
@@ -53,7 +43,7 @@ enum TestImages {
     }
 
     /// A short MP4 made by ffmpeg in `directory`.
-    static func video(in directory: String, seconds: Int = 2) throws -> String {
+    public static func video(in directory: String, seconds: Int = 2) throws -> String {
         let path = directory + "/clip.mp4"
         _ = try run("/usr/bin/ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc=duration=\(seconds):size=320x240:rate=10",
                                         "-pix_fmt", "yuv420p", "-y", path])
