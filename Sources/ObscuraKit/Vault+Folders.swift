@@ -101,7 +101,9 @@ extension Vault {
     }
 
     /// Zeroes and forgets every folder key (at lock, and when the gallery tab is hidden).
+    /// Cached previews go too, since some may show protected items.
     public func lockFolders() {
+        previews.clear()
         stateLock.withLock {
             for key in folderKeys.values { key.zeroize() }
             folderKeys.removeAll()

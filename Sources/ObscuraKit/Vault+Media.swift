@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import ObscuraCrypto
+import ObscuraImaging
 
 /// Sealed originals and thumbnails in the media pool, and the catalog rows that name them.
 extension Vault {
@@ -91,6 +92,21 @@ extension Vault {
     /// Writes the item's whole original to `sink`, one chunk at a time.
     public func export(_ item: ItemRecord, to sink: ([UInt8]) throws -> Void) throws {
         try originalReader(item).forEachChunk(sink)
+    }
+
+    /// A viewer preview (JPEG, longest side ``Imaging/previewSize``), made on demand and
+    /// kept in the session's ``PreviewCache``. Videos and other files use their thumbnail.
+    public func preview(_ item: ItemRecord) throws -> [UInt8]? {
+        try requireUnlocked()
+        if let cached = previews.get(item.id) { return cached }
+        guard item.kind == .photo, item.size <= Self.maximumPhotoFileSize else { return try thumbnail(item) }
+        var original = [UInt8]()
+        original.reserveCapacity(Int(item.size))
+        try export(item) { original += $0 }
+        defer { original.withUnsafeMutableBytes { secureZero($0.baseAddress!, $0.count) } }
+        let preview = try original.withUnsafeBytes { try Imaging.thumbnail($0, maxSide: Imaging.previewSize) }
+        previews.put(item.id, preview)
+        return preview
     }
 
     /// The item's thumbnail (JPEG), or nil when it has none.

@@ -23,6 +23,8 @@ public final class Vault: @unchecked Sendable {
     var reservedPrefixes: Set<[UInt8]> = []
     /// Guards `folderKeys` and `reservedPrefixes` during parallel imports.
     let stateLock = NSLock()
+    /// Viewer previews of this session, cleared at lock.
+    public let previews = PreviewCache()
 
     init(directory: VaultDirectory, slotName: String, header: SlotHeader, key: SecureBytes, catalog: Catalog) {
         self.directory = directory
@@ -64,10 +66,12 @@ public final class Vault: @unchecked Sendable {
         header = try SlotHeader.decode(contents)
     }
 
-    /// Zeroes the MEK and every folder key, and closes the catalog.
+    /// Zeroes the MEK, every folder key and the preview cache's key, empties the cache,
+    /// and closes the catalog.
     public func lock() {
         guard !isLocked else { return }
         lockFolders()
+        previews.clear()
         key.zeroize()
         catalog.close()
         isLocked = true

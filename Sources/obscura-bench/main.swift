@@ -1,4 +1,6 @@
-// obscura-bench: prints, from one run, the unlock figures recorded in docs/BENCHMARKS.md.
+// obscura-bench: prints, from one run, the figures recorded in docs/BENCHMARKS.md.
+// `obscura-bench` (unlock) is described below; `obscura-bench media` measures chunked
+// sealing against `openssl speed` and photo import against vipsthumbnail and ImageMagick.
 //
 // One PBKDF2-HMAC-SHA256 derivation at the production 600,000 rounds (in process, and
 // `openssl kdf` as the reference tool), then the full fixed sweep over a 10-slot vault
@@ -9,12 +11,15 @@ import Foundation
 import ObscuraCrypto
 import ObscuraKit
 
-let mode = CommandLine.arguments.dropFirst().first ?? "all"
-if mode == "seal" {
-    print("-- default allocator settings")
+// Modes: `unlock` (default), `media [PHOTO_DIR]` (seal throughput and photo import).
+let mode = CommandLine.arguments.dropFirst().first ?? "unlock"
+if mode == "media" {
+    print("-- chunked seal, default allocator settings")
     try SealBench.run()
-    print("-- after MemoryTuning.keepLargeBuffersOnHeap() (what obscura does): \(MemoryTuning.keepLargeBuffersOnHeap())")
+    print("-- chunked seal after MemoryTuning.keepLargeBuffersOnHeap() (what obscura does): \(MemoryTuning.keepLargeBuffersOnHeap())")
     try SealBench.run()
+    print("--")
+    try ImportBench.run(photos: CommandLine.arguments.dropFirst(2).first)
     exit(0)
 }
 

@@ -41,7 +41,11 @@ public final class VaultDirectory {
             throw VaultError.inUse(path)
         }
         store = SlotStore(path: path + "/data", random: random)
-        if isInitialized { try? store.sweepTemporaries() }
+        if isInitialized {
+            try? store.sweepTemporaries()
+            MediaPool(path: path + "/media").sweepTemporaries()
+        }
+        PreviewCache.sweepLeftovers()
     }
 
     deinit {
