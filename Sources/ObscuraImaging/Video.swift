@@ -16,40 +16,43 @@ public enum Video {
         return (duration, video?["width"] as? Int, video?["height"] as? Int)
     }
 
-    /// A JPEG poster frame, one second in (or the first frame of a shorter video), scaled
-    /// to `maxSide` by ``Imaging/thumbnail(_:maxSide:pixelLimit:)``.
+    /// A JPEG poster frame, one second in (or the first frame of a shorter video), whose
+    /// longest side is `maxSide`.
     ///
     /// `ffmpegthumbnailer` (libavcodec without ffmpeg's filter and device libraries) is
-    /// tried first: it needs the least memory, and the poster dominates the memory of a
-    /// video import (docs/BENCHMARKS.md). ffmpeg is the fallback, asked to do as little
-    /// as it can: one decoder thread, key frames only, no probing beyond the container
-    /// header, a frame already scaled down; then, if that finds nothing, full probing.
+    /// tried first and its JPEG used as it is: the poster dominates the memory of a video
+    /// import, and this way libvips is not even started (docs/BENCHMARKS.md). ffmpeg is
+    /// the fallback, asked to do as little as it can (one decoder thread, key frames only,
+    /// no probing beyond the container header, a frame already scaled down), then with
+    /// full probing; its frame is scaled by ``Imaging/thumbnail(_:maxSide:pixelLimit:)``.
     public static func poster(path: String, maxSide: Int = Imaging.thumbnailSize) throws -> [UInt8] {
-        let size = "\(2 * maxSide)"
-        var attempts: [(tool: String, arguments: [String])] = [
-            ("ffmpegthumbnailer", ["-i", path, "-o", "-", "-c", "jpeg", "-s", size, "-t", "00:00:01"]),
-            ("ffmpegthumbnailer", ["-i", path, "-o", "-", "-c", "jpeg", "-s", size, "-t", "0%"]),
-        ]
-        let lean = ["-threads", "1", "-skip_frame", "nokey", "-probesize", "32", "-analyzeduration", "0"]
-        for (options, seek) in [(lean, "1"), (lean, "0"), ([], "0")] {
-            attempts.append(("ffmpeg", ["-v", "error", "-nostdin"] + options + [
-                "-ss", seek, "-i", path, "-an", "-sn", "-dn", "-frames:v", "1",
-                "-vf", "scale='min(\(size),iw)':-2", "-threads", "1", "-filter_threads", "1",
-                "-f", "image2pipe", "-vcodec", "mjpeg", "-",
-            ]))
-        }
         var missing = Set<String>()
-        for attempt in attempts where !missing.contains(attempt.tool) {
+        for seek in ["00:00:01", "0%"] where !missing.contains("ffmpegthumbnailer") {
             do {
-                let frame = try ExternalTool.run(attempt.tool, attempt.arguments)
-                if !frame.isEmpty { return try frame.withUnsafeBytes { try Imaging.thumbnail($0, maxSide: maxSide) } }
+                let jpeg = try ExternalTool.run(
+                    "ffmpegthumbnailer", ["-i", path, "-o", "-", "-c", "jpeg", "-s", "\(maxSide)", "-t", seek])
+                if jpeg.starts(with: [0xFF, 0xD8]) { return jpeg }
             } catch ImagingError.toolMissing {
-                missing.insert(attempt.tool)
+                missing.insert("ffmpegthumbnailer")
             } catch {
                 continue
             }
         }
-        if missing.contains("ffmpeg") { throw ImagingError.toolMissing("ffmpeg") }
+        let lean = ["-threads", "1", "-skip_frame", "nokey", "-probesize", "32", "-analyzeduration", "0"]
+        for (options, seek) in [(lean, "1"), (lean, "0"), ([], "0")] {
+            do {
+                let frame = try ExternalTool.run("ffmpeg", ["-v", "error", "-nostdin"] + options + [
+                    "-ss", seek, "-i", path, "-an", "-sn", "-dn", "-frames:v", "1",
+                    "-vf", "scale='min(\(2 * maxSide),iw)':-2", "-threads", "1", "-filter_threads", "1",
+                    "-f", "image2pipe", "-vcodec", "mjpeg", "-",
+                ])
+                if !frame.isEmpty { return try frame.withUnsafeBytes { try Imaging.thumbnail($0, maxSide: maxSide) } }
+            } catch ImagingError.toolMissing {
+                throw ImagingError.toolMissing("ffmpeg")
+            } catch {
+                continue
+            }
+        }
         throw ImagingError.toolFailed("no video frame could be decoded")
     }
 }

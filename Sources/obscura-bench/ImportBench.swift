@@ -15,6 +15,7 @@ enum ImportBench {
             try shell("/usr/bin/python3", [script, "20", photos])
         }
         let files = try FileManager.default.contentsOfDirectory(atPath: photos).filter { $0.hasSuffix(".jpg") }.sorted()
+        let paths = files.map { photos + "/" + $0 }
         let cores = ProcessInfo.processInfo.activeProcessorCount
         print("photo import: \(files.count) JPEGs from \(photos), \(cores) cores, best of 2")
 
@@ -26,11 +27,10 @@ enum ImportBench {
             try directory.initialize(iterations: 1000)
             let vault = try directory.createVault(password: SecureBytes(copying: Array("bench".utf8)), iterations: 1000)
             obscura = min(obscura, try seconds {
-                let report = try vault.importFiles([photos])
+                let report = try vault.importFiles(paths)
                 precondition(report.imported.count == files.count, "import failed: \(report.failures)")
             })
         }
-        let paths = files.map { photos + "/" + $0 }
         try FileManager.default.createDirectory(atPath: work + "/vips", withIntermediateDirectories: true)
         try FileManager.default.createDirectory(atPath: work + "/magick", withIntermediateDirectories: true)
         let vips = try (0..<2).map { _ in
