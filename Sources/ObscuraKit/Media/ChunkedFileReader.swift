@@ -8,24 +8,31 @@ final class ChunkedFileReader {
     let header: ChunkedHeader
     private let cipher: ChunkCipher
     private let fd: Int32
+    /// Where the chunked header starts (after an outer format's own header).
+    let offset: UInt64
     /// Number of chunks decrypted so far (tests check range reads touch at most two).
     private(set) var chunksDecrypted = 0
+    /// Bytes read from the file so far.
+    private(set) var bytesRead = 0
 
-    /// Opens `path`, checks its header and that its size matches the header exactly.
-    /// `makeCipher` builds the cipher for the header (keys depend on its flags).
-    init(path: String, makeCipher: (ChunkedHeader) throws -> ChunkCipher) throws {
+    /// Opens `path`, checks the chunked header at `offset` and that the file ends exactly
+    /// where the header says. `makeCipher` builds the cipher for the header (keys depend
+    /// on its flags).
+    init(path: String, offset: UInt64 = 0, makeCipher: (ChunkedHeader) throws -> ChunkCipher) throws {
         self.path = path
+        self.offset = offset
         let fd = try FileIO.openForReading(path)
         self.fd = fd
         do {
             var headerBytes = [UInt8](repeating: 0, count: ChunkedFormat.headerSize)
-            let n = headerBytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress!, $0.count, 0) }
+            let n = headerBytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress!, $0.count, off_t(offset)) }
             guard n == ChunkedFormat.headerSize else { throw StreamError.truncated }
+            bytesRead += n
             header = try ChunkedHeader.decode(headerBytes)
             var st = stat()
             guard fstat(fd, &st) == 0 else { throw StorageError.io(path, errno) }
-            if UInt64(st.st_size) < header.fileSize { throw StreamError.truncated }
-            if UInt64(st.st_size) > header.fileSize { throw StreamError.trailingData }
+            if UInt64(st.st_size) < offset + header.fileSize { throw StreamError.truncated }
+            if UInt64(st.st_size) > offset + header.fileSize { throw StreamError.trailingData }
             cipher = try makeCipher(header)
         } catch {
             close(fd)
@@ -43,13 +50,14 @@ final class ChunkedFileReader {
         let length = header.plaintextLength(ofChunk: index) + header.chunkOverhead
         var sealed = [UInt8](repeating: 0, count: length)
         var done = 0
-        let offset = header.fileOffset(ofChunk: index)
+        let position = offset + header.fileOffset(ofChunk: index)
         while done < length {
-            let n = sealed.withUnsafeMutableBytes { pread(fd, $0.baseAddress! + done, length - done, off_t(offset) + off_t(done)) }
+            let n = sealed.withUnsafeMutableBytes { pread(fd, $0.baseAddress! + done, length - done, off_t(position) + off_t(done)) }
             if n < 0 { if errno == EINTR { continue }; throw StorageError.io(path, errno) }
             if n == 0 { throw StreamError.truncated }
             done += n
         }
+        bytesRead += length
         chunksDecrypted += 1
         return try cipher.open(sealed, index: index)
     }

@@ -9,14 +9,15 @@ enum ChunkedFileWriter {
     typealias Source = (UnsafeMutableRawBufferPointer) throws -> Int
 
     /// Seals everything `source` yields into a new file at `path` (created exclusively,
-    /// fsynced). Returns SHA-256 of the plaintext. On failure the file is removed.
+    /// fsynced), after `prefix` (an outer format's own header, written as is). Returns
+    /// SHA-256 of the plaintext. On failure the file is removed.
     static func write(
-        to path: String, cipher: ChunkCipher, source: Source, progress: ((Int) -> Void)? = nil
+        to path: String, prefix: [UInt8] = [], cipher: ChunkCipher, source: Source, progress: ((Int) -> Void)? = nil
     ) throws -> [UInt8] {
         let header = cipher.header
         var hasher = SHA256Stream()
         try FileIO.createDurably(path) { fd in
-            try FileIO.writeAll(fd, header.encoded(), path: path)
+            try FileIO.writeAll(fd, prefix + header.encoded(), path: path)
             var buffer = [UInt8](repeating: 0, count: header.chunkSize)
             var sealed = [UInt8](repeating: 0, count: header.chunkSize + header.chunkOverhead)
             defer { buffer.withUnsafeMutableBytes { secureZero($0.baseAddress!, $0.count) } }

@@ -1,0 +1,65 @@
+import ArgumentParser
+import Foundation
+import ObscuraCrypto
+import ObscuraKit
+
+/// `obscura export -o FILE`: writes the vault to an `.obscura` file.
+struct ExportCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "export", abstract: "Export the vault to an .obscura file protected by an export password.")
+
+    @OptionGroup var global: GlobalOptions
+    @OptionGroup var passwords: PasswordOptions
+
+    @Option(name: .shortAndLong, help: ArgumentHelp("Output file (must not exist).", valueName: "file"))
+    var output: String
+
+    @Flag(help: "Generate a 20-character export password and print it once.")
+    var generatePassword = false
+
+    func run() throws {
+        let session = try VaultSession(global: global, passwords: passwords)
+        let password: SecureBytes
+        if generatePassword {
+            password = ExportFormat.generatePassword()
+            var line = Array("Export password (shown once; keep it apart from the file): ".utf8)
+            password.withUnsafeBytes { line += $0 }
+            line.append(UInt8(ascii: "\n"))
+            FileHandle.standardOutput.write(Data(line))
+            line.withUnsafeMutableBytes { secureZero($0.baseAddress!, $0.count) }
+        } else {
+            password = try passwords.new("New export password: ")
+        }
+        let bar = ProgressBar()
+        try session.vault.exportVault(to: output, password: password) { done, total in
+            bar.update(label: "Exporting", done: Int64(done), total: Int64(total),
+                       detail: "\(Format.bytes(Int64(done))) of \(Format.bytes(Int64(total)))")
+        }
+        bar.finish()
+        print("Exported \(try session.vault.catalog.counts().items) items to \(output).")
+    }
+}
+
+/// `obscura import FILE`: places an exported vault into a free decoy slot.
+struct ImportCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "import", abstract: "Import an .obscura export into a free slot; it opens with its original password.")
+
+    @OptionGroup var global: GlobalOptions
+    @OptionGroup var passwords: PasswordOptions
+
+    @Argument(help: "The .obscura file.")
+    var file: String
+
+    func run() throws {
+        let directory = try global.openDirectory()
+        let password = try passwords.existing("Export password: ")
+        let bar = ProgressBar()
+        let items = try directory.importVault(from: file, password: password) { done, total in
+            bar.update(label: "Importing", done: Int64(done), total: Int64(total),
+                       detail: "\(Format.bytes(Int64(done))) of \(Format.bytes(Int64(total)))")
+        }
+        bar.finish()
+        print("Imported a vault with \(items) item\(items == 1 ? "" : "s"). It opens with its original vault password.")
+    }
+}

@@ -1,0 +1,60 @@
+import Foundation
+import ObscuraCrypto
+
+/// An `.obscura` export being read (docs/FORMAT.md §7). ``open(password:)`` checks the
+/// password against the header's verification tag before a single payload byte is read.
+public final class ExportFile {
+    /// The export's path.
+    public let path: String
+    let header: [UInt8]
+    let iterations: Int
+    let salt: [UInt8]
+    /// Bytes read from the file so far (tests check a wrong password reads only the header).
+    public var bytesRead: Int { header.count + (payload?.bytesRead ?? 0) }
+    private(set) var payload: ChunkedFileReader?
+
+    /// Reads and checks the 64-byte header.
+    public init(path: String) throws {
+        self.path = path
+        header = try FileIO.read(path, limit: ExportFormat.headerSize)
+        guard header.count == ExportFormat.headerSize else { throw ExportError.notAnExport("shorter than its header") }
+        guard Array(header[0..<4]) == ExportFormat.magic else { throw ExportError.notAnExport("unknown magic") }
+        guard header.readBigEndian(UInt16.self, at: 4) == ExportFormat.version,
+              header.readBigEndian(UInt16.self, at: 6) == 0
+        else { throw ExportError.notAnExport("unsupported version") }
+        iterations = Int(header.readBigEndian(UInt32.self, at: 8))
+        guard (1...PasswordKDF.maximumIterations).contains(iterations) else {
+            throw ExportError.notAnExport("iteration count out of range")
+        }
+        salt = Array(header[12..<ExportFormat.tagOffset])
+    }
+
+    /// Derives the export KEK from `password` and compares the verification tag in
+    /// constant time; only then opens the payload. Throws ``ExportError/wrongPassword``.
+    @discardableResult
+    public func open(password: SecureBytes) throws -> PayloadReader {
+        let kek = try PasswordKDF.deriveKey(
+            password: ExportFormat.canonicalPassword(password), salt: salt, iterations: iterations)
+        let prefix = Array(header[0..<ExportFormat.tagOffset])
+        let expected = try ExportFormat.verificationTag(kek: kek, headerPrefix: prefix)
+        guard ConstantTime.equals(expected, header[ExportFormat.tagOffset..<ExportFormat.prefixOffset]) else {
+            throw ExportError.wrongPassword
+        }
+        let noncePrefix = Array(header[ExportFormat.prefixOffset..<ExportFormat.headerSize])
+        let context = header
+        do {
+            let reader = try ChunkedFileReader(path: path, offset: UInt64(ExportFormat.headerSize)) { chunked in
+                guard chunked.noncePrefix == noncePrefix, !chunked.isFolderProtected else {
+                    throw ExportError.damaged("payload header does not match the export header")
+                }
+                return try ChunkCipher(header: chunked, key: kek, outerKey: nil, context: context)
+            }
+            payload = reader
+            return PayloadReader(reader)
+        } catch let error as ExportError {
+            throw error
+        } catch {
+            throw ExportError.damaged("\(error)")
+        }
+    }
+}

@@ -1,0 +1,132 @@
+import Foundation
+import ObscuraCrypto
+
+/// The `.obscura` export file (docs/FORMAT.md §7): a 64-byte plaintext header, then a
+/// chunked payload (§6) sealed under the export KEK.
+public enum ExportFormat {
+    /// §7.1: "OBSX".
+    public static let magic: [UInt8] = [0x4F, 0x42, 0x53, 0x58]
+    /// §7.1: format version.
+    public static let version: UInt16 = 1
+    /// §7.1: header size; the chunked payload header starts here.
+    public static let headerSize = 64
+    /// §7.1: offset of the 16-byte verification tag.
+    public static let tagOffset = 44
+    /// §7.1: offset of the 4-byte nonce prefix.
+    public static let prefixOffset = 60
+    /// §7.2: the text whose seal under the export KEK proves the password.
+    public static let verificationText = Array("OBSCURA_EXPORT_V1".utf8)
+    /// §7.2: the verification seal's nonce; payload prefixes are never all zero, so the
+    /// KEK never sees this nonce twice.
+    public static let verificationNonce = [UInt8](repeating: 0, count: AESGCM.nonceSize)
+    /// §7.3: payload chunk size, 1 MiB.
+    public static let chunkSize = 1 << 20
+    /// §7.4: record kinds in the payload's file section.
+    enum RecordKind: UInt8 { case end = 0, original = 1, thumbnail = 2 }
+    /// §7.5: characters of a generated export password (100 bits).
+    public static let generatedPasswordLength = 20
+
+    /// The export KEK's verification tag over header bytes [0, 44).
+    static func verificationTag(kek: SecureBytes, headerPrefix: [UInt8]) throws -> [UInt8] {
+        let sealed = try AESGCM.seal(
+            verificationText, key: kek, nonce: verificationNonce, authenticating: headerPrefix)
+        return Array(sealed.suffix(AESGCM.tagSize))
+    }
+
+    /// Header bytes [0, 44): magic, version, flags, iterations, salt.
+    static func headerPrefix(iterations: Int, salt: [UInt8]) -> [UInt8] {
+        var out = magic
+        out.appendBigEndian(version)
+        out.appendBigEndian(UInt16(0))
+        out.appendBigEndian(UInt32(iterations))
+        return out + salt
+    }
+
+    /// A random export password: 20 Crockford base32 symbols (100 bits), shown in groups
+    /// of five: 8FD93-EYWZR-GB7HX-QAVNS.
+    public static func generatePassword(using random: RandomSource = SystemRandom()) -> SecureBytes {
+        let out = SecureBytes(count: generatedPasswordLength + 3)
+        out.withUnsafeMutableBytes { bytes in
+            var n = 0
+            for i in 0..<generatedPasswordLength {
+                if i > 0 && i % 5 == 0 { bytes[n] = UInt8(ascii: "-"); n += 1 }
+                bytes[n] = Crockford32.alphabet[random.uniform(in: 0..<32)]
+                n += 1
+            }
+        }
+        return out
+    }
+
+    /// The bytes the KDF sees for a typed export password: a password that looks like a
+    /// generated one (20 Crockford symbols once dashes and spaces are dropped, read
+    /// leniently) becomes its canonical form, upper case without dashes; anything else is
+    /// used exactly as typed.
+    public static func canonicalPassword(_ typed: SecureBytes) -> SecureBytes {
+        typed.withUnsafeBytes { raw in
+            let symbols = raw.filter { $0 != UInt8(ascii: "-") && $0 != UInt8(ascii: " ") }
+            guard symbols.count == generatedPasswordLength else { return typed }
+            var canonical = [UInt8]()
+            for symbol in symbols {
+                guard let value = Crockford32.value(of: symbol) else { return typed }
+                canonical.append(Crockford32.alphabet[value])
+            }
+            defer { canonical.withUnsafeMutableBytes { secureZero($0.baseAddress!, $0.count) } }
+            return SecureBytes(copying: canonical)
+        }
+    }
+}
+
+/// The JSON manifest at the start of an export's payload (docs/FORMAT.md §7.3).
+struct ExportManifest: Codable {
+    struct Vault: Codable {
+        var iterations: Int
+        var salt: Data
+        var wrappedKey: Data
+    }
+    struct Folder: Codable {
+        var id: String
+        var parentId: String?
+        var name: String
+        var protected: Bool
+    }
+    struct Item: Codable {
+        var id: String
+        var kind: String
+        var name: String
+        var mimeType: String
+        var size: Int64
+        var takenAt: Double?
+        var folderId: String?
+        var mediaId: String
+        var thumbId: String?
+    }
+    var format: Int
+    var createdAt: Double
+    var vault: Vault
+    var folders: [Folder]
+    var items: [Item]
+}
+
+/// Errors of export and import.
+public enum ExportError: ObscuraError, Equatable {
+    /// The export password does not match the file.
+    case wrongPassword
+    /// The file is not an Obscura export this version reads.
+    case notAnExport(String)
+    /// The payload is damaged, truncated or altered.
+    case damaged(String)
+    /// The target directory already holds this vault.
+    case alreadyPresent
+    /// The output file exists.
+    case outputExists(String)
+
+    public var description: String {
+        switch self {
+        case .wrongPassword: return "wrong export password"
+        case let .notAnExport(why): return "not an Obscura export: \(why)"
+        case let .damaged(why): return "the export is damaged or was altered (\(why)); nothing was imported"
+        case .alreadyPresent: return "this vault is already in the target directory (same keys or media); nothing was imported"
+        case let .outputExists(path): return "\(path) already exists; not overwritten"
+        }
+    }
+}

@@ -1,0 +1,106 @@
+import Foundation
+import ObscuraCrypto
+
+extension VaultDirectory {
+    /// Largest manifest and slot an import accepts, so a damaged length cannot make it
+    /// allocate without bound before authentication catches the damage.
+    static let maximumManifestSize: UInt32 = 256 << 20
+    static let maximumSlotSize: UInt64 = 4 << 30
+
+    /// Imports an `.obscura` export into a free decoy slot of this directory. The vault
+    /// keeps its salt and wrapped MEK, so its original password opens it here.
+    ///
+    /// Every chunk of the payload is authenticated before anything becomes visible: media
+    /// is written to temporary names in the pool and renamed, and the slot written, only
+    /// once the last chunk has verified. On any failure the directory is left as it was.
+    ///
+    /// - Returns: the number of items imported.
+    @discardableResult
+    public func importVault(
+        from path: String, password: SecureBytes, progress: ((UInt64, UInt64) -> Void)? = nil
+    ) throws -> Int {
+        try requireInitialized()
+        let file = try ExportFile(path: path)
+        let payload = try file.open(password: password)
+        let total = file.payload?.size ?? 0
+        var temporaries = [(temporary: String, final: String)]()
+        do {
+            let manifestLength = try payload.integer(UInt32.self)
+            guard manifestLength <= Self.maximumManifestSize else { throw ExportError.damaged("manifest length") }
+            let decoder = JSONDecoder()
+            decoder.keyDecodingStrategy = .convertFromSnakeCase
+            let manifest = try decoder.decode(ExportManifest.self, from: Data(try payload.bytes(UInt64(manifestLength))))
+            let slotLength = try payload.integer(UInt64.self)
+            guard slotLength >= UInt64(SlotFormat.headerSize), slotLength <= Self.maximumSlotSize else {
+                throw ExportError.damaged("slot length")
+            }
+            let slot = try payload.bytes(slotLength)
+            let header = try SlotHeader.decode(slot)
+            guard header.salt == Array(manifest.vault.salt), header.wrappedKey == Array(manifest.vault.wrappedKey) else {
+                throw ExportError.damaged("manifest and slot disagree")
+            }
+            try refuseIfPresent(header: header, manifest: manifest)
+
+            // Media records, each to a temporary file in the pool.
+            var expected = Set(manifest.items.map(\.mediaId)).union(manifest.items.compactMap(\.thumbId))
+            while true {
+                let kind = try payload.integer(UInt8.self)
+                guard let record = ExportFormat.RecordKind(rawValue: kind) else { throw ExportError.damaged("record kind") }
+                if record == .end { break }
+                let id = UUID(uuid: try payload.bytes(16).withUnsafeBytes { $0.load(as: uuid_t.self) }).uuidString.lowercased()
+                guard expected.remove(id) != nil else { throw ExportError.damaged("unexpected file \(id)") }
+                let length = try payload.integer(UInt64.self)
+                let final = record == .original ? pool.dataPath(id) : pool.thumbPath(id)
+                let temporary = pool.temporaryPath()
+                temporaries.append((temporary, final))
+                try FileIO.createDurably(temporary) { fd in
+                    try payload.read(length) { piece in
+                        try piece.withUnsafeBytes { try FileIO.writeAll(fd, Array($0), path: temporary) }
+                        progress?(payload.consumed, total)
+                    }
+                }
+            }
+            guard expected.isEmpty else { throw ExportError.damaged("\(expected.count) files missing") }
+            guard payload.atEnd else { throw ExportError.damaged("trailing payload") }
+
+            // Everything verified: the final chunk (and its last-chunk mark) was read.
+            let credential = DeviceSecretStore.credential(from: try deviceSecrets.load())
+            let (names, headers) = try readHeaders()
+            let decoys = UnlockSweep.run(headers: headers, passwords: [credential])[0].keys.sorted()
+            guard !decoys.isEmpty else { throw VaultError.noFreeSlot }
+            let target = names[decoys[random.uniform(in: 0..<decoys.count)]]
+            var renamed = [String]()
+            do {
+                for entry in temporaries {
+                    try FileIO.rename(entry.temporary, entry.final)
+                    renamed.append(entry.final)
+                }
+                try pool.sync()
+                try store.commit(.init(replace: [target: slot]))
+            } catch {
+                for file in renamed { unlink(file) }
+                throw error
+            }
+            return manifest.items.count
+        } catch {
+            for entry in temporaries { unlink(entry.temporary) }
+            switch error {
+            case is ExportError, is VaultError, is StorageError: throw error
+            default: throw ExportError.damaged("\(error)")
+            }
+        }
+    }
+
+    /// Refuses an export of a vault this directory already holds: a slot with the same
+    /// salt and wrapped MEK, or any of its media files already in the pool.
+    private func refuseIfPresent(header: SlotHeader, manifest: ExportManifest) throws {
+        let (_, headers) = try readHeaders()
+        if headers.contains(where: { $0?.salt == header.salt && $0?.wrappedKey == header.wrappedKey }) {
+            throw ExportError.alreadyPresent
+        }
+        let ids = manifest.items.map(\.mediaId)
+        if ids.contains(where: { FileManager.default.fileExists(atPath: pool.dataPath($0)) }) {
+            throw ExportError.alreadyPresent
+        }
+    }
+}

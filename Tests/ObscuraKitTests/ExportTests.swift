@@ -1,0 +1,141 @@
+import Foundation
+import ObscuraCrypto
+import ObscuraTestSupport
+import Testing
+@testable import ObscuraKit
+
+@Suite struct ExportTests {
+    /// A source vault with a photo, a video, a text file and an item in a protected folder.
+    func sourceVault(_ root: TestRoot) throws -> Vault {
+        let vault = try root.initialized().createVault(password: pw("vault pw"), iterations: testIterations)
+        let src = root.path + "/src"
+        try FileManager.default.createDirectory(atPath: src, withIntermediateDirectories: true)
+        try Data(TestImages.cameraJPEG(width: 800, height: 600, date: "2022:02:02 12:00:00", orientation: 1))
+            .write(to: URL(fileURLWithPath: src + "/photo.jpg"))
+        _ = try TestImages.video(in: src)
+        try Data("notes".utf8).write(to: URL(fileURLWithPath: src + "/notes.txt"))
+        #expect(try vault.importFiles([src]).imported.count == 3)
+        let secret = try vault.createFolder("Secret", password: pw("folder pw"), iterations: testIterations)
+        try Data(TestImages.image("png", width: 64, height: 64)).write(to: URL(fileURLWithPath: root.path + "/hidden.png"))
+        #expect(try vault.importFiles([root.path + "/hidden.png"], into: secret).imported.count == 1)
+        vault.lockFolders()
+        return vault
+    }
+
+    /// Names, sizes, inodes and modification times of every file under a vault directory.
+    func listing(_ path: String) throws -> [String] {
+        try FileManager.default.subpathsOfDirectory(atPath: path).sorted().map { sub in
+            var st = stat()
+            _ = stat(path + "/" + sub, &st)
+            return "\(sub) \(st.st_size) \(st.st_ino) \(st.st_mtim.tv_sec).\(st.st_mtim.tv_nsec)"
+        }
+    }
+
+    @Test func roundTripIntoAnotherMachinesDirectory() throws {
+        let a = try TestRoot(), b = try TestRoot()
+        let source = try sourceVault(a)
+        let file = a.path + "/vault.obscura"
+        try source.exportVault(to: file, password: pw("export pw"), iterations: testIterations)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: a.path).filter { $0.contains("partial") }.isEmpty)
+
+        let target = try b.initialized()
+        #expect(try target.importVault(from: file, password: pw("export pw")) == 4)
+        #expect(try b.slotNames().count == 10 && target.decoyNames().count == 9)
+        let imported = try target.unlock(password: pw("vault pw"))
+        #expect(try imported.items().map(\.record) == source.items().map(\.record))
+        for view in try source.items() {
+            var original = [UInt8](), copy = [UInt8]()
+            try source.export(view.record) { original += $0 }
+            try imported.export(view.record) { copy += $0 }
+            #expect(original == copy && !copy.isEmpty)
+            #expect(try imported.thumbnail(view.record) == source.thumbnail(view.record))
+        }
+        let secret = try imported.folder(at: "Secret")
+        #expect(!imported.isOpen(secret))
+        #expect(throws: VaultError.wrongFolderPassword) { try imported.unlockFolder(secret, password: pw("export pw")) }
+        try imported.unlockFolder(secret, password: pw("folder pw"))
+        #expect(try imported.items(in: secret).map(\.record.name) == ["hidden.png"])
+        // The same vault twice is refused, and nothing changes.
+        let before = try listing(b.vaultPath)
+        #expect(throws: ExportError.alreadyPresent) { try target.importVault(from: file, password: pw("export pw")) }
+        #expect(try listing(b.vaultPath) == before)
+    }
+
+    @Test func wrongPasswordIsRejectedAfterReadingOnlyTheHeader() throws {
+        let a = try TestRoot()
+        let file = a.path + "/v.obscura"
+        try sourceVault(a).exportVault(to: file, password: pw("right"), iterations: testIterations)
+        let export = try ExportFile(path: file)
+        #expect(throws: ExportError.wrongPassword) { try export.open(password: pw("wrong")) }
+        #expect(export.bytesRead == ExportFormat.headerSize)
+        try export.open(password: pw("right"))
+        #expect(export.bytesRead == ExportFormat.headerSize + ChunkedFormat.headerSize)
+    }
+
+    @Test func everyFlippedByteAndEveryTruncationFailsAndChangesNothing() throws {
+        let a = try TestRoot(), b = try TestRoot()
+        let vault = try a.initialized().createVault(password: pw("v"), iterations: testIterations)
+        try vault.addRaw([1, 2, 3, 4, 5], name: "tiny", thumbnail: [9, 9])
+        let file = a.path + "/small.obscura"
+        // One PBKDF2 round: this test opens the export once per byte.
+        try vault.exportVault(to: file, password: pw("e"), iterations: 1)
+        let original = [UInt8](try Data(contentsOf: URL(fileURLWithPath: file)))
+        let target = try b.initialized()
+        let before = try listing(b.vaultPath)
+        let damaged = a.path + "/damaged.obscura"
+        var failures = 0
+        func attempt(_ bytes: [UInt8]) throws {
+            try Data(bytes).write(to: URL(fileURLWithPath: damaged))
+            do {
+                try target.importVault(from: damaged, password: pw("e"))
+            } catch {
+                failures += 1
+            }
+        }
+        for offset in original.indices {
+            var bytes = original
+            bytes[offset] ^= 0x01
+            try attempt(bytes)
+        }
+        #expect(failures == original.count, "every flipped byte fails")
+        failures = 0
+        let cuts = Array(stride(from: 0, to: original.count, by: 97)) + [original.count - 1, original.count - 16, 64, 88]
+        for cut in cuts { try attempt(Array(original.prefix(cut))) }
+        #expect(failures == cuts.count, "every truncation fails")
+        #expect(try listing(b.vaultPath) == before)
+        // And the intact file still imports.
+        #expect(try target.importVault(from: file, password: pw("e")) == 1)
+    }
+
+    @Test func generatedPasswordsAndLenientInput() {
+        let generated = ExportFormat.generatePassword()
+        let text = String(decoding: generated.withUnsafeBytes { Array($0) }, as: UTF8.self)
+        #expect(text.count == 23 && text.split(separator: "-").map(\.count) == [5, 5, 5, 5])
+        #expect(text.allSatisfy { "0123456789ABCDEFGHJKMNPQRSTVWXYZ-".contains($0) })
+        #expect(ExportFormat.generatePassword() != generated)
+        let canonical = ExportFormat.canonicalPassword(pw("8FD93-EYWZR-GB7HX-QAVNS"))
+        #expect(canonical == pw("8FD93EYWZRGB7HXQAVNS"))
+        #expect(ExportFormat.canonicalPassword(pw("8fd93 eywzr gb7hx qavns")) == canonical)
+        #expect(ExportFormat.canonicalPassword(pw("8FD93-EYWZR-GB7HX-QAVNS".replacingOccurrences(of: "1", with: "l"))) == canonical)
+        #expect(ExportFormat.canonicalPassword(pw("OIL00-00000-00000-00000")) == pw("01100000000000000000"))
+        // Anything else is used exactly as typed.
+        #expect(ExportFormat.canonicalPassword(pw("my own export password")) == pw("my own export password"))
+    }
+
+    @Test func exportNeverOverwritesAndLeavesNoPartialFile() throws {
+        let a = try TestRoot()
+        let vault = try a.initialized().createVault(password: pw("v"), iterations: testIterations)
+        let file = a.path + "/exists.obscura"
+        try Data([1]).write(to: URL(fileURLWithPath: file))
+        #expect(throws: ExportError.outputExists(file)) { try vault.exportVault(to: file, password: pw("e"), iterations: 1) }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: file)) == Data([1]))
+        // A write that fails half-way (here: a pool file vanished) leaves no file behind.
+        let item = try vault.addRaw(Array(repeating: 7, count: 3 << 20), name: "big")
+        try vault.addRaw([1], name: "small")
+        try FileManager.default.removeItem(atPath: vault.directory.pool.dataPath(item.mediaId))
+        #expect(throws: StorageError.self) {
+            try vault.exportVault(to: a.path + "/new.obscura", password: pw("e"), iterations: 1)
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: a.path).filter { $0.hasPrefix("new.obscura") }.isEmpty)
+    }
+}
