@@ -29,11 +29,12 @@ final class ChunkedFileReader {
             guard n == ChunkedFormat.headerSize else { throw StreamError.truncated }
             bytesRead += n
             header = try ChunkedHeader.decode(headerBytes)
+            // §6.2 order: header, keys (protection must match), size, then chunks.
+            cipher = try makeCipher(header)
             var st = stat()
             guard fstat(fd, &st) == 0 else { throw StorageError.io(path, errno) }
             if UInt64(st.st_size) < offset + header.fileSize { throw StreamError.truncated }
             if UInt64(st.st_size) > offset + header.fileSize { throw StreamError.trailingData }
-            cipher = try makeCipher(header)
         } catch {
             close(fd)
             throw error

@@ -124,7 +124,7 @@ public enum VectorSet {
         swapped.replaceSubrange((24 + 2 * chunk)..<(24 + 3 * chunk), with: plain[(24 + chunk)..<(24 + 2 * chunk)])
         add("chunks_swapped", "chunk failure", swapped, "chunks 1 and 2 exchanged: their nonces no longer match")
         add("prefix_flipped", "chunk failure", plain.with(9, plain[9] ^ 1), "the header is associated data of every chunk")
-        add("flag_set", "truncated", plain.with(7, 1), "claims folder protection: sizes no longer add up, before any chunk is tried")
+        add("flag_set", "failure", plain.with(7, 1), "claims folder protection it does not have: no folder key is given, so it is refused before its size or chunks are looked at")
         add("trailing_byte", "trailing data", plain + [0], "a byte after the last chunk")
         add("ciphertext_flipped", "chunk failure", plain.with(24 + chunk + 5, plain[24 + chunk + 5] ^ 0x80), "one bit of chunk 1")
 
