@@ -40,7 +40,7 @@ import Testing
     @Test func committedVectorsAreWhatTheGeneratorWrites() throws {
         let generated = try VectorSet.all()
         var committed = [String: [UInt8]]()
-        for kind in ["slot", "chunked"] {
+        for kind in ["slot", "chunked", "export"] {
             for name in try FileManager.default.contentsOfDirectory(atPath: Self.root + "/" + kind) {
                 committed[kind + "/" + name] = [UInt8](try Data(contentsOf: URL(fileURLWithPath: Self.root + "/" + kind + "/" + name)))
             }
@@ -111,5 +111,45 @@ import Testing
         let vectors = try Self.load("chunked")
         #expect(vectors.count >= 12)
         for v in vectors { #expect(Self.chunkedOutcome(v) == v.expect, "chunked/\(v.name)") }
+    }
+
+    /// The Swift export reader's outcome: password check, payload parse, then the photo
+    /// decrypted with the MEK that the vault password unwraps from the carried slot.
+    static func exportOutcome(_ v: Vector) -> String {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("vector-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        do {
+            try Data(v.body).write(to: URL(fileURLWithPath: path))
+            let payload = try ExportFile(path: path).open(password: SecureBytes(copying: Array(v.fields["password"]!.utf8)))
+            let manifestLength = try payload.integer(UInt32.self)
+            let manifest = try JSONSerialization.jsonObject(with: Data(try payload.bytes(UInt64(manifestLength)))) as! [String: Any]
+            let slot = try payload.bytes(try payload.integer(UInt64.self))
+            let header = try SlotHeader.decode(slot)
+            let mek = try SlotCodec.unwrapKey(header: header, password: SecureBytes(copying: Array(v.fields["vault_password"]!.utf8)))
+            guard try payload.integer(UInt8.self) == 1 else { return "damaged" }
+            let context = try payload.bytes(16)
+            let media = try payload.bytes(try payload.integer(UInt64.self))
+            guard try payload.integer(UInt8.self) == 0, payload.atEnd else { return "damaged" }
+            let chunked = try ChunkedHeader.decode(media)
+            let cipher = try ChunkCipher(header: chunked, key: mek, outerKey: nil, context: context)
+            var photo = [UInt8]()
+            for i in 0..<chunked.chunkCount {
+                let start = Int(chunked.fileOffset(ofChunk: i))
+                photo += try cipher.open(media[start..<(start + chunked.plaintextLength(ofChunk: i) + 16)], index: i)
+            }
+            let items = (manifest["items"] as? [Any])?.count ?? 0
+            return "\(items)" == v.fields["items"] && VectorSet.hex(SHA256Digest.hash(photo)) == v.fields["photo_sha256"]
+                ? "success" : "wrong plaintext"
+        } catch ExportError.wrongPassword {
+            return "wrong password"
+        } catch {
+            return "damaged"
+        }
+    }
+
+    @Test func exportVectors() throws {
+        let vectors = try Self.load("export")
+        #expect(vectors.count >= 8)
+        for v in vectors { #expect(Self.exportOutcome(v) == v.expect, "export/\(v.name)") }
     }
 }

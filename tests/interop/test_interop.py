@@ -107,3 +107,21 @@ def test_slot_vectors_up_to_the_key(name, fields, body):
     if fields["expect"] == "truncated" and len(body) >= reader.SLOT_HEADER_SIZE:
         expected = "opened"  # the header is whole; the catalog is what is cut
     assert outcome == expected, name
+
+
+@pytest.mark.parametrize("name,fields,body", list(vectors("export")), ids=lambda v: v if isinstance(v, str) else "")
+def test_export_vectors(name, fields, body, tmp_path):
+    """§7 vectors through this reader: password check, payload, then the photo."""
+    path = tmp_path / name
+    path.write_bytes(body)
+    try:
+        e = reader.Export(str(path), fields["password"])
+        mek = e.open_vault(fields["vault_password"])
+        photo = e.original(e.items[0], mek)
+        ok = len(e.items) == int(fields["items"]) and hashlib.sha256(photo).hexdigest() == fields["photo_sha256"]
+        outcome = "success" if ok else "wrong plaintext"
+    except reader.WrongPassword:
+        outcome = "wrong password"
+    except (reader.FormatError, ValueError, KeyError, IndexError):
+        outcome = "damaged"
+    assert outcome == fields["expect"], name

@@ -10,7 +10,7 @@ public enum VectorSet {
 
     /// Every vector file, by path relative to `testdata/`.
     public static func all() throws -> [String: [UInt8]] {
-        try slotVectors().merging(chunkedVectors()) { a, _ in a }
+        try slotVectors().merging(chunkedVectors()) { a, _ in a }.merging(exportVectors()) { a, _ in a }
     }
 
     /// One vector file: `key: value` lines, a blank line, the raw bytes.
@@ -135,6 +135,83 @@ public enum VectorSet {
         let protectedBlob = try SealedBlob.seal(thumbnail, key: mek, outerKey: folderKey, context: context, using: random)
         add("blob_protected", "success", protectedBlob, plain: thumbnail, folderKey: true, "inner sealed box sealed again under the folder key")
         return out
+    }
+}
+
+extension VectorSet {
+    // MARK: Export files (§7)
+
+    static func exportVectors() throws -> [String: [UInt8]] {
+        let random = SeededRandom(seed: "obscura export vectors v1")
+        let mek = SecureBytes(randomCount: 32, using: random)
+        let slot = try SlotCodec.seal(
+            password: SecureBytes(copying: Array("vault pw".utf8)), iterations: iterations, key: mek,
+            catalog: random.bytes(200), using: random)
+        let header = try SlotHeader.decode(slot)
+        let mediaId = "6f0d2a3e-8b1c-4d5e-9f60-718293a4b5c6"
+        let photo = random.bytes(5000)
+        let media = try seal(photo, key: mek, context: Vault.context(mediaId), prefix: random.bytes(4), chunkSize: 4096)
+        let manifest = ExportManifest(
+            format: 1, createdAt: 1_700_000_000,
+            vault: .init(iterations: iterations, salt: Data(header.salt), wrappedKey: Data(header.wrappedKey)),
+            folders: [],
+            items: [.init(id: "0a1b2c3d-4e5f-4061-8273-94a5b6c7d8e9", kind: "photo", name: "vector.jpg",
+                          mimeType: "image/jpeg", size: Int64(photo.count), takenAt: nil, folderId: nil,
+                          mediaId: mediaId, thumbId: nil)])
+        let encoder = JSONEncoder()
+        encoder.keyEncodingStrategy = .convertToSnakeCase
+        encoder.outputFormatting = .sortedKeys
+        let json = [UInt8](try encoder.encode(manifest))
+        var payload = [UInt8]()
+        payload.appendBigEndian(UInt32(json.count))
+        payload += json
+        payload.appendBigEndian(UInt64(slot.count))
+        payload += slot
+        payload += [ExportFormat.RecordKind.original.rawValue] + Vault.context(mediaId)
+        payload.appendBigEndian(UInt64(media.count))
+        payload += media + [ExportFormat.RecordKind.end.rawValue]
+
+        let password = "K3Y9Q-7ZTPM-2WX4N-8BCDR"
+        let salt = random.bytes(32)
+        let kek = try PasswordKDF.deriveKey(
+            password: ExportFormat.canonicalPassword(SecureBytes(copying: Array(password.utf8))), salt: salt,
+            iterations: iterations)
+        let headerPrefix = ExportFormat.headerPrefix(iterations: iterations, salt: salt)
+        let prefix: [UInt8] = [0x5A, 0x17, 0xC3, 0x08]
+        let exportHeader = headerPrefix + (try ExportFormat.verificationTag(kek: kek, headerPrefix: headerPrefix)) + prefix
+        let valid = exportHeader + (try seal(payload, key: kek, context: exportHeader, prefix: prefix, chunkSize: ExportFormat.chunkSize))
+
+        var out = [String: [UInt8]]()
+        func add(_ name: String, _ expect: String, _ bytes: [UInt8], password typed: String = password, _ comment: String) {
+            var fields = [("expect", expect), ("password", typed), ("vault_password", "vault pw")]
+            if expect == "success" {
+                fields += [("items", "1"), ("photo_sha256", hex(SHA256Digest.hash(photo)))]
+            }
+            fields.append(("comment", comment))
+            out["export/" + name] = file(fields, bytes)
+        }
+        add("valid", "success", valid, "one item; the generated password as printed, with dashes")
+        add("valid_lenient_password", "success", valid, password: "k3y9q 7ztpm 2wx4n 8bcdr",
+            "the same file: lower case and spaces read as the canonical password")
+        add("wrong_password", "wrong password", valid, password: "K3Y9Q-7ZTPM-2WX4N-8BCDS", "one symbol off")
+        add("tag_flipped", "wrong password", valid.with(50, valid[50] ^ 1), "the verification tag no longer matches")
+        add("salt_flipped", "wrong password", valid.with(20, valid[20] ^ 1), "another salt derives another KEK")
+        add("payload_flipped", "damaged", valid.with(200, valid[200] ^ 1), "a payload byte: its chunk fails")
+        add("prefix_mismatch", "damaged", valid.with(62, valid[62] ^ 1), "the header's prefix differs from the payload's")
+        add("truncated", "damaged", Array(valid.dropLast(10)), "the end of the last chunk is missing")
+        return out
+    }
+
+    /// A chunked file (§6) of `plaintext`.
+    static func seal(_ plaintext: [UInt8], key: SecureBytes, context: [UInt8], prefix: [UInt8], chunkSize: Int) throws -> [UInt8] {
+        let header = ChunkedHeader(flags: 0, noncePrefix: prefix, chunkSize: chunkSize, totalSize: UInt64(plaintext.count))
+        let cipher = try ChunkCipher(header: header, key: key, outerKey: nil, context: context)
+        var file = header.encoded()
+        for i in 0..<header.chunkCount {
+            let start = Int(i) * chunkSize
+            file += try plaintext[start..<(start + header.plaintextLength(ofChunk: i))].withUnsafeBytes { try cipher.seal($0, index: i) }
+        }
+        return file
     }
 }
 
