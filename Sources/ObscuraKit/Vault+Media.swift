@@ -44,7 +44,7 @@ extension Vault {
     /// Seals `size` bytes from `source` into a new original `{mediaId}.data.enc`, under
     /// the MEK and, for a protected folder, the folder key. Returns SHA-256 of the plaintext.
     func sealOriginal(
-        mediaId: String, size: UInt64, folderId: String?, source: ChunkedFileWriter.Source,
+        mediaId: String, size: UInt64, folderId: String?, source: @escaping ChunkedFileWriter.Source,
         progress: ((Int) -> Void)? = nil
     ) throws -> [UInt8] {
         let outer = try outerKey(forFolder: folderId)

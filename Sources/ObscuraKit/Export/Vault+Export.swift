@@ -65,7 +65,7 @@ extension Vault {
 
         let temporary = path + ".partial-" + UUID().uuidString.prefix(8)
         var done: UInt64 = 0
-        _ = try ChunkedFileWriter.write(to: temporary, prefix: exportHeader, cipher: cipher, source: source.read) { n in
+        try ChunkedFileWriter.write(to: temporary, prefix: exportHeader, cipher: cipher, hashing: false, source: source.read) { n in
             done += UInt64(n)
             progress?(done, total)
         }

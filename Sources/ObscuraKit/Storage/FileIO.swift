@@ -34,7 +34,7 @@ enum FileIO {
     /// Reads what is available from `fd` into `buffer` (0 at end of file).
     static func readSome(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, path: String) throws -> Int {
         while true {
-            let n = systemRead(fd, buffer.baseAddress!, buffer.count)
+            let n = systemRead(fd, buffer.baseAddress!, min(ioPiece, buffer.count))
             if n >= 0 { return n }
             if errno != EINTR { throw StorageError.io(path, errno) }
         }
@@ -133,11 +133,15 @@ enum FileIO {
         }
     }
 
+    /// Largest single read or write: the kernel copies a piece this size faster than a
+    /// 1 MiB one, which no longer fits the CPU cache (measured: docs/BENCHMARKS.md).
+    static let ioPiece = 128 << 10
+
     static func writeAll(_ fd: Int32, _ bytes: [UInt8], count: Int? = nil, path: String) throws {
         let total = count ?? bytes.count
         var done = 0
         while done < total {
-            let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + done, total - done) }
+            let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + done, min(ioPiece, total - done)) }
             if n < 0 { if errno == EINTR { continue }; throw StorageError.io(path, errno) }
             done += n
         }
