@@ -20,11 +20,14 @@ import Testing
         let dir = root + "/" + kind
         return try FileManager.default.contentsOfDirectory(atPath: dir).sorted().map { name in
             let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: dir + "/" + name)))
-            let split = bytes.indices.first { i in i > 0 && bytes[i] == 0x0A && bytes[i - 1] == 0x0A }!
+            guard let split = bytes.indices.first(where: { i in i > 0 && bytes[i] == 0x0A && bytes[i - 1] == 0x0A }) else {
+                Issue.record("\(kind)/\(name) has no blank line after its fields")
+                return Vector(name: name, fields: [:], body: [])
+            }
             var fields = [String: String]()
             for line in String(decoding: bytes[0..<split], as: UTF8.self).split(separator: "\n") {
                 let parts = line.split(separator: ":", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
-                fields[parts[0]] = parts[1]
+                if parts.count == 2 { fields[parts[0]] = parts[1] }
             }
             return Vector(name: name, fields: fields, body: Array(bytes[(split + 1)...]))
         }
