@@ -4,9 +4,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+// 1 PiB: no image under the pixel limit comes near it.
+#define DISC_THRESHOLD "1048576g"
+
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static int init_result = -1;
-static pthread_mutex_t error_lock = PTHREAD_MUTEX_INITIALIZER;
 
 // libvips reports recoverable decode problems as glib warnings on stderr; the caller gets
 // the failure as an error instead, so the warnings are dropped.
@@ -17,7 +19,10 @@ static void ignore_log(const gchar *domain, GLogLevelFlags level, const gchar *m
 static void start(void) {
     // Decoded images stay in memory however large: a temporary file of pixels would be
     // plaintext on disk. The pixel limit checked before decoding bounds the memory.
-    setenv("VIPS_DISC_THRESHOLD", "1t", 1);
+    // libvips parses this size with k, m and g suffixes only ("1t" would read as 1 byte
+    // and send every non-streaming load to a file in TMPDIR), and in 8.14 a threshold of
+    // 0 means "always disc", so the value is a plain, very large number of gigabytes.
+    setenv("VIPS_DISC_THRESHOLD", DISC_THRESHOLD, 1);
     g_log_set_handler("VIPS", G_LOG_LEVEL_WARNING | G_LOG_LEVEL_MESSAGE | G_LOG_LEVEL_INFO, ignore_log, NULL);
     init_result = VIPS_INIT("obscura");
     if (init_result == 0) {
@@ -71,9 +76,11 @@ int obscura_vips_thumbnail(const void *buffer, size_t length, int max_side, void
     if (obscura_vips_init() != 0) return -1;
     VipsImage *thumb = NULL;
     // fail_on=error: a damaged file is an error, not a grey half-picture.
+    // memory=true: loaders that cannot stream (webpload, for one) decode into memory even
+    // if the disc threshold were somehow low: a temporary file would be plaintext on disk.
     if (vips_thumbnail_buffer((void *)buffer, length, &thumb, max_side,
                               "height", max_side, "size", VIPS_SIZE_DOWN,
-                              "option_string", "fail_on=error", NULL) != 0) {
+                              "option_string", "fail_on=error,memory=true", NULL) != 0) {
         return -1;
     }
     int result = vips_image_write_to_buffer(thumb, ".jpg", jpeg, jpeg_length, "Q", 82, "strip", TRUE, NULL);
@@ -86,8 +93,14 @@ void obscura_vips_free(void *pointer) {
 }
 
 void obscura_vips_last_error(char *out, size_t capacity) {
-    pthread_mutex_lock(&error_lock);
-    copy_string(out, capacity, vips_error_buffer());
-    vips_error_clear();
-    pthread_mutex_unlock(&error_lock);
+    // vips_error_buffer_copy reads and clears under libvips's own lock, so no other
+    // thread's error lands between the read and the clear.
+    char *text = vips_error_buffer_copy();
+    copy_string(out, capacity, text);
+    g_free(text);
+}
+
+long long obscura_vips_disc_threshold(void) {
+    if (obscura_vips_init() != 0) return -1;
+    return (long long)vips_get_disc_threshold();
 }

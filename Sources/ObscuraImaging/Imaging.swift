@@ -63,13 +63,18 @@ public enum Imaging {
         return Array(UnsafeRawBufferPointer(start: output, count: length))
     }
 
-    /// libvips's error text for the last failure, first line only, cleared after reading.
+    /// libvips's error text, cleared after reading. The buffer is process-wide and keeps
+    /// warnings from calls that went on to succeed (heifload's "bad seek", for one), so
+    /// the last line, the newest, is the one most likely to be this call's.
     static func lastError() -> String {
-        var buffer = [CChar](repeating: 0, count: 512)
+        var buffer = [CChar](repeating: 0, count: 8192)
         obscura_vips_last_error(&buffer, buffer.count)
         let text = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        return text.split(separator: "\n").first.map(String.init) ?? "unreadable image"
+        return text.split(separator: "\n").last.map(String.init) ?? "unreadable image"
     }
+
+    /// Bytes above which libvips would decode into a temporary file (set out of reach).
+    static var discThreshold: Int64 { Int64(obscura_vips_disc_threshold()) }
 
     static func string<T>(_ tuple: T) -> String {
         withUnsafeBytes(of: tuple) { raw in

@@ -36,6 +36,21 @@ enum ImportBench {
         let vips = try (0..<2).map { _ in
             try seconds { try shell("/usr/bin/vipsthumbnail", ["-s", "256"] + paths + ["-o", work + "/vips/%s_t.jpg"]) }
         }.min()!
+        // Two vipsthumbnail processes on halves of the files: libvips on both cores too.
+        let half = paths.count / 2
+        let vipsParallel = try (0..<2).map { _ in
+            try seconds {
+                let script = "/usr/bin/vipsthumbnail -s 256 \"$@\" -o \(work)/vips/%s_p.jpg"
+                let a = Process(), b = Process()
+                for (p, part) in [(a, paths[..<half]), (b, paths[half...])] {
+                    p.executableURL = URL(fileURLWithPath: "/bin/sh")
+                    p.arguments = ["-c", script, "sh"] + part
+                    try p.run()
+                }
+                a.waitUntilExit()
+                b.waitUntilExit()
+            }
+        }.min()!
         // Two convert processes at a time, so ImageMagick uses both cores too.
         let magick = try (0..<2).map { _ in
             try seconds {
@@ -47,6 +62,7 @@ enum ImportBench {
         }
         print(String(format: "  %-48@ %6.1f images/s", "obscura import (hash, thumbnail, seal, persist)" as NSString, Double(files.count) / obscura))
         print(line("vipsthumbnail -s 256 (one process, all files)", vips))
+        print(line("vipsthumbnail -s 256 (two processes, half each)", vipsParallel))
         print(line("convert -thumbnail 256x256 (\(cores) at a time)", magick))
     }
 

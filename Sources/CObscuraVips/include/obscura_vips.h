@@ -33,7 +33,15 @@ int obscura_vips_thumbnail(const void *buffer, size_t length, int max_side, void
 /// Releases a buffer returned by this shim.
 void obscura_vips_free(void *pointer);
 
-/// Copies libvips's error text for this thread's last failure into `out` and clears it.
+/// Copies libvips's error text into `out` and clears it.
+/// libvips keeps one error buffer for the whole process, not one per thread, so when
+/// threads fail at the same moment a message may describe another thread's image; this
+/// is wrapped because Swift cannot free the glib string vips_error_buffer_copy returns.
 void obscura_vips_last_error(char *out, size_t capacity);
+
+/// The size in bytes above which libvips would decode an image into a temporary file;
+/// the shim sets it out of reach so that no decoded pixels reach disk. Wrapped so that
+/// tests can check it without importing libvips; -1 if libvips failed to start.
+long long obscura_vips_disc_threshold(void);
 
 #endif
