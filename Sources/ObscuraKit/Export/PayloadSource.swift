@@ -12,18 +12,30 @@ final class PayloadSource {
     private var segments: [Segment]
     private var index = 0
     private var offset = 0
-    /// The current file segment, mapped: copying from the page cache in user space is
-    /// several times cheaper here than read(2)'s kernel copy (docs/BENCHMARKS.md).
+    /// The current file segment is read through a sliding mapping: copying from the page
+    /// cache in user space is several times cheaper here than read(2)'s kernel copy
+    /// (docs/BENCHMARKS.md), and a window of `window` bytes keeps resident memory bounded.
+    static let window = 16 << 20
+    private var fd: Int32 = -1
+    private var fileSize = 0
     private var mapping: UnsafeMutableRawPointer?
-    private var mappedSize = 0
+    private var mappingStart = 0
+    private var mappingSize = 0
 
     init(_ segments: [Segment]) { self.segments = segments }
 
-    deinit { unmap() }
+    deinit { closeFile() }
 
     private func unmap() {
-        if let mapping { munmap(mapping, mappedSize) }
+        if let mapping { munmap(mapping, mappingSize) }
         mapping = nil
+        mappingSize = 0
+    }
+
+    private func closeFile() {
+        unmap()
+        if fd >= 0 { close(fd) }
+        fd = -1
     }
 
     /// Total bytes the segments hold.
@@ -49,27 +61,30 @@ final class PayloadSource {
                     return n
                 }
             case let .file(path, size):
-                if mapping == nil && size > 0 {
-                    let fd = try FileIO.openForReading(path)
-                    defer { close(fd) }
+                if fd < 0 {
+                    fd = try FileIO.openForReading(path)
                     var st = stat()
                     guard fstat(fd, &st) == 0 else { throw StorageError.io(path, errno) }
                     guard Int64(st.st_size) == size else { throw VaultError.sourceChanged }
-                    guard let mapped = mmap(nil, Int(size), PROT_READ, MAP_PRIVATE, fd, 0), mapped != MAP_FAILED else {
-                        throw StorageError.io(path, errno)
-                    }
-                    _ = madvise(mapped, Int(size), MADV_SEQUENTIAL)
-                    mapping = mapped
-                    mappedSize = Int(size)
+                    fileSize = Int(size)
                 }
-                let n = min(buffer.count, mappedSize - offset)
-                if n > 0, let mapping {
-                    buffer.copyMemory(from: UnsafeRawBufferPointer(start: mapping + offset, count: n))
+                if offset < fileSize {
+                    if mapping == nil || offset >= mappingStart + mappingSize {
+                        unmap()
+                        mappingStart = offset
+                        mappingSize = min(Self.window, fileSize - offset)
+                        guard let mapped = mmap(nil, mappingSize, PROT_READ, MAP_PRIVATE, fd, off_t(mappingStart)),
+                              mapped != MAP_FAILED
+                        else { throw StorageError.io(path, errno) }
+                        _ = madvise(mapped, mappingSize, MADV_SEQUENTIAL)
+                        mapping = mapped
+                    }
+                    let n = min(buffer.count, mappingStart + mappingSize - offset)
+                    buffer.copyMemory(from: UnsafeRawBufferPointer(start: mapping! + (offset - mappingStart), count: n))
                     offset += n
                     return n
                 }
-                unmap()
-                mappedSize = 0
+                closeFile()
             }
             index += 1
             offset = 0
