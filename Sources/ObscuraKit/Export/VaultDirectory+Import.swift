@@ -55,7 +55,7 @@ extension VaultDirectory {
                 temporaries.append((temporary, final))
                 try FileIO.createDurably(temporary) { fd in
                     try payload.read(length) { piece in
-                        try piece.withUnsafeBytes { try FileIO.writeAll(fd, Array($0), path: temporary) }
+                        try piece.withUnsafeBytes { try FileIO.writeAll(fd, $0, path: temporary) }
                         progress?(payload.consumed, total)
                     }
                 }

@@ -14,6 +14,8 @@ final class ChunkedFileReader {
     private(set) var chunksDecrypted = 0
     /// Bytes read from the file so far.
     private(set) var bytesRead = 0
+    /// The sealed bytes of the chunk being opened.
+    private var sealed: [UInt8] = []
 
     /// Opens `path`, checks the chunked header at `offset` and that the file ends exactly
     /// where the header says. `makeCipher` builds the cipher for the header (keys depend
@@ -49,7 +51,8 @@ final class ChunkedFileReader {
     /// Decrypts chunk `index`.
     func chunk(_ index: UInt64) throws -> [UInt8] {
         let length = header.plaintextLength(ofChunk: index) + header.chunkOverhead
-        var sealed = [UInt8](repeating: 0, count: length)
+        // One buffer for every chunk read: no allocation and zero-fill per chunk.
+        if sealed.count != length { sealed = [UInt8](repeating: 0, count: length) }
         var done = 0
         let position = offset + header.fileOffset(ofChunk: index)
         while done < length {

@@ -138,10 +138,16 @@ enum FileIO {
     static let ioPiece = 128 << 10
 
     static func writeAll(_ fd: Int32, _ bytes: [UInt8], count: Int? = nil, path: String) throws {
-        let total = count ?? bytes.count
+        try bytes.withUnsafeBytes { try writeAll(fd, UnsafeRawBufferPointer(rebasing: $0[0..<(count ?? bytes.count)]), path: path) }
+    }
+
+    /// Writes all of `bytes` to `fd`, in pieces of at most ``ioPiece``.
+    static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, path: String) throws {
+        let total = bytes.count
+        guard total > 0 else { return }
         var done = 0
         while done < total {
-            let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + done, min(ioPiece, total - done)) }
+            let n = write(fd, bytes.baseAddress! + done, min(ioPiece, total - done))
             if n < 0 { if errno == EINTR { continue }; throw StorageError.io(path, errno) }
             done += n
         }
