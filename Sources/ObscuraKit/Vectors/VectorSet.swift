@@ -90,17 +90,8 @@ public enum VectorSet {
         var out = [String: [UInt8]]()
 
         func seal(_ plain: [UInt8], protected: Bool) throws -> [UInt8] {
-            let header = ChunkedHeader(
-                flags: protected ? ChunkedFormat.flagFolderProtected : 0, noncePrefix: random.bytes(4),
-                chunkSize: 4096, totalSize: UInt64(plain.count))
-            let cipher = try ChunkCipher(header: header, key: mek, outerKey: protected ? folderKey : nil, context: context)
-            var file = header.encoded()
-            for i in 0..<header.chunkCount {
-                let start = Int(i) * 4096
-                let end = start + header.plaintextLength(ofChunk: i)
-                file += try plain[start..<end].withUnsafeBytes { try cipher.seal($0, index: i) }
-            }
-            return file
+            try VectorSet.seal(plain, key: mek, outerKey: protected ? folderKey : nil, context: context,
+                               prefix: random.bytes(4), chunkSize: 4096)
         }
         func add(_ name: String, _ expect: String, _ bytes: [UInt8], plain: [UInt8] = plaintext, folderKey withFolderKey: Bool = false, _ comment: String) {
             var fields = [("expect", expect), ("mek", hex(mek.withUnsafeBytes { Array($0) })), ("context", hex(context))]
@@ -204,10 +195,15 @@ extension VectorSet {
         return out
     }
 
-    /// A chunked file (§6) of `plaintext`.
-    static func seal(_ plaintext: [UInt8], key: SecureBytes, context: [UInt8], prefix: [UInt8], chunkSize: Int) throws -> [UInt8] {
-        let header = ChunkedHeader(flags: 0, noncePrefix: prefix, chunkSize: chunkSize, totalSize: UInt64(plaintext.count))
-        let cipher = try ChunkCipher(header: header, key: key, outerKey: nil, context: context)
+    /// A chunked file (§6) of `plaintext`, folder-protected when `outerKey` is given.
+    static func seal(
+        _ plaintext: [UInt8], key: SecureBytes, outerKey: SecureBytes? = nil, context: [UInt8], prefix: [UInt8],
+        chunkSize: Int
+    ) throws -> [UInt8] {
+        let header = ChunkedHeader(
+            flags: outerKey == nil ? 0 : ChunkedFormat.flagFolderProtected, noncePrefix: prefix, chunkSize: chunkSize,
+            totalSize: UInt64(plaintext.count))
+        let cipher = try ChunkCipher(header: header, key: key, outerKey: outerKey, context: context)
         var file = header.encoded()
         for i in 0..<header.chunkCount {
             let start = Int(i) * chunkSize
