@@ -42,10 +42,12 @@ extension Vault {
     }
 
     /// Seals `size` bytes from `source` into a new original `{mediaId}.data.enc`, under
-    /// the MEK and, for a protected folder, the folder key. Returns SHA-256 of the plaintext.
+    /// the MEK and, for a protected folder, the folder key. Returns SHA-256 of the
+    /// plaintext, or nothing when `hashing` is false (the caller already has it).
+    @discardableResult
     func sealOriginal(
-        mediaId: String, size: UInt64, folderId: String?, source: @escaping ChunkedFileWriter.Source,
-        progress: ((Int) -> Void)? = nil
+        mediaId: String, size: UInt64, folderId: String?, hashing: Bool = true,
+        source: @escaping ChunkedFileWriter.Source, progress: ((Int) -> Void)? = nil
     ) throws -> [UInt8] {
         let outer = try outerKey(forFolder: folderId)
         let header = ChunkedHeader(
@@ -54,7 +56,7 @@ extension Vault {
         let cipher = try ChunkCipher(header: header, key: key, outerKey: outer, context: Self.context(mediaId))
         let pool = directory.pool
         let temporary = pool.temporaryPath()
-        let hash = try ChunkedFileWriter.write(to: temporary, cipher: cipher, source: source, progress: progress)
+        let hash = try ChunkedFileWriter.write(to: temporary, cipher: cipher, hashing: hashing, source: source, progress: progress)
         do {
             try FileIO.rename(temporary, pool.dataPath(mediaId))
         } catch {

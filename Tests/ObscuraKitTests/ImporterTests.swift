@@ -108,7 +108,7 @@ import Testing
         while let relative = enumerator.nextObject() as? String {
             let path = root.vaultPath + "/" + relative
             var isDirectory: ObjCBool = false
-            FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
+            _ = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
             #expect(!relative.contains("unmistakable") && !relative.contains("clip"))
             if isDirectory.boolValue { continue }
             let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))

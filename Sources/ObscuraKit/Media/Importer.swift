@@ -157,8 +157,9 @@ extension Vault {
 
             created.append(directory.pool.dataPath(mediaId))
             if let photo {
+                // Hashed already, from the same bytes in memory.
                 _ = try photo.withUnsafeBytes { raw in
-                    try sealOriginal(mediaId: mediaId, size: UInt64(size), folderId: folderId,
+                    try sealOriginal(mediaId: mediaId, size: UInt64(size), folderId: folderId, hashing: false,
                                      source: ChunkedFileWriter.source(bytes: raw), progress: batch.sealed)
                 }
             } else {
