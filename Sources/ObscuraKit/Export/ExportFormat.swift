@@ -105,6 +105,22 @@ struct ExportManifest: Codable {
     var vault: Vault
     var folders: [Folder]
     var items: [Item]
+
+    /// The manifest's bytes (§7.4): snake_case keys, sorted, so one manifest always
+    /// encodes the same way.
+    func encoded() throws -> [UInt8] {
+        let encoder = JSONEncoder()
+        encoder.keyEncodingStrategy = .convertToSnakeCase
+        encoder.outputFormatting = .sortedKeys
+        return [UInt8](try encoder.encode(self))
+    }
+
+    /// Reads a manifest's bytes.
+    static func decode(_ bytes: [UInt8]) throws -> ExportManifest {
+        let decoder = JSONDecoder()
+        decoder.keyDecodingStrategy = .convertFromSnakeCase
+        return try decoder.decode(ExportManifest.self, from: Data(bytes))
+    }
 }
 
 /// Errors of export and import.

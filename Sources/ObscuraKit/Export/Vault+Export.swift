@@ -27,10 +27,7 @@ extension Vault {
                 .init(id: $0.id, kind: $0.kind.rawValue, name: $0.name, mimeType: $0.mimeType, size: $0.size,
                       takenAt: $0.takenAt, folderId: $0.folderId, mediaId: $0.mediaId, thumbId: $0.thumbId)
             })
-        let encoder = JSONEncoder()
-        encoder.keyEncodingStrategy = .convertToSnakeCase
-        encoder.outputFormatting = .sortedKeys
-        let json = [UInt8](try encoder.encode(manifest))
+        let json = try manifest.encoded()
 
         var segments: [PayloadSource.Segment] = []
         var head = [UInt8]()

@@ -27,9 +27,7 @@ extension VaultDirectory {
         do {
             let manifestLength = try payload.integer(UInt32.self)
             guard manifestLength <= Self.maximumManifestSize else { throw ExportError.damaged("manifest length") }
-            let decoder = JSONDecoder()
-            decoder.keyDecodingStrategy = .convertFromSnakeCase
-            let manifest = try decoder.decode(ExportManifest.self, from: Data(try payload.bytes(UInt64(manifestLength))))
+            let manifest = try ExportManifest.decode(try payload.bytes(UInt64(manifestLength)))
             let slotLength = try payload.integer(UInt64.self)
             guard slotLength >= UInt64(SlotFormat.headerSize), slotLength <= Self.maximumSlotSize else {
                 throw ExportError.damaged("slot length")

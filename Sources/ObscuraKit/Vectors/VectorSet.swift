@@ -151,10 +151,7 @@ extension VectorSet {
             items: [.init(id: "0a1b2c3d-4e5f-4061-8273-94a5b6c7d8e9", kind: "photo", name: "vector.jpg",
                           mimeType: "image/jpeg", size: Int64(photo.count), takenAt: nil, folderId: nil,
                           mediaId: mediaId, thumbId: nil)])
-        let encoder = JSONEncoder()
-        encoder.keyEncodingStrategy = .convertToSnakeCase
-        encoder.outputFormatting = .sortedKeys
-        let json = [UInt8](try encoder.encode(manifest))
+        let json = try manifest.encoded()
         var payload = [UInt8]()
         payload.appendBigEndian(UInt32(json.count))
         payload += json
