@@ -36,7 +36,7 @@ extension VaultDirectory {
         guard sweep[1].isEmpty else { throw VaultError.passwordInUse }
         let decoys = sweep[0].keys.sorted()
 
-        let contents = try buildSlots(count: 1, password: password, iterations: iterations)[0]
+        let (contents, key) = try buildSlots(count: 1, password: password, iterations: iterations)[0]
         let name: String
         if let index = decoys.isEmpty ? nil : decoys[random.uniform(in: 0..<decoys.count)] {
             name = names[index]
@@ -50,7 +50,8 @@ extension VaultDirectory {
             name = added
         }
         logger.debug("created vault")
-        return try unlock(password: password, expecting: name)
+        // Opened from the file just written, with the MEK it was sealed with: no second derivation.
+        return try openVault(name: name, header: try SlotHeader.decode(store.readHeader(name)), key: key)
     }
 
     /// Erases `vault`: its slot is overwritten with random bytes and unlinked, a fresh
@@ -65,7 +66,7 @@ extension VaultDirectory {
         let iterations = Int(vault.header.iterations)
         let remaining = try store.names().count - 1
         let decoys = remaining < SlotFormat.minimumSlotCount
-            ? try buildSlots(count: SlotFormat.minimumSlotCount - remaining, password: credential, iterations: iterations)
+            ? try buildSlots(count: SlotFormat.minimumSlotCount - remaining, password: credential, iterations: iterations).map(\.contents)
             : []
         try store.commit(.init(add: decoys, remove: [vault.slotName]))
         vault.lock()
@@ -84,11 +85,5 @@ extension VaultDirectory {
             throw VaultError.corrupt(error.description)
         }
         return Vault(directory: self, slotName: name, header: header, key: key, catalog: try Catalog.restore(image: image))
-    }
-
-    /// Opens slot `name` with `password` without a sweep (right after writing it).
-    private func unlock(password: SecureBytes, expecting name: String) throws -> Vault {
-        let header = try SlotHeader.decode(store.readHeader(name))
-        return try openVault(name: name, header: header, key: SlotCodec.unwrapKey(header: header, password: password))
     }
 }

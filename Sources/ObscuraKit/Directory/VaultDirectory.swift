@@ -75,23 +75,23 @@ public final class VaultDirectory {
         try FileIO.makeDirectory(mediaPath)
         let credential = try DeviceSecretStore.credential(from: deviceSecrets.loadOrCreate(using: random))
         let decoys = try buildSlots(count: SlotFormat.minimumSlotCount, password: credential, iterations: iterations)
-        try store.commit(.init(add: decoys))
+        try store.commit(.init(add: decoys.map(\.contents)))
         logger.debug("initialised vault directory", metadata: ["slots": "\(decoys.count)"])
         return true
     }
 
-    /// Builds `count` new vaults' slot contents under `password`, in parallel. Decoys and
-    /// real vaults are made by this one function.
-    func buildSlots(count: Int, password: SecureBytes, iterations: Int) throws -> [[UInt8]] {
+    /// Builds `count` new vaults' slot contents under `password`, in parallel, with the
+    /// MEK each was sealed with. Decoys and real vaults are made by this one function.
+    func buildSlots(count: Int, password: SecureBytes, iterations: Int) throws -> [(contents: [UInt8], key: SecureBytes)] {
         let image = try Catalog.empty().image()
         let random = self.random
-        let results = ConcurrentResults<[UInt8]>(count: count)
+        let results = ConcurrentResults<(contents: [UInt8], key: SecureBytes)>(count: count)
         DispatchQueue.concurrentPerform(iterations: count) { i in
             results.set(i, Result {
-                try SlotCodec.seal(
-                    password: password, iterations: iterations,
-                    key: SecureBytes(randomCount: AESGCM.keySize, using: random),
-                    catalog: image, using: random)
+                let key = SecureBytes(randomCount: AESGCM.keySize, using: random)
+                let contents = try SlotCodec.seal(
+                    password: password, iterations: iterations, key: key, catalog: image, using: random)
+                return (contents, key)
             })
         }
         return try results.values()
