@@ -109,7 +109,8 @@ extension Vault {
             guard fstat(fd, &st) == 0 else { throw StorageError.io(path, errno) }
             let size = Int64(st.st_size)
             guard size > 0 else { return .failed("empty file") }
-            let prefix = try FileIO.read(path, limit: ContentSniffer.prefixLength)
+            // Everything is read through the one descriptor: the path is opened once.
+            let prefix = try FileIO.read(fd: fd, limit: ContentSniffer.prefixLength, path: path)
             let (kind, mimeType) = ContentSniffer.sniff(prefix)
 
             // Photos are read once into memory; other files are streamed twice (hash, seal).
@@ -119,7 +120,7 @@ extension Vault {
                 guard size <= Self.maximumPhotoFileSize else {
                     return .failed("image file too large (\(size) bytes; limit \(Self.maximumPhotoFileSize))")
                 }
-                let bytes = try FileIO.read(path)
+                let bytes = try FileIO.read(fd: fd, limit: Int.max, path: path)
                 hash = SHA256Digest.hash(bytes)
                 photo = bytes
             } else {

@@ -17,6 +17,12 @@ enum FileIO {
     static func read(_ path: String, limit: Int) throws -> [UInt8] {
         let fd = try openForReading(path)
         defer { close(fd) }
+        return try read(fd: fd, limit: limit, path: path)
+    }
+
+    /// Reads at most `limit` bytes from the start of the open file `fd` (with pread, so
+    /// the descriptor's position is left where it was).
+    static func read(fd: Int32, limit: Int, path: String) throws -> [UInt8] {
         var st = stat()
         guard fstat(fd, &st) == 0 else { throw StorageError.io(path, errno) }
         let count = min(Int(st.st_size), limit)
