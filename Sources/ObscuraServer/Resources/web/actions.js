@@ -1,0 +1,73 @@
+// actions.js: the selection bar: favourite, move and (confirmed) delete of the
+// selected items.
+
+import { post } from './api.js';
+import { confirmAction, toast } from './dialogs.js';
+
+const $ = (id) => document.getElementById(id);
+
+export function wireSelectionBar({ catalog, selection, folders, library }) {
+  const paint = () => {
+    const n = selection.size;
+    $('selection-bar').hidden = n === 0;
+    $('selection-count').textContent = n + ' selected';
+    document.body.classList.toggle('has-selection', n > 0);
+  };
+  selection.addEventListener('change', paint);
+
+  const selected = () => catalog.items.filter((item) => selection.has(item.id));
+
+  $('sel-clear').addEventListener('click', () => selection.clear());
+  document.addEventListener('keydown', (event) => {
+    if (event.key === 'Escape' && selection.size && !document.querySelector('dialog[open]') && $('viewer').hidden) {
+      selection.clear();
+    }
+  });
+
+  $('sel-favorite').addEventListener('click', async () => {
+    const items = selected();
+    const favorite = !items.every((item) => item.favorite);
+    try {
+      for (const item of items) {
+        catalog.update(await post('/api/items/' + encodeURIComponent(item.id) + '/favorite', { favorite }));
+      }
+      toast(favorite ? 'Added to favourites' : 'Removed from favourites');
+    } catch (failure) {
+      toast(failure.message, 'error');
+    }
+  });
+
+  $('sel-move').addEventListener('click', async () => {
+    const ids = [...selection.ids];
+    const target = await folders.chooseTarget(ids.length);
+    if (target === undefined) return;
+    try {
+      await post('/api/items/move', { ids, folder: target });
+      selection.clear();
+      const name = target ? folders.byId(target)?.path : 'the top level';
+      toast('Moved ' + ids.length + (ids.length === 1 ? ' item' : ' items') + ' to ' + name);
+      await Promise.all([folders.refresh(), library.refresh()]);
+    } catch (failure) {
+      toast(failure.message, 'error');
+    }
+  });
+
+  $('sel-delete').addEventListener('click', async () => {
+    const ids = [...selection.ids];
+    const ok = await confirmAction({
+      title: 'Delete ' + ids.length + (ids.length === 1 ? ' item?' : ' items?'),
+      text: 'They are erased from the vault for good. This cannot be undone.',
+      action: 'Delete',
+    });
+    if (!ok) return;
+    try {
+      await post('/api/items/delete', { ids });
+      selection.clear();
+      catalog.drop(ids);
+      toast('Deleted ' + ids.length + (ids.length === 1 ? ' item' : ' items'));
+      folders.refresh().catch(() => {});
+    } catch (failure) {
+      toast(failure.message, 'error');
+    }
+  });
+}

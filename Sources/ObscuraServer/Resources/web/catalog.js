@@ -1,0 +1,116 @@
+// catalog.js: the items on show, fetched page by page with the server's opaque
+// cursor, in the server's order (newest capture first). Fires 'change'.
+
+import { get } from './api.js';
+import { dayKey } from './format.js';
+
+const FIRST_PAGE = 200;
+const NEXT_PAGE = 500;
+
+export class Catalog extends EventTarget {
+  constructor() {
+    super();
+    this.filter = { view: 'all' };
+    this.reset();
+  }
+
+  reset() {
+    this.items = [];
+    this.total = 0;
+    this.cursor = null;
+    this.done = false;
+    this.loaded = false;
+    this.pending = null;
+    this.generation = (this.generation ?? 0) + 1;
+    this.epoch = (this.epoch ?? 0) + 1;
+  }
+
+  /** Shows another set: {view: 'all'} | {view: 'favorites'} | {view: 'folder', folderId}. */
+  show(filter) {
+    this.filter = filter;
+    return this.reload();
+  }
+
+  reload() {
+    this.reset();
+    this.changed();
+    return this.loadMore();
+  }
+
+  /** Fetches the next page unless one is on its way or none is left. */
+  loadMore() {
+    if (this.done) return Promise.resolve();
+    if (this.pending) return this.pending;
+    const generation = this.generation;
+    const query = new URLSearchParams({ limit: String(this.items.length ? NEXT_PAGE : FIRST_PAGE) });
+    if (this.cursor) query.set('cursor', this.cursor);
+    if (this.filter.view === 'favorites') query.set('favorites', '1');
+    if (this.filter.view === 'folder') query.set('folder', this.filter.folderId);
+    this.pending = get('/api/items?' + query.toString()).then((page) => {
+      if (generation !== this.generation) return;
+      for (const item of page.items) this.items.push(item);
+      this.total = Math.max(page.total ?? 0, this.items.length);
+      this.cursor = page.nextCursor ?? null;
+      this.done = !this.cursor;
+      this.loaded = true;
+      this.changed();
+    }).finally(() => {
+      if (generation === this.generation) this.pending = null;
+    });
+    return this.pending;
+  }
+
+  /** Loads pages until `index` exists or the list ends. */
+  async ensure(index) {
+    while (index >= this.items.length && !this.done) {
+      const generation = this.generation;
+      await this.loadMore();
+      if (generation !== this.generation) return;
+    }
+  }
+
+  indexOf(id) {
+    return this.items.findIndex((item) => item.id === id);
+  }
+
+  /** Replaces an item in place (after a favourite toggle, say). */
+  update(item) {
+    const index = this.indexOf(item.id);
+    if (index < 0) return;
+    const keep = this.filter.view !== 'favorites' || item.favorite;
+    if (keep) this.items[index] = item;
+    else this.drop([item.id]);
+    this.changed();
+  }
+
+  /** Removes items that left this view (deleted or moved away). */
+  drop(ids) {
+    const gone = new Set(ids);
+    const before = this.items.length;
+    this.items = this.items.filter((item) => !gone.has(item.id));
+    this.total = Math.max(0, this.total - (before - this.items.length));
+    this.epoch += 1;
+    this.changed();
+  }
+
+  changed() {
+    this.dispatchEvent(new Event('change'));
+  }
+}
+
+/** Seconds since 1970 by which the grid sorts and groups an item. */
+export function captureTime(item) {
+  return item.takenAt ?? item.importedAt;
+}
+
+const days = new WeakMap();
+
+/** The item's local capture day (yyyymmdd), computed once per item. */
+export function captureDay(item) {
+  let day = days.get(item);
+  if (day === undefined) {
+    day = dayKey(captureTime(item));
+    days.set(item, day);
+  }
+  return day;
+}

@@ -1,0 +1,209 @@
+// folders.js: the folder list in the sidebar and the folder dialogs: create
+// (nested by "A/B" paths, optionally protected), unlock, lock, delete, and the
+// "move to" chooser. Fires 'change' after the list is fetched again.
+
+import { get, post } from './api.js';
+import { busy, confirmAction, openDialog, showError, toast } from './dialogs.js';
+import { icon } from './icons.js';
+
+const $ = (id) => document.getElementById(id);
+
+export class Folders extends EventTarget {
+  constructor({ onOpen }) {
+    super();
+    this.list = [];
+    this.onOpen = onOpen;
+    this.current = null;
+    $('new-folder-button').addEventListener('click', () => this.create());
+    $('folder-protect').addEventListener('change', (event) => {
+      $('folder-password-fields').hidden = !event.target.checked;
+    });
+    $('folder-form').addEventListener('submit', (event) => this.submitCreate(event));
+    $('folder-unlock-form').addEventListener('submit', (event) => this.submitUnlock(event));
+    $('move-form').addEventListener('submit', (event) => {
+      event.preventDefault();
+      $('move-dialog').close('move');
+    });
+  }
+
+  byId(id) {
+    return this.list.find((folder) => folder.id === id) ?? null;
+  }
+
+  async refresh() {
+    const answer = await get('/api/folders');
+    this.list = answer.folders ?? [];
+    this.render();
+    this.dispatchEvent(new Event('change'));
+  }
+
+  /** Marks the open folder in the list (null: none). */
+  setCurrent(id) {
+    this.current = id;
+    this.render();
+  }
+
+  render() {
+    const list = $('folder-list');
+    list.replaceChildren();
+    for (const folder of this.list) {
+      const li = document.createElement('li');
+      const button = document.createElement('button');
+      button.type = 'button';
+      button.className = 'nav-item folder-item';
+      button.dataset.folderId = folder.id;
+      button.style.paddingInlineStart = 'calc(var(--space-3) + ' + depth(folder) * 16 + 'px)';
+      if (folder.id === this.current) button.setAttribute('aria-current', 'page');
+      const locked = folder.protected && !folder.unlocked;
+      button.classList.toggle('locked', locked);
+      button.append(icon(locked ? 'lock' : folder.protected ? 'unlock' : 'folder'));
+      const label = document.createElement('span');
+      label.className = 'nav-label';
+      label.textContent = folder.name;
+      button.append(label);
+      const countLabel = document.createElement('span');
+      countLabel.className = 'nav-count';
+      countLabel.textContent = locked ? '' : String(folder.itemCount ?? '');
+      button.append(countLabel);
+      button.setAttribute('aria-label', folder.path + (locked ? ', locked' : folder.protected ? ', unlocked' : '')
+        + (locked ? '' : ', ' + (folder.itemCount ?? 0) + ' items'));
+      button.addEventListener('click', () => this.open(folder));
+      li.append(button);
+      list.append(li);
+    }
+    $('folder-empty').hidden = this.list.length > 0;
+  }
+
+  /** Opens a folder, asking for its password first when it is locked. */
+  async open(folder) {
+    if (folder.protected && !folder.unlocked) {
+      const unlocked = await this.unlock(folder);
+      if (!unlocked) return;
+      folder = this.byId(folder.id) ?? folder;
+    }
+    this.onOpen(folder);
+  }
+
+  create(parentId = null) {
+    $('folder-name').value = '';
+    $('folder-protect').checked = false;
+    $('folder-password-fields').hidden = true;
+    $('folder-password').value = '';
+    $('folder-password-confirm').value = '';
+    fillSelect($('folder-parent'), this.list, 'Top level', parentId ?? this.current ?? '');
+    openDialog($('folder-dialog'));
+    $('folder-name').focus();
+  }
+
+  async submitCreate(event) {
+    event.preventDefault();
+    const error = $('folder-error');
+    const name = $('folder-name').value.trim();
+    if (!name || name.includes('/')) {
+      showError(error, name ? 'A name cannot contain “/”. Use “Inside” to nest folders.' : 'Give the folder a name.');
+      return;
+    }
+    const parent = this.byId($('folder-parent').value);
+    const body = { path: parent ? parent.path + '/' + name : name };
+    if ($('folder-protect').checked) {
+      const password = $('folder-password').value;
+      if (!password) return showError(error, 'Choose a password for the folder.');
+      if (password !== $('folder-password-confirm').value) return showError(error, 'The two passwords differ.');
+      body.password = password;
+    }
+    try {
+      const folder = await busy($('folder-submit'), 'Creating…', () => post('/api/folders', body));
+      $('folder-dialog').close('done');
+      await this.refresh();
+      toast('Folder “' + folder.path + '” created');
+    } catch (failure) {
+      showError(error, failure.status === 409 ? 'A folder with that name exists here.' : failure.message);
+    }
+  }
+
+  /** Asks for the folder's password; resolves true once the server unlocked it. */
+  unlock(folder) {
+    this.unlocking = folder;
+    $('folder-unlock-title').textContent = 'Unlock “' + folder.name + '”';
+    $('folder-unlock-password').value = '';
+    openDialog($('folder-unlock-dialog'));
+    $('folder-unlock-password').focus();
+    return new Promise((resolve) => {
+      $('folder-unlock-dialog').addEventListener('close', () => {
+        resolve($('folder-unlock-dialog').returnValue === 'unlocked');
+      }, { once: true });
+      $('folder-unlock-dialog').returnValue = '';
+    });
+  }
+
+  async submitUnlock(event) {
+    event.preventDefault();
+    const folder = this.unlocking;
+    const error = $('folder-unlock-error');
+    const password = $('folder-unlock-password').value;
+    if (!password) return showError(error, 'Enter the folder password.');
+    try {
+      await busy($('folder-unlock-submit'), 'Unlocking…', () =>
+        post('/api/folders/' + encodeURIComponent(folder.id) + '/unlock', { password }));
+      $('folder-unlock-dialog').close('unlocked');
+      await this.refresh();
+    } catch (failure) {
+      showError(error, failure.status === 401 ? 'Wrong folder password.' : failure.message);
+      $('folder-unlock-password').select();
+    }
+  }
+
+  async lock(folder) {
+    await post('/api/folders/' + encodeURIComponent(folder.id) + '/lock');
+    await this.refresh();
+    toast('“' + folder.name + '” is locked');
+  }
+
+  async remove(folder) {
+    const ok = await confirmAction({
+      title: 'Delete “' + folder.name + '”?',
+      text: 'Only an empty folder can be deleted. Its photos, if any, stay where they are.',
+      action: 'Delete folder',
+    });
+    if (!ok) return false;
+    try {
+      await post('/api/folders/' + encodeURIComponent(folder.id) + '/delete');
+    } catch (failure) {
+      toast(failure.status === 409 ? 'The folder is not empty. Move its photos out first.' : failure.message, 'error');
+      return false;
+    }
+    await this.refresh();
+    return true;
+  }
+
+  /** Asks where to move; resolves a folder id, null for the top level, or undefined when cancelled. */
+  chooseTarget(count) {
+    const dialog = $('move-dialog');
+    $('move-title').textContent = 'Move ' + count + (count === 1 ? ' item' : ' items');
+    const open = this.list.filter((folder) => !folder.protected || folder.unlocked);
+    fillSelect($('move-target'), open, 'No folder (top level)', this.current ?? '');
+    dialog.returnValue = '';
+    openDialog(dialog);
+    $('move-target').focus();
+    return new Promise((resolve) => {
+      dialog.addEventListener('close', () => {
+        resolve(dialog.returnValue === 'move' ? ($('move-target').value || null) : undefined);
+      }, { once: true });
+    });
+  }
+}
+
+function depth(folder) {
+  return folder.path.split('/').length - 1;
+}
+
+function fillSelect(select, folders, noneLabel, selected) {
+  select.replaceChildren(new Option(noneLabel, ''));
+  for (const folder of folders) {
+    const option = new Option('\u00a0\u00a0'.repeat(depth(folder)) + folder.name, folder.id);
+    option.title = folder.path;
+    select.append(option);
+  }
+  select.value = selected;
+  if (select.value !== selected) select.value = '';
+}

@@ -1,0 +1,107 @@
+// library.js: which set of items is on show (all, favourites, one folder), and
+// the parts of the page that follow it: title, count, empty state, sidebar
+// highlight, folder actions.
+
+import { count } from './format.js';
+import { toast } from './dialogs.js';
+
+const $ = (id) => document.getElementById(id);
+
+export class Library {
+  constructor({ catalog, folders, selection, onError }) {
+    this.catalog = catalog;
+    this.folders = folders;
+    this.selection = selection;
+    this.onError = onError;
+    this.view = { view: 'all' };
+
+    for (const button of document.querySelectorAll('#library-list .nav-item')) {
+      button.addEventListener('click', () => this.show({ view: button.dataset.view }));
+    }
+    catalog.addEventListener('change', () => this.paint());
+    folders.addEventListener('change', () => this.foldersChanged());
+    $('folder-lock-button').addEventListener('click', () => this.lockFolder());
+    $('folder-delete-button').addEventListener('click', () => this.deleteFolder());
+    $('sidebar-toggle').addEventListener('click', () => this.toggleSidebar());
+    $('sidebar-scrim').addEventListener('click', () => this.toggleSidebar(false));
+  }
+
+  /** The open folder, or null. */
+  folder() {
+    return this.view.view === 'folder' ? this.folders.byId(this.view.folderId) : null;
+  }
+
+  show(view) {
+    this.view = view;
+    this.selection.clear();
+    this.folders.setCurrent(view.view === 'folder' ? view.folderId : null);
+    this.toggleSidebar(false);
+    $('grid-scroller').scrollTop = 0;
+    this.paint();
+    return this.catalog.show(view).catch(this.onError);
+  }
+
+  /** Fetches the current set again (after uploads, a move, a folder unlock...). */
+  refresh() {
+    return this.catalog.reload().catch(this.onError);
+  }
+
+  foldersChanged() {
+    const folder = this.folder();
+    if (this.view.view === 'folder' && (!folder || (folder.protected && !folder.unlocked))) {
+      this.show({ view: 'all' }); // the open folder went away or locked
+      return;
+    }
+    this.paint();
+  }
+
+  paint() {
+    for (const button of document.querySelectorAll('#library-list .nav-item')) {
+      if (button.dataset.view === this.view.view) button.setAttribute('aria-current', 'page');
+      else button.removeAttribute('aria-current');
+    }
+    const folder = this.folder();
+    const title = folder ? folder.path.replaceAll('/', ' › ') : this.view.view === 'favorites' ? 'Favourites' : 'All photos';
+    $('view-title').textContent = title;
+    document.title = title + ' · Obscura';
+    const catalog = this.catalog;
+    $('view-count').textContent = catalog.loaded ? count(catalog.total, 'item', 'items') : '';
+    $('folder-actions').hidden = !folder;
+    $('folder-lock-button').hidden = !folder?.protected;
+
+    const empty = catalog.loaded && catalog.total === 0;
+    $('empty-state').hidden = !empty;
+    $('grid-canvas').hidden = empty;
+    if (empty) {
+      const texts = folder
+        ? ['This folder is empty — drop files here', 'Or move photos into it: select them in All photos and choose Move.', true]
+        : this.view.view === 'favorites'
+          ? ['No favourites yet', 'Open a photo and press the heart to keep it here.', false]
+          : ['No photos yet — drop files here', 'Or choose them from your computer. They are encrypted as they arrive.', true];
+      $('empty-title').textContent = texts[0];
+      $('empty-text').textContent = texts[1];
+      $('empty-upload').hidden = !texts[2];
+    }
+  }
+
+  async lockFolder() {
+    const folder = this.folder();
+    if (!folder) return;
+    try {
+      await this.folders.lock(folder);
+    } catch (failure) {
+      toast(failure.message, 'error');
+    }
+  }
+
+  async deleteFolder() {
+    const folder = this.folder();
+    if (folder) await this.folders.remove(folder);
+  }
+
+  toggleSidebar(open = !document.body.classList.contains('sidebar-open')) {
+    document.body.classList.toggle('sidebar-open', open);
+    $('sidebar-toggle').setAttribute('aria-expanded', String(open));
+    $('sidebar-scrim').hidden = !open;
+  }
+}

@@ -1,0 +1,165 @@
+// main.js: starts the app and owns its one state switch, locked or open:
+// unlock page or gallery, the lock button, the auto-lock watch, and what
+// happens when the tab is hidden.
+
+import { get, loadSession, onLocked, post, postKeepalive } from './api.js';
+import { Catalog } from './catalog.js';
+import { closeAllDialogs, toast } from './dialogs.js';
+import { Folders } from './folders.js';
+import { Grid } from './grid.js';
+import { Library } from './library.js';
+import { Selection } from './selection.js';
+import { Settings } from './settings.js';
+import { createUnlockPage } from './unlock.js';
+import { Uploader } from './upload.js';
+import { Viewer } from './viewer.js';
+import { wireSelectionBar } from './actions.js';
+
+const $ = (id) => document.getElementById(id);
+const WATCH_INTERVAL_MS = 1500;
+
+let open = false;
+let watchTimer = 0;
+
+const reportError = (error) => {
+  if (error?.status === 401 && error.message === 'locked') return; // the lock handler shows the page
+  toast(error?.message ?? String(error), 'error');
+};
+
+const catalog = new Catalog();
+const selection = new Selection();
+const folders = new Folders({ onOpen: (folder) => library.show({ view: 'folder', folderId: folder.id }) });
+const library = new Library({ catalog, folders, selection, onError: reportError });
+const viewer = new Viewer({
+  catalog,
+  onClose: (index) => {
+    grid.reveal(index);
+    grid.focusTile(index);
+  },
+});
+const grid = new Grid({
+  scroller: $('grid-scroller'),
+  canvas: $('grid-canvas'),
+  catalog,
+  selection,
+  onOpen: (index) => viewer.open(index),
+  onError: reportError,
+});
+const uploader = new Uploader({
+  target: () => library.folder(),
+  canDrop: () => open && !viewer.isOpen,
+  onUploaded: debounce(() => {
+    library.refresh();
+    folders.refresh().catch(reportError);
+  }, 500),
+});
+new Settings({ onAutoLockChange: () => {} });
+wireSelectionBar({ catalog, selection, folders, library });
+const unlockPage = createUnlockPage({ onUnlocked: enter });
+
+$('upload-button').addEventListener('click', () => uploader.pick());
+$('empty-upload').addEventListener('click', () => uploader.pick());
+$('lock-button').addEventListener('click', lockNow);
+onLocked(() => {
+  if (open) leave('The vault locked itself after a while without use. Unlock it to go on.');
+});
+document.addEventListener('visibilitychange', visibilityChanged);
+
+boot();
+
+async function boot() {
+  try {
+    const session = await loadSession();
+    if (session.unlocked) enter();
+    else leave();
+  } catch (error) {
+    leave();
+    unlockPage.show(error.message);
+  } finally {
+    $('boot').hidden = true;
+  }
+}
+
+/** Shows the gallery of the vault the session has open. */
+function enter() {
+  open = true;
+  $('unlock-view').hidden = true;
+  $('app-view').hidden = false;
+  document.body.dataset.state = 'open';
+  folders.refresh().catch(reportError);
+  library.show({ view: 'all' });
+  clearInterval(watchTimer);
+  watchTimer = setInterval(watch, WATCH_INTERVAL_MS);
+}
+
+/** Back to the unlock page, dropping every decrypted thing the page holds. */
+function leave(message = '') {
+  open = false;
+  clearInterval(watchTimer);
+  viewer.close();
+  closeAllDialogs();
+  uploader.reset();
+  selection.clear();
+  catalog.reset();
+  grid.clear();
+  folders.list = [];
+  folders.render();
+  $('app-view').hidden = true;
+  $('unlock-view').hidden = false;
+  document.body.dataset.state = 'locked';
+  document.body.classList.remove('sidebar-open', 'viewing');
+  document.title = 'Obscura';
+  unlockPage.show(message);
+}
+
+async function lockNow() {
+  try {
+    await post('/api/lock');
+  } catch (error) {
+    if (error.status !== 401) return reportError(error);
+  }
+  leave();
+}
+
+/**
+ * The server locks the vault on its own after the auto-lock delay. Asking for
+ * the session (which does not count as use) notices that while nobody clicks.
+ */
+async function watch() {
+  if (!open || document.hidden) return;
+  try {
+    const session = await get('/api/session');
+    if (!session.unlocked && open) leave('The vault locked itself after a while without use. Unlock it to go on.');
+  } catch {
+    // the server may be restarting; the next round tells
+  }
+}
+
+/** Hidden: blur the page and let the server drop folder keys. Visible again: catch up. */
+function visibilityChanged() {
+  if (document.hidden) {
+    document.body.classList.add('obscured');
+    if (open) postKeepalive('/api/visibility', { hidden: true });
+    return;
+  }
+  document.body.classList.remove('obscured');
+  if (!open) return;
+  post('/api/visibility', { hidden: false })
+    .then(() => get('/api/session'))
+    .then((session) => {
+      if (!session.unlocked) return leave('The vault locked while the tab was hidden.');
+      const hadOpenFolder = folders.list.some((folder) => folder.protected && folder.unlocked);
+      return folders.refresh().then(() => {
+        if (hadOpenFolder) library.refresh();
+      });
+    })
+    .catch(reportError);
+}
+
+function debounce(fn, ms) {
+  let timer = 0;
+  return (...args) => {
+    clearTimeout(timer);
+    timer = setTimeout(() => fn(...args), ms);
+  };
+}

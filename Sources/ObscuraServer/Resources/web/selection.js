@@ -1,0 +1,44 @@
+// selection.js: which items are selected for a bulk action. Fires 'change'.
+
+export class Selection extends EventTarget {
+  constructor() {
+    super();
+    this.ids = new Set();
+    this.anchor = -1;
+  }
+
+  get size() {
+    return this.ids.size;
+  }
+
+  has(id) {
+    return this.ids.has(id);
+  }
+
+  toggle(id, index) {
+    if (this.ids.has(id)) this.ids.delete(id);
+    else this.ids.add(id);
+    this.anchor = index;
+    this.changed();
+  }
+
+  /** Shift-click: selects everything between the last toggled item and `index`. */
+  extendTo(index, items) {
+    const from = this.anchor < 0 ? index : this.anchor;
+    const [lo, hi] = from < index ? [from, index] : [index, from];
+    for (let i = lo; i <= hi && i < items.length; i++) this.ids.add(items[i].id);
+    this.anchor = index;
+    this.changed();
+  }
+
+  clear() {
+    if (!this.ids.size) return;
+    this.ids.clear();
+    this.anchor = -1;
+    this.changed();
+  }
+
+  changed() {
+    this.dispatchEvent(new Event('change'));
+  }
+}

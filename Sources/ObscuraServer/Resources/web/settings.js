@@ -1,0 +1,120 @@
+// settings.js: the settings dialog: auto-lock delay, vault password, export.
+
+import { csrfToken, get, loadSession, post } from './api.js';
+import { busy, openDialog, showError, toast } from './dialogs.js';
+
+const $ = (id) => document.getElementById(id);
+
+export class Settings {
+  constructor({ onAutoLockChange }) {
+    this.onAutoLockChange = onAutoLockChange;
+    $('settings-button').addEventListener('click', () => this.open());
+    for (const radio of document.querySelectorAll('input[name="autolock"]')) {
+      radio.addEventListener('change', () => this.saveAutoLock(Number(radio.value)));
+    }
+    $('password-form').addEventListener('submit', (event) => this.changePassword(event));
+    $('export-prepare').addEventListener('click', () => this.prepareExport());
+    $('export-copy').addEventListener('click', () => this.copyExportPassword());
+    $('export-form').addEventListener('submit', (event) => this.startExport(event));
+    $('settings-dialog').addEventListener('close', () => this.forgetExport());
+  }
+
+  async open() {
+    for (const id of ['pw-current', 'pw-new', 'pw-confirm']) $(id).value = '';
+    $('autolock-status').textContent = '';
+    this.forgetExport();
+    openDialog($('settings-dialog'));
+    try {
+      const settings = await get('/api/settings');
+      this.paintAutoLock(settings.autoLockMinutes);
+    } catch (failure) {
+      $('autolock-status').textContent = failure.message;
+    }
+  }
+
+  paintAutoLock(minutes) {
+    for (const radio of document.querySelectorAll('input[name="autolock"]')) {
+      radio.checked = Number(radio.value) === minutes;
+    }
+  }
+
+  async saveAutoLock(minutes) {
+    const status = $('autolock-status');
+    try {
+      const settings = await post('/api/settings', { autoLockMinutes: minutes });
+      this.paintAutoLock(settings.autoLockMinutes);
+      status.textContent = minutes === 0
+        ? 'Saved. The vault locks as soon as you leave this tab.'
+        : 'Saved. The vault locks after ' + minutes + (minutes === 1 ? ' minute' : ' minutes') + ' without use.';
+      this.onAutoLockChange(settings.autoLockMinutes);
+    } catch (failure) {
+      status.textContent = 'Not saved: ' + failure.message;
+    }
+  }
+
+  async changePassword(event) {
+    event.preventDefault();
+    const message = $('password-message');
+    message.classList.remove('form-ok');
+    const current = $('pw-current').value;
+    const next = $('pw-new').value;
+    if (!current || !next) return showError(message, 'Fill in both passwords.');
+    if (next !== $('pw-confirm').value) return showError(message, 'The two new passwords differ.');
+    if (next === current) return showError(message, 'The new password is the same as the current one.');
+    try {
+      await busy($('password-submit'), 'Changing…', () => post('/api/password', { current, new: next }));
+      for (const id of ['pw-current', 'pw-new', 'pw-confirm']) $(id).value = '';
+      message.classList.add('form-ok');
+      showError(message, 'Password changed. Use the new one from now on.');
+    } catch (failure) {
+      const text = failure.status === 401 ? 'The current password is wrong.'
+        : failure.status === 409 ? 'Choose another new password.'
+        : failure.message;
+      showError(message, text);
+    }
+  }
+
+  async prepareExport() {
+    showError($('export-error'), '');
+    try {
+      const answer = await busy($('export-prepare'), 'Preparing…', () => post('/api/export/password'));
+      $('export-password').textContent = answer.password;
+      $('export-password-field').value = answer.password;
+      $('export-step-1').hidden = true;
+      $('export-step-2').hidden = false;
+    } catch (failure) {
+      showError($('export-error'), failure.message);
+    }
+  }
+
+  async copyExportPassword() {
+    try {
+      await navigator.clipboard.writeText($('export-password').textContent);
+      toast('Export password copied');
+    } catch {
+      toast('Copying is not allowed here; select the password and copy it by hand.', 'error');
+    }
+  }
+
+  /** A real form POST, so that the browser streams the export to a download. */
+  async startExport(event) {
+    event.preventDefault();
+    try {
+      const session = await loadSession(); // a locked vault would answer the form with JSON
+      if (!session.unlocked) return;
+    } catch (failure) {
+      return showError($('export-error'), failure.message);
+    }
+    $('export-csrf').value = csrfToken();
+    $('export-form').submit();
+    toast('The export is downloading. Keep this tab open until it finishes.');
+  }
+
+  forgetExport() {
+    $('export-password').textContent = '';
+    $('export-password-field').value = '';
+    $('export-csrf').value = '';
+    $('export-step-1').hidden = false;
+    $('export-step-2').hidden = true;
+  }
+}

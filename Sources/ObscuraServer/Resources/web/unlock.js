@@ -1,0 +1,114 @@
+// unlock.js: the unlock page. One password field; "create a new vault" turns
+// the same form into a create form. Nothing here hints at how many vaults or
+// slots the directory holds.
+
+import { post } from './api.js';
+import { showError } from './dialogs.js';
+
+const $ = (id) => document.getElementById(id);
+
+export function createUnlockPage({ onUnlocked }) {
+  const form = $('unlock-form');
+  const password = $('unlock-password');
+  const confirm = $('create-confirm');
+  const submit = $('unlock-submit');
+  const error = $('unlock-error');
+  const notice = $('unlock-notice');
+  let creating = false;
+  let waitTimer = 0;
+  let waitUntil = 0;
+
+  function setMode(create) {
+    creating = create;
+    $('unlock-title').textContent = create ? 'Create a new vault' : 'Unlock your vault';
+    $('unlock-lead').textContent = create
+      ? 'Choose a password. It is the only key to this vault.'
+      : 'Enter your password to see your photos.';
+    $('create-confirm-field').hidden = !create;
+    confirm.required = create;
+    password.autocomplete = create ? 'new-password' : 'current-password';
+    $('unlock-alt-text').textContent = create ? 'Already have a vault?' : 'New here?';
+    $('create-toggle').textContent = create ? 'Unlock instead' : 'Create a new vault';
+    showError(error, '');
+    updateButton();
+    password.focus();
+  }
+
+  function updateButton() {
+    const wait = Math.ceil((waitUntil - Date.now()) / 1000);
+    if (wait > 0) {
+      submit.disabled = true;
+      submit.textContent = 'Try again in ' + wait + ' s';
+      showError(error, 'Too many wrong passwords. Wait ' + wait + ' s before trying again.');
+      return;
+    }
+    if (waitTimer) {
+      clearInterval(waitTimer);
+      waitTimer = 0;
+      showError(error, '');
+    }
+    submit.disabled = false;
+    submit.textContent = creating ? 'Create vault' : 'Unlock';
+  }
+
+  function startWait(seconds) {
+    waitUntil = Date.now() + seconds * 1000;
+    clearInterval(waitTimer);
+    waitTimer = setInterval(updateButton, 250);
+    updateButton();
+  }
+
+  async function onSubmit(event) {
+    event.preventDefault();
+    if (submit.disabled) return;
+    showError(error, '');
+    if (!password.value) {
+      showError(error, 'Enter a password.');
+      password.focus();
+      return;
+    }
+    if (creating && password.value !== confirm.value) {
+      showError(error, 'The two passwords differ.');
+      confirm.focus();
+      return;
+    }
+    submit.disabled = true;
+    submit.classList.add('busy');
+    submit.textContent = creating ? 'Creating…' : 'Unlocking…';
+    try {
+      await post(creating ? '/api/vaults' : '/api/unlock', { password: password.value });
+      password.value = '';
+      confirm.value = '';
+      notice.hidden = true;
+      submit.classList.remove('busy');
+      updateButton();
+      onUnlocked();
+      return;
+    } catch (failure) {
+      submit.classList.remove('busy');
+      updateButton();
+      if (failure.status === 429) {
+        startWait(Number(failure.body?.retryAfter) || 2);
+      } else if (failure.status === 401) {
+        showError(error, 'Wrong password.');
+        password.select();
+      } else if (failure.status === 409 && creating) {
+        showError(error, 'A new vault cannot be made with this password. Choose another one.');
+      } else {
+        showError(error, failure.message);
+      }
+    }
+  }
+
+  form.addEventListener('submit', onSubmit);
+  $('create-toggle').addEventListener('click', () => setMode(!creating));
+
+  return {
+    /** Shows the page; `message` explains why it came back (auto-lock, say). */
+    show(message = '') {
+      notice.textContent = message;
+      notice.hidden = !message;
+      setMode(false);
+    },
+  };
+}

@@ -1,0 +1,190 @@
+// upload.js: uploads from the file picker and from files dropped anywhere on
+// the page, two at a time, each with its own progress bar and its own error.
+
+import { uploadFile } from './api.js';
+import { bytes } from './format.js';
+import { icon } from './icons.js';
+
+const $ = (id) => document.getElementById(id);
+const PARALLEL = 2;
+
+export class Uploader {
+  /** `target()` names the folder that receives uploads (null: top level); `onUploaded` runs after each import. */
+  constructor({ target, canDrop, onUploaded }) {
+    this.target = target;
+    this.canDrop = canDrop;
+    this.onUploaded = onUploaded;
+    this.queue = [];
+    this.active = 0;
+    this.tasks = [];
+
+    const input = $('file-input');
+    input.addEventListener('change', () => {
+      this.add([...input.files]);
+      input.value = '';
+    });
+    $('upload-close').addEventListener('click', () => this.dismiss());
+    this.wireDrop();
+  }
+
+  pick() {
+    $('file-input').click();
+  }
+
+  wireDrop() {
+    const overlay = $('drop-overlay');
+    let depth = 0;
+    const carriesFiles = (event) => [...(event.dataTransfer?.types ?? [])].includes('Files');
+    document.addEventListener('dragenter', (event) => {
+      if (!carriesFiles(event) || !this.canDrop()) return;
+      event.preventDefault();
+      depth += 1;
+      $('drop-text').textContent = 'Drop files to add them to ' + (this.target()?.name ? '“' + this.target().name + '”' : 'your vault');
+      overlay.hidden = false;
+    });
+    document.addEventListener('dragover', (event) => {
+      if (!carriesFiles(event) || !this.canDrop()) return;
+      event.preventDefault();
+      event.dataTransfer.dropEffect = 'copy';
+    });
+    document.addEventListener('dragleave', (event) => {
+      if (!carriesFiles(event)) return;
+      depth = Math.max(0, depth - 1);
+      if (depth === 0) overlay.hidden = true;
+    });
+    document.addEventListener('drop', (event) => {
+      if (!carriesFiles(event)) return;
+      event.preventDefault();
+      depth = 0;
+      overlay.hidden = true;
+      if (this.canDrop()) this.add([...event.dataTransfer.files]);
+    });
+  }
+
+  add(files) {
+    if (!files.length) return;
+    const folder = this.target();
+    $('upload-panel').hidden = false;
+    for (const file of files) {
+      const task = { file, folderId: folder?.id ?? null, state: 'waiting', row: this.row(file) };
+      this.tasks.push(task);
+      this.queue.push(task);
+      $('upload-list').append(task.row.element);
+    }
+    this.summarise();
+    this.pump();
+  }
+
+  pump() {
+    while (this.active < PARALLEL && this.queue.length) {
+      const task = this.queue.shift();
+      this.active += 1;
+      this.run(task).finally(() => {
+        this.active -= 1;
+        this.summarise();
+        this.pump();
+      });
+    }
+  }
+
+  async run(task) {
+    task.state = 'uploading';
+    this.paint(task, 0, 'Uploading…');
+    const upload = uploadFile(task.file, task.folderId, (fraction) => {
+      this.paint(task, fraction, fraction >= 1 ? 'Encrypting…' : Math.round(fraction * 100) + '%');
+    });
+    task.abort = upload.abort;
+    try {
+      const answer = await upload.promise;
+      if (answer.duplicate) this.finish(task, 'duplicate', 'Already in the vault');
+      else this.finish(task, 'done', 'Added');
+      this.onUploaded(answer.item ?? null);
+    } catch (failure) {
+      this.finish(task, 'failed', failure.status === 413 ? 'Too large to upload' : failure.message);
+      if (failure.status === 401) this.cancelAll('Vault locked');
+    }
+  }
+
+  finish(task, state, message) {
+    task.state = state;
+    this.paint(task, 1, message);
+  }
+
+  cancelAll(message) {
+    for (const task of this.queue) this.finish(task, 'failed', message);
+    this.queue = [];
+    this.summarise();
+  }
+
+  /** Clears finished rows and hides the panel when nothing is left running. */
+  dismiss() {
+    this.tasks = this.tasks.filter((task) => {
+      const over = task.state !== 'waiting' && task.state !== 'uploading';
+      if (over) task.row.element.remove();
+      return !over;
+    });
+    if (!this.tasks.length) $('upload-panel').hidden = true;
+    this.summarise();
+  }
+
+  /** Drops everything (the vault locked). */
+  reset() {
+    for (const task of this.tasks) task.abort?.();
+    this.queue = [];
+    this.tasks = [];
+    $('upload-list').replaceChildren();
+    $('upload-panel').hidden = true;
+  }
+
+  row(file) {
+    const element = document.createElement('li');
+    element.className = 'upload-row';
+    element.dataset.state = 'waiting';
+    const status = document.createElement('span');
+    status.className = 'upload-icon';
+    const name = document.createElement('span');
+    name.className = 'upload-name';
+    name.textContent = file.name;
+    name.title = file.name;
+    const size = document.createElement('span');
+    size.className = 'upload-size';
+    size.textContent = bytes(file.size);
+    const bar = document.createElement('div');
+    bar.className = 'upload-bar';
+    bar.setAttribute('role', 'progressbar');
+    bar.setAttribute('aria-label', 'Upload of ' + file.name);
+    bar.setAttribute('aria-valuemin', '0');
+    bar.setAttribute('aria-valuemax', '100');
+    const fill = document.createElement('div');
+    fill.className = 'upload-fill';
+    bar.append(fill);
+    const message = document.createElement('span');
+    message.className = 'upload-message';
+    message.textContent = 'Waiting';
+    element.append(status, name, size, bar, message);
+    return { element, status, fill, bar, message };
+  }
+
+  paint(task, fraction, text) {
+    const { element, status, fill, bar, message } = task.row;
+    element.dataset.state = task.state;
+    fill.style.transform = 'scaleX(' + Math.max(0, Math.min(1, fraction)) + ')';
+    bar.setAttribute('aria-valuenow', String(Math.round(fraction * 100)));
+    message.textContent = text;
+    const symbol = { done: 'done', duplicate: 'done', failed: 'alert' }[task.state];
+    status.replaceChildren(...(symbol ? [icon(symbol)] : []));
+  }
+
+  summarise() {
+    const done = this.tasks.filter((t) => t.state === 'done' || t.state === 'duplicate').length;
+    const failed = this.tasks.filter((t) => t.state === 'failed').length;
+    const running = this.tasks.length - done - failed;
+    const parts = [];
+    if (running) parts.push('Uploading ' + (done + failed + 1) + ' of ' + this.tasks.length);
+    else parts.push(done + ' of ' + this.tasks.length + ' added');
+    if (failed) parts.push(failed + ' failed');
+    $('upload-summary').textContent = this.tasks.length ? parts.join(' · ') : '';
+    $('upload-title').textContent = running ? 'Uploading' : 'Uploads';
+    $('upload-panel').dataset.busy = String(running > 0);
+  }
+}

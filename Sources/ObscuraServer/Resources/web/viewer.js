@@ -1,0 +1,184 @@
+// viewer.js: one item at a time, full screen. Photos show their preview with
+// zoom; videos play from the original (the server answers Range requests, so
+// seeking works); previous/next by buttons, ←/→, swipe; Esc closes.
+
+import { post, urls } from './api.js';
+import { captureTime } from './catalog.js';
+import { bytes, dateTime } from './format.js';
+import { toast } from './dialogs.js';
+import { Zoom } from './zoom.js';
+
+const $ = (id) => document.getElementById(id);
+
+export class Viewer {
+  constructor({ catalog, onClose }) {
+    this.catalog = catalog;
+    this.onClose = onClose;
+    this.index = -1;
+    this.root = $('viewer');
+    this.image = $('viewer-image');
+    this.video = $('viewer-video');
+    this.zoom = new Zoom($('viewer-stage'), this.image, { onSwipe: (step) => this.step(step) });
+
+    $('viewer-close').addEventListener('click', () => this.close());
+    $('viewer-prev').addEventListener('click', () => this.step(-1));
+    $('viewer-next').addEventListener('click', () => this.step(1));
+    $('viewer-zoom-in').addEventListener('click', () => this.zoom.by(1.5));
+    $('viewer-zoom-out').addEventListener('click', () => this.zoom.by(1 / 1.5));
+    $('viewer-favorite').addEventListener('click', () => this.toggleFavorite());
+    document.addEventListener('keydown', (event) => this.key(event));
+    this.image.addEventListener('load', () => this.loaded());
+    this.image.addEventListener('error', () => this.loaded());
+    catalog.addEventListener('change', () => {
+      if (this.isOpen && this.item && this.catalog.items[this.index]?.id !== this.item.id) this.resync();
+    });
+  }
+
+  get isOpen() {
+    return !this.root.hidden;
+  }
+
+  get item() {
+    return this.current ?? null;
+  }
+
+  open(index) {
+    this.opener = document.activeElement;
+    this.root.hidden = false;
+    document.body.classList.add('viewing');
+    this.show(index);
+    $('viewer-close').focus();
+  }
+
+  close() {
+    if (!this.isOpen) return;
+    this.stopVideo();
+    this.image.removeAttribute('src');
+    this.root.hidden = true;
+    document.body.classList.remove('viewing');
+    const index = this.index;
+    this.current = null;
+    this.onClose(index);
+  }
+
+  async step(delta) {
+    const next = this.index + delta;
+    if (next < 0) return;
+    if (next >= this.catalog.items.length) {
+      await this.catalog.ensure(next);
+      if (next >= this.catalog.items.length) return;
+    }
+    this.show(next);
+  }
+
+  show(index) {
+    const item = this.catalog.items[index];
+    if (!item) return this.close();
+    this.index = index;
+    this.current = item;
+    this.zoom.reset();
+    this.stopVideo();
+    $('viewer-name').textContent = item.name;
+    const details = [dateTime(captureTime(item))];
+    if (item.width && item.height) details.push(item.width + ' × ' + item.height);
+    details.push(bytes(item.size));
+    $('viewer-date').textContent = details.join(' · ');
+    const total = Math.max(this.catalog.total, this.catalog.items.length);
+    $('viewer-position').textContent = (index + 1).toLocaleString() + ' / ' + total.toLocaleString();
+    $('viewer-prev').disabled = index === 0;
+    $('viewer-next').disabled = index >= total - 1;
+    $('viewer-download').href = urls.download(item.id);
+    $('viewer-download').setAttribute('download', item.name);
+    this.paintFavorite();
+
+    const isVideo = item.kind === 'video';
+    const isImage = item.kind === 'photo' || (item.kind !== 'video' && item.hasThumbnail);
+    this.zoom.enabled = !isVideo;
+    $('viewer-zoom-in').disabled = !isImage;
+    $('viewer-zoom-out').disabled = !isImage;
+    this.image.hidden = !isImage;
+    this.video.hidden = !isVideo;
+    $('viewer-file').hidden = isVideo || isImage;
+    this.root.dataset.kind = item.kind;
+    if (isImage) {
+      $('viewer-spinner').hidden = false;
+      this.image.classList.remove('ready');
+      this.image.alt = item.name;
+      this.image.src = urls.preview(item.id);
+      this.preload(index + 1);
+      this.preload(index - 1);
+    } else {
+      this.image.removeAttribute('src');
+      $('viewer-spinner').hidden = true;
+    }
+    if (isVideo) {
+      if (item.hasThumbnail) this.video.poster = urls.preview(item.id);
+      else this.video.removeAttribute('poster');
+      this.video.src = urls.original(item.id);
+      this.video.setAttribute('aria-label', item.name);
+    }
+  }
+
+  loaded() {
+    $('viewer-spinner').hidden = true;
+    this.image.classList.add('ready');
+  }
+
+  preload(index) {
+    const item = this.catalog.items[index];
+    if (item && item.kind === 'photo') new Image().src = urls.preview(item.id);
+  }
+
+  stopVideo() {
+    if (this.video.getAttribute('src')) {
+      this.video.pause();
+      this.video.removeAttribute('src');
+      this.video.load();
+    }
+  }
+
+  /** After the list changed under us (a delete, say), shows the same item again or its neighbour. */
+  resync() {
+    const index = this.catalog.indexOf(this.item.id);
+    if (index >= 0) this.index = index;
+    else this.show(Math.min(this.index, this.catalog.items.length - 1));
+  }
+
+  paintFavorite() {
+    const favorite = !!this.current?.favorite;
+    const button = $('viewer-favorite');
+    button.setAttribute('aria-pressed', String(favorite));
+    button.setAttribute('aria-label', favorite ? 'Remove from favourites' : 'Add to favourites');
+    button.title = button.getAttribute('aria-label') + ' (F)';
+  }
+
+  async toggleFavorite() {
+    const item = this.current;
+    if (!item) return;
+    try {
+      const updated = await post('/api/items/' + encodeURIComponent(item.id) + '/favorite', { favorite: !item.favorite });
+      if (this.current?.id === updated.id) this.current = updated;
+      this.paintFavorite();
+      this.catalog.update(updated);
+    } catch (failure) {
+      toast(failure.message, 'error');
+    }
+  }
+
+  key(event) {
+    if (!this.isOpen || event.defaultPrevented || document.querySelector('dialog[open]')) return;
+    if (event.altKey || event.ctrlKey || event.metaKey) return;
+    const inVideo = event.target === this.video;
+    switch (event.key) {
+      case 'Escape': this.close(); break;
+      case 'ArrowLeft': if (inVideo) return; this.step(-1); break;
+      case 'ArrowRight': if (inVideo) return; this.step(1); break;
+      case '+': case '=': this.zoom.by(1.5); break;
+      case '-': this.zoom.by(1 / 1.5); break;
+      case '0': this.zoom.reset(); break;
+      case 'f': case 'F': this.toggleFavorite(); break;
+      default: return;
+    }
+    event.preventDefault();
+  }
+}

@@ -1,0 +1,135 @@
+"""Fixtures for the browser suite: one `obscura serve` on a fresh vault, one
+headless Chromium, test media made on the spot, and screenshots of each page
+in the light and the dark theme under artifacts/screenshots/."""
+
+import os
+import pathlib
+import queue
+import shutil
+import subprocess
+import threading
+import time
+
+import pytest
+from selenium import webdriver
+from selenium.webdriver.chrome.options import Options
+from selenium.webdriver.chrome.service import Service
+
+REPO = pathlib.Path(__file__).resolve().parents[2]
+SCREENSHOTS = REPO / "artifacts" / "screenshots"
+OBSCURA_BIN = os.environ.get("OBSCURA_BIN", str(REPO / ".build" / "debug" / "obscura"))
+FIXTURES = REPO / "Tests" / "Fixtures"
+BANNER = "Obscura gallery: "
+START_TIMEOUT = 90  # the first run initialises the vault: ten slots, real PBKDF2
+
+
+class Server:
+    def __init__(self, process, url, log):
+        self.process = process
+        self.url = url
+        self.log = log
+
+    def log_tail(self, lines=40):
+        return "\n".join(self.log[-lines:])
+
+
+@pytest.fixture(scope="session")
+def workdir(tmp_path_factory):
+    return tmp_path_factory.mktemp("obscura")
+
+
+@pytest.fixture(scope="session")
+def server(workdir):
+    if not os.access(OBSCURA_BIN, os.X_OK):
+        pytest.fail(f"no obscura binary at {OBSCURA_BIN} (set OBSCURA_BIN)")
+    env = dict(os.environ, XDG_CONFIG_HOME=str(workdir / "config"))
+    process = subprocess.Popen(
+        [OBSCURA_BIN, "--vault", str(workdir / "vault"), "serve", "--port", "0",
+         "--auto-lock-unit-seconds", "2"],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+        env=env, text=True, bufsize=1)
+    log = []
+    found = queue.Queue()
+
+    def drain():  # keeps the pipe empty for the server's whole life
+        for line in process.stdout:
+            log.append(line.rstrip("\n"))
+            if BANNER in line:
+                found.put(line.split(BANNER, 1)[1].strip())
+
+    threading.Thread(target=drain, daemon=True).start()
+    try:
+        url = found.get(timeout=START_TIMEOUT)
+    except queue.Empty:
+        process.kill()
+        pytest.fail(f"the server printed no '{BANNER}URL' line in {START_TIMEOUT} s:\n" + "\n".join(log[-40:]))
+    srv = Server(process, url.rstrip("/"), log)
+    yield srv
+    process.terminate()
+    try:
+        process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+
+
+@pytest.fixture(scope="session")
+def browser(server, workdir):
+    options = Options()
+    options.binary_location = shutil.which("chromium") or "/usr/bin/chromium"
+    for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                     "--window-size=1360,880", "--autoplay-policy=no-user-gesture-required",
+                     "--lang=en-GB", "--hide-scrollbars"):
+        options.add_argument(argument)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    options.add_experimental_option("prefs", {
+        "download.default_directory": str(workdir / "downloads"),
+        "download.prompt_for_download": False,
+    })
+    driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+    driver.set_script_timeout(30)
+    yield driver
+    driver.quit()
+
+
+def shoot(driver, name):
+    """Saves NAME-light.png and NAME-dark.png of what the browser shows now."""
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    for scheme in ("light", "dark"):
+        set_scheme(driver, scheme)
+        time.sleep(0.3)  # let colour transitions settle
+        driver.save_screenshot(str(SCREENSHOTS / f"{name}-{scheme}.png"))
+    set_scheme(driver, "light")
+
+
+def set_scheme(driver, scheme):
+    driver.execute_cdp_cmd("Emulation.setEmulatedMedia",
+                           {"features": [{"name": "prefers-color-scheme", "value": scheme}]})
+
+
+@pytest.fixture(scope="session")
+def media(workdir):
+    """Photos (repo fixtures and a few ffmpeg patterns), a 6 s H.264 video and an empty file."""
+    folder = workdir / "media"
+    folder.mkdir()
+    photos = []
+    for name in ("gradient.jpg", "camera-orientation6.jpg", "gradient.png"):
+        shutil.copy(FIXTURES / name, folder / name)
+        photos.append(folder / name)
+    patterns = {
+        "mandelbrot.jpg": "mandelbrot=size=1200x900",
+        "bars.jpg": "smptehdbars=size=1280x720",
+        "test-pattern.jpg": "testsrc2=size=1024x768",
+        "life.png": "life=size=640x480:mold=10:ratio=0.3:death_color=#1d3557:life_color=#f1faee",
+    }
+    for name, source in patterns.items():
+        subprocess.run(["ffmpeg", "-v", "error", "-f", "lavfi", "-i", source, "-frames:v", "1",
+                        "-y", str(folder / name)], check=True)
+        photos.append(folder / name)
+    video = folder / "clip.mp4"
+    subprocess.run(["ffmpeg", "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25",
+                    "-t", "6", "-c:v", "libx264", "-pix_fmt", "yuv420p", "-movflags", "+faststart",
+                    "-y", str(video)], check=True)
+    empty = folder / "empty.jpg"
+    empty.write_bytes(b"")
+    return {"photos": photos, "video": video, "empty": empty}

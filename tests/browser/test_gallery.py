@@ -1,0 +1,346 @@
+"""The gallery in a real browser, in order, on one vault: create, lock, wrong
+password, unlock, upload, thumbnails, delete, viewer, video, folders, settings,
+auto-lock, unlock again. Each test builds on the one before."""
+
+import time
+
+import pytest
+from selenium.common.exceptions import TimeoutException
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.support.ui import WebDriverWait
+
+from conftest import shoot
+
+PASSWORD = "correct horse battery staple"
+FOLDER_PASSWORD = "tulips in april"
+UNLOCK_WAIT = 30  # a sweep of ten slots at 600,000 PBKDF2 rounds, on a busy 2-core machine
+
+
+def wait(driver, condition, timeout=10, message=""):
+    try:
+        return WebDriverWait(driver, timeout, poll_frequency=0.1).until(lambda d: condition())
+    except TimeoutException:
+        raise AssertionError(f"timed out after {timeout} s: {message}") from None
+
+
+def el(driver, css):
+    return driver.find_element(By.CSS_SELECTOR, css)
+
+
+def shown(driver, css):
+    return driver.execute_script(
+        "const e = document.querySelector(arguments[0]);"
+        "return !!e && !e.closest('[hidden]') && e.getClientRects().length > 0;", css)
+
+
+def text(driver, css):
+    return driver.execute_script("return document.querySelector(arguments[0])?.textContent ?? ''", css)
+
+
+def tiles(driver):
+    """[(id, kind, name)] of the tiles in the DOM, in grid order."""
+    return driver.execute_script(
+        "return [...document.querySelectorAll('.tile')].map(t => [t.dataset.id, t.dataset.kind,"
+        " t.querySelector('.tile-open').getAttribute('aria-label')]);")
+
+
+def tile_named(driver, name):
+    for tile_id, kind, label in tiles(driver):
+        if f" {name}," in label:
+            return tile_id
+    raise AssertionError(f"no tile for {name}; tiles: {tiles(driver)}")
+
+
+def item_count(driver):
+    words = text(driver, "#view-count").replace(",", "").split()
+    return int(words[0]) if words else -1
+
+
+def type_into(driver, css, value):
+    field = el(driver, css)
+    field.clear()
+    field.send_keys(value)
+
+
+def submit_unlock(driver, password):
+    type_into(driver, "#unlock-password", password)
+    el(driver, "#unlock-submit").click()
+
+
+def unlock(driver, password=PASSWORD):
+    submit_unlock(driver, password)
+    wait(driver, lambda: shown(driver, "#app-view"), UNLOCK_WAIT, "the gallery after unlocking")
+
+
+def select_tile(driver, tile_id):
+    driver.execute_script(
+        "document.querySelector(`.tile[data-id='${arguments[0]}'] .tile-check`).click()", tile_id)
+
+
+@pytest.fixture(scope="module")
+def page(browser, server):
+    browser.get(server.url + "/")
+    wait(browser, lambda: shown(browser, "#unlock-view"), 15, "the unlock page")
+    return browser
+
+
+def test_unlock_page_offers_create_and_reveals_no_count(page):
+    assert el(page, "#unlock-password").get_attribute("type") == "password"
+    assert el(page, "label[for='unlock-password']").text == "Password"
+    assert el(page, "#create-toggle").text == "Create a new vault"
+    body = page.find_element(By.TAG_NAME, "body").text.lower()
+    assert "slot" not in body and "decoy" not in body
+    shoot(page, "unlock")
+
+
+def test_create_vault(page):
+    el(page, "#create-toggle").click()
+    wait(page, lambda: shown(page, "#create-confirm"), 5, "the confirm field")
+    type_into(page, "#unlock-password", PASSWORD)
+    type_into(page, "#create-confirm", PASSWORD + "x")
+    el(page, "#unlock-submit").click()
+    wait(page, lambda: "differ" in text(page, "#unlock-error"), 5, "a mismatch error")
+    type_into(page, "#create-confirm", PASSWORD)
+    el(page, "#unlock-submit").click()
+    wait(page, lambda: shown(page, "#app-view"), UNLOCK_WAIT, "the gallery of the new vault")
+    wait(page, lambda: shown(page, "#empty-state"), 10, "the empty state")
+    assert "No photos yet" in text(page, "#empty-title")
+
+
+def test_lock_then_wrong_password_then_unlock(page):
+    el(page, "#lock-button").click()
+    wait(page, lambda: shown(page, "#unlock-view"), 10, "the unlock page after Lock")
+    assert not shown(page, "#app-view")
+    submit_unlock(page, "not the password")
+    wait(page, lambda: shown(page, "#unlock-error"), UNLOCK_WAIT, "an error for a wrong password")
+    assert text(page, "#unlock-error") == "Wrong password."
+    assert not shown(page, "#app-view")
+    unlock(page)
+
+
+def test_upload_photos_and_video(page, media):
+    files = media["photos"] + [media["video"], media["empty"]]
+    el(page, "#file-input").send_keys("\n".join(str(f) for f in files))
+    wait(page, lambda: shown(page, "#upload-panel"), 5, "the upload panel")
+    wait(page, lambda: page.execute_script(
+        "return document.querySelectorAll('.upload-row').length === arguments[0] &&"
+        " !document.querySelector('.upload-row[data-state=waiting], .upload-row[data-state=uploading]')",
+        len(files)), 90, "every upload to finish")
+    states = page.execute_script(
+        "return Object.fromEntries([...document.querySelectorAll('.upload-row')].map(r =>"
+        " [r.querySelector('.upload-name').textContent, [r.dataset.state, r.querySelector('.upload-message').textContent]]))")
+    for f in media["photos"] + [media["video"]]:
+        assert states[f.name][0] == "done", (f.name, states[f.name])
+    assert states["empty.jpg"][0] == "failed", states["empty.jpg"]
+    assert states["empty.jpg"][1], "a failed upload says why"
+    assert "1 failed" in text(page, "#upload-summary")
+    shoot(page, "upload")
+
+
+def test_grid_shows_thumbnails(page, media):
+    expected = len(media["photos"]) + 1
+    wait(page, lambda: item_count(page) == expected, 15, f"{expected} items in the count")
+    wait(page, lambda: len(tiles(page)) == expected, 10, "a tile per item")
+    el(page, "#upload-close").click()
+
+    def photo_thumbnails_loaded():
+        return page.execute_script(
+            "const imgs = [...document.querySelectorAll(\".tile[data-kind='photo'] img.thumb\")];"
+            "return imgs.length === arguments[0] && imgs.every(i => i.complete && i.naturalWidth > 0);",
+            len(media["photos"]))
+    wait(page, photo_thumbnails_loaded, 20, "every photo thumbnail decoded (naturalWidth > 0)")
+    assert page.execute_script("return document.querySelectorAll('.grid-day').length") >= 1
+    time.sleep(0.3)
+    shoot(page, "grid")
+
+
+def test_delete_needs_confirmation(page):
+    before = item_count(page)
+    victim = tile_named(page, "life.png")
+    select_tile(page, victim)
+    wait(page, lambda: shown(page, "#selection-bar"), 5, "the selection bar")
+    assert text(page, "#selection-count") == "1 selected"
+    el(page, "#sel-delete").click()
+    wait(page, lambda: shown(page, "#confirm-dialog"), 5, "the confirm dialog")
+    el(page, "#confirm-dialog [data-close]").click()  # cancel keeps it
+    time.sleep(0.3)
+    assert item_count(page) == before
+    el(page, "#sel-delete").click()
+    wait(page, lambda: shown(page, "#confirm-dialog"), 5, "the confirm dialog again")
+    el(page, "#confirm-submit").click()
+    wait(page, lambda: item_count(page) == before - 1, 10, "the count to drop by one")
+    assert victim not in [t[0] for t in tiles(page)]
+    assert not shown(page, "#selection-bar")
+
+
+def test_viewer_previous_next_zoom_favourite(page):
+    first = page.execute_script("return document.querySelector(\".tile[data-kind='photo'] .tile-open\").dataset.index")
+    page.execute_script("document.querySelector(`.tile-open[data-index='${arguments[0]}']`).click()", first)
+    wait(page, lambda: shown(page, "#viewer"), 5, "the viewer")
+    wait(page, lambda: page.execute_script(
+        "const i = document.getElementById('viewer-image'); return i.complete && i.naturalWidth > 0"),
+        15, "the preview to load")
+    name = text(page, "#viewer-name")
+    body = page.find_element(By.TAG_NAME, "body")
+    body.send_keys(Keys.ARROW_RIGHT)
+    wait(page, lambda: text(page, "#viewer-name") != name, 5, "→ to show the next item")
+    body.send_keys(Keys.ARROW_LEFT)
+    wait(page, lambda: text(page, "#viewer-name") == name, 5, "← to come back")
+    el(page, "#viewer-next").click()
+    wait(page, lambda: text(page, "#viewer-name") != name, 5, "the next button")
+    el(page, "#viewer-prev").click()
+    wait(page, lambda: text(page, "#viewer-name") == name, 5, "the previous button")
+    wait(page, lambda: page.execute_script(
+        "const i = document.getElementById('viewer-image'); return i.complete && i.naturalWidth > 0"),
+        15, "the preview to load again")
+    el(page, "#viewer-zoom-in").click()
+    assert "scale(1.5)" in el(page, "#viewer-image").get_attribute("style")
+    el(page, "#viewer-zoom-out").click()
+    el(page, "#viewer-favorite").click()
+    wait(page, lambda: el(page, "#viewer-favorite").get_attribute("aria-pressed") == "true", 5, "favourite on")
+    href = el(page, "#viewer-download").get_attribute("href")
+    assert href.endswith("/original?download=1"), href
+    time.sleep(0.2)
+    shoot(page, "viewer")
+    body.send_keys(Keys.ESCAPE)
+    wait(page, lambda: not shown(page, "#viewer"), 5, "Esc to close the viewer")
+    assert page.execute_script("return document.querySelectorAll('.tile.favorite').length") == 1
+
+
+def test_video_plays_and_seeks(page):
+    video_tile = next(t for t in tiles(page) if t[1] == "video")
+    page.execute_script("document.querySelector(`.tile[data-id='${arguments[0]}'] .tile-open`).click()", video_tile[0])
+    wait(page, lambda: shown(page, "#viewer-video"), 5, "the video player")
+    wait(page, lambda: page.execute_script("return document.getElementById('viewer-video').readyState >= 1"),
+         15, "the video's metadata")
+    duration = page.execute_script("return document.getElementById('viewer-video').duration")
+    assert 5.5 < duration < 6.5, duration
+    page.execute_script("const v = document.getElementById('viewer-video'); v.muted = true; v.play();")
+    wait(page, lambda: page.execute_script("return document.getElementById('viewer-video').currentTime > 0.3"),
+         15, "playback to start")
+    page.execute_script("document.getElementById('viewer-video').currentTime = 3.5;")
+    wait(page, lambda: page.execute_script(
+        "const v = document.getElementById('viewer-video'); return !v.seeking && v.currentTime > 3.8"),
+        15, "playback to go on past the seek point")
+    assert page.execute_script("return document.getElementById('viewer-video').error") is None
+    page.execute_script("document.getElementById('viewer-video').pause()")
+    shoot(page, "video")
+    el(page, "#viewer-close").click()
+    wait(page, lambda: not shown(page, "#viewer"), 5, "the viewer to close")
+
+
+def create_folder(page, name, parent_label=None, password=None):
+    el(page, "#new-folder-button").click()
+    wait(page, lambda: shown(page, "#folder-dialog"), 5, "the new-folder dialog")
+    type_into(page, "#folder-name", name)
+    if parent_label:
+        page.execute_script(
+            "const s = document.getElementById('folder-parent');"
+            "s.value = [...s.options].find(o => o.textContent.trim() === arguments[0]).value;", parent_label)
+    if password:
+        el(page, "#folder-protect").click()
+        type_into(page, "#folder-password", password)
+        type_into(page, "#folder-password-confirm", password)
+    el(page, "#folder-submit").click()
+    wait(page, lambda: not shown(page, "#folder-dialog"), 15, f"folder {name} to be created")
+
+
+FIND_FOLDER = ("const b = [...document.querySelectorAll('.folder-item')]"
+               ".find(b => b.querySelector('.nav-label').textContent === arguments[0]);")
+
+
+def folder_info(page, name):
+    """{label, locked} of the folder's sidebar entry, or None (read in one go: the list re-renders)."""
+    return page.execute_script(
+        FIND_FOLDER + "return b ? {label: b.getAttribute('aria-label'), locked: b.classList.contains('locked')} : null",
+        name)
+
+
+def click_folder(page, name):
+    assert page.execute_script(FIND_FOLDER + "if (b) b.click(); return !!b;", name), f"no folder {name}"
+
+
+def unlock_folder(page, name, password):
+    click_folder(page, name)
+    wait(page, lambda: shown(page, "#folder-unlock-dialog"), 5, "the folder password dialog")
+    type_into(page, "#folder-unlock-password", password)
+    el(page, "#folder-unlock-submit").click()
+
+
+def test_folders_create_protect_move_lock_unlock(page):
+    create_folder(page, "Trips")
+    wait(page, lambda: folder_info(page, "Trips") is not None, 5, "Trips in the sidebar")
+    create_folder(page, "Secret", parent_label="Trips", password=FOLDER_PASSWORD)
+    wait(page, lambda: folder_info(page, "Secret") is not None, 5, "Secret in the sidebar")
+    assert "Trips/Secret" in folder_info(page, "Secret")["label"]
+    if folder_info(page, "Secret")["locked"]:
+        unlock_folder(page, "Secret", FOLDER_PASSWORD)
+        wait(page, lambda: text(page, "#view-title") == "Trips › Secret", UNLOCK_WAIT, "the unlocked folder")
+        el(page, "#library-list [data-view='all']").click()
+        wait(page, lambda: text(page, "#view-title") == "All photos", 5, "All photos")
+
+    total = item_count(page)
+    moved = tile_named(page, "bars.jpg")
+    select_tile(page, moved)
+    el(page, "#sel-move").click()
+    wait(page, lambda: shown(page, "#move-dialog"), 5, "the move dialog")
+    page.execute_script(
+        "const s = document.getElementById('move-target');"
+        "s.value = [...s.options].find(o => o.textContent.trim() === 'Secret').value;")
+    el(page, "#move-submit").click()
+    wait(page, lambda: not shown(page, "#move-dialog"), 5, "the move dialog to close")
+
+    click_folder(page, "Secret")
+    wait(page, lambda: text(page, "#view-title") == "Trips › Secret", 10, "the Secret folder view")
+    wait(page, lambda: [t[0] for t in tiles(page)] == [moved], 10, "the moved photo in the folder")
+    wait(page, lambda: page.execute_script(
+        "const i = document.querySelector('.tile img.thumb'); return !!i && i.complete && i.naturalWidth > 0"),
+        10, "its thumbnail")
+    shoot(page, "folder")
+
+    el(page, "#folder-lock-button").click()
+    wait(page, lambda: text(page, "#view-title") == "All photos", 10, "All photos after locking the folder")
+    wait(page, lambda: item_count(page) == total - 1, 10, "the moved photo hidden from All photos")
+    assert moved not in [t[0] for t in tiles(page)]
+    assert folder_info(page, "Secret")["locked"]
+
+    unlock_folder(page, "Secret", "wrong folder password")
+    wait(page, lambda: shown(page, "#folder-unlock-error"), UNLOCK_WAIT, "a wrong folder password error")
+    assert text(page, "#folder-unlock-error") == "Wrong folder password."
+    type_into(page, "#folder-unlock-password", FOLDER_PASSWORD)
+    el(page, "#folder-unlock-submit").click()
+    wait(page, lambda: text(page, "#view-title") == "Trips › Secret", UNLOCK_WAIT, "the folder after unlocking")
+    wait(page, lambda: [t[0] for t in tiles(page)] == [moved], 10, "the photo back in view")
+    el(page, "#library-list [data-view='all']").click()
+    wait(page, lambda: item_count(page) == total, 10, "All photos counts it again")
+
+
+def test_settings_then_auto_lock_then_unlock_again(page):
+    count = item_count(page)
+    el(page, "#settings-button").click()
+    wait(page, lambda: shown(page, "#settings-dialog"), 5, "the settings dialog")
+    wait(page, lambda: page.execute_script("return !!document.querySelector('input[name=autolock]:checked')"),
+         5, "the current auto-lock setting")
+    shoot(page, "settings")
+    page.execute_script("document.querySelector('input[name=autolock][value=\"1\"]').click()")
+    wait(page, lambda: text(page, "#autolock-status").startswith("Saved"), 5, "the setting to save")
+    page.find_element(By.TAG_NAME, "body").send_keys(Keys.ESCAPE)
+    started = time.monotonic()
+    # one "minute" is 2 s here (--auto-lock-unit-seconds 2)
+    wait(page, lambda: shown(page, "#unlock-view"), 20, "auto-lock to bring back the unlock page")
+    assert time.monotonic() - started > 1.0
+    assert "locked itself" in text(page, "#unlock-notice")
+    assert page.execute_script("return document.querySelectorAll('.tile').length") == 0
+    unlock(page)
+    wait(page, lambda: item_count(page) == count, 10, "the same items after unlocking again")
+    el(page, "#settings-button").click()
+    wait(page, lambda: shown(page, "#settings-dialog"), 5, "the settings dialog")
+    page.execute_script("document.querySelector('input[name=autolock][value=\"5\"]').click()")
+    wait(page, lambda: text(page, "#autolock-status").startswith("Saved"), 5, "auto-lock back to 5")
+
+
+def test_no_csp_violations_or_script_errors(page):
+    problems = [entry["message"] for entry in page.get_log("browser")
+                if "Content Security Policy" in entry["message"] or "Uncaught" in entry["message"]]
+    assert problems == []
