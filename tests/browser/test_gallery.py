@@ -2,10 +2,12 @@
 password, unlock, upload, thumbnails, delete, viewer, video, folders, settings,
 auto-lock, unlock again. Each test builds on the one before."""
 
+import json
 import time
 
 import pytest
 from selenium.common.exceptions import TimeoutException
+from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import WebDriverWait
@@ -73,6 +75,11 @@ def unlock(driver, password=PASSWORD):
     wait(driver, lambda: shown(driver, "#app-view"), UNLOCK_WAIT, "the gallery after unlocking")
 
 
+def press(driver, key):
+    """A key press to whatever has focus (element.send_keys would click the element first)."""
+    ActionChains(driver).send_keys(key).perform()
+
+
 def select_tile(driver, tile_id):
     driver.execute_script(
         "document.querySelector(`.tile[data-id='${arguments[0]}'] .tile-check`).click()", tile_id)
@@ -135,6 +142,7 @@ def test_upload_photos_and_video(page, media):
     assert states["empty.jpg"][0] == "failed", states["empty.jpg"]
     assert states["empty.jpg"][1], "a failed upload says why"
     assert "1 failed" in text(page, "#upload-summary")
+    wait(page, lambda: item_count(page) == len(files) - 1, 15, "the grid to show the new items")
     shoot(page, "upload")
 
 
@@ -155,9 +163,34 @@ def test_grid_shows_thumbnails(page, media):
     shoot(page, "grid")
 
 
+def test_drop_files_onto_the_page(page):
+    before = item_count(page)
+    page.execute_script("""
+        const canvas = document.createElement('canvas');
+        canvas.width = 480; canvas.height = 320;
+        const g = canvas.getContext('2d');
+        const fill = g.createLinearGradient(0, 0, 480, 320);
+        fill.addColorStop(0, '#2a9d8f'); fill.addColorStop(1, '#e9c46a');
+        g.fillStyle = fill; g.fillRect(0, 0, 480, 320);
+        const bytes = atob(canvas.toDataURL('image/png').split(',')[1]);
+        const file = new File([Uint8Array.from(bytes, c => c.charCodeAt(0))], 'dropped.png', {type: 'image/png'});
+        const data = new DataTransfer();
+        data.items.add(file);
+        for (const type of ['dragenter', 'dragover', 'drop']) {
+          document.body.dispatchEvent(new DragEvent(type, {dataTransfer: data, bubbles: true, cancelable: true}));
+        }""")
+    wait(page, lambda: page.execute_script(
+        "return [...document.querySelectorAll('.upload-row')].some(r =>"
+        " r.querySelector('.upload-name').textContent === 'dropped.png' && r.dataset.state === 'done')"),
+        30, "the dropped file to upload")
+    wait(page, lambda: item_count(page) == before + 1, 10, "the dropped file in the grid")
+    assert not shown(page, "#drop-overlay")
+    el(page, "#upload-close").click()
+
+
 def test_delete_needs_confirmation(page):
     before = item_count(page)
-    victim = tile_named(page, "life.png")
+    victim = tile_named(page, "dropped.png")
     select_tile(page, victim)
     wait(page, lambda: shown(page, "#selection-bar"), 5, "the selection bar")
     assert text(page, "#selection-count") == "1 selected"
@@ -175,18 +208,20 @@ def test_delete_needs_confirmation(page):
 
 
 def test_viewer_previous_next_zoom_favourite(page):
-    first = page.execute_script("return document.querySelector(\".tile[data-kind='photo'] .tile-open\").dataset.index")
+    first = page.execute_script(
+        "return Math.min(...[...document.querySelectorAll(\".tile[data-kind='photo'] .tile-open\")]"
+        ".map(b => Number(b.dataset.index)))")
     page.execute_script("document.querySelector(`.tile-open[data-index='${arguments[0]}']`).click()", first)
     wait(page, lambda: shown(page, "#viewer"), 5, "the viewer")
     wait(page, lambda: page.execute_script(
         "const i = document.getElementById('viewer-image'); return i.complete && i.naturalWidth > 0"),
         15, "the preview to load")
     name = text(page, "#viewer-name")
-    body = page.find_element(By.TAG_NAME, "body")
-    body.send_keys(Keys.ARROW_RIGHT)
+    press(page, Keys.ARROW_RIGHT)
     wait(page, lambda: text(page, "#viewer-name") != name, 5, "→ to show the next item")
-    body.send_keys(Keys.ARROW_LEFT)
-    wait(page, lambda: text(page, "#viewer-name") == name, 5, "← to come back")
+    press(page, Keys.ARROW_LEFT)
+    wait(page, lambda: text(page, "#viewer-name") == name, 5,
+         f"← to come back to {name} (shows {text(page, '#viewer-name')}, tiles {tiles(page)})")
     el(page, "#viewer-next").click()
     wait(page, lambda: text(page, "#viewer-name") != name, 5, "the next button")
     el(page, "#viewer-prev").click()
@@ -203,7 +238,7 @@ def test_viewer_previous_next_zoom_favourite(page):
     assert href.endswith("/original?download=1"), href
     time.sleep(0.2)
     shoot(page, "viewer")
-    body.send_keys(Keys.ESCAPE)
+    press(page, Keys.ESCAPE)
     wait(page, lambda: not shown(page, "#viewer"), 5, "Esc to close the viewer")
     assert page.execute_script("return document.querySelectorAll('.tile.favorite').length") == 1
 
@@ -316,6 +351,25 @@ def test_folders_create_protect_move_lock_unlock(page):
     wait(page, lambda: item_count(page) == total, 10, "All photos counts it again")
 
 
+def test_hidden_tab_drops_folder_keys(page, server):
+    total = item_count(page)
+    assert not folder_info(page, "Secret")["locked"]
+    gallery = page.current_window_handle
+    page.switch_to.new_window("tab")  # the gallery tab is now hidden
+    try:
+        def secret_locked():  # the gallery's keepalive POST may land a moment later
+            page.get(server.url + "/api/folders")
+            folders = json.loads(page.find_element(By.TAG_NAME, "body").text)["folders"]
+            return next(f for f in folders if f["path"] == "Trips/Secret")["unlocked"] is False
+        wait(page, secret_locked, 5, "the server to drop the folder key while the gallery is hidden")
+    finally:
+        page.close()
+        page.switch_to.window(gallery)
+    wait(page, lambda: folder_info(page, "Secret")["locked"], 10, "the sidebar to show Secret locked")
+    wait(page, lambda: item_count(page) == total - 1, 10, "the folder's photo hidden again")
+    assert not page.execute_script("return document.body.classList.contains('obscured')")
+
+
 def test_settings_then_auto_lock_then_unlock_again(page):
     count = item_count(page)
     el(page, "#settings-button").click()
@@ -325,7 +379,7 @@ def test_settings_then_auto_lock_then_unlock_again(page):
     shoot(page, "settings")
     page.execute_script("document.querySelector('input[name=autolock][value=\"1\"]').click()")
     wait(page, lambda: text(page, "#autolock-status").startswith("Saved"), 5, "the setting to save")
-    page.find_element(By.TAG_NAME, "body").send_keys(Keys.ESCAPE)
+    press(page, Keys.ESCAPE)
     started = time.monotonic()
     # one "minute" is 2 s here (--auto-lock-unit-seconds 2)
     wait(page, lambda: shown(page, "#unlock-view"), 20, "auto-lock to bring back the unlock page")

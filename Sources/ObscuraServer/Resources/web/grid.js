@@ -44,7 +44,7 @@ export class Grid {
     const width = this.canvas.clientWidth;
     if (!width) return;
     const anchor = this.cols ? this.firstVisibleIndex() : -1;
-    const target = width < 560 ? 104 : width < 1000 ? 150 : 184;
+    const target = width < 560 ? 104 : width < 1000 ? 144 : 168;
     const cols = Math.max(3, Math.floor((width + GAP) / (target + GAP)));
     const cell = (width - GAP * (cols - 1)) / cols;
     const reflow = cols !== this.cols || Math.abs(cell - this.cell) > 0.5;

@@ -45,13 +45,19 @@ const grid = new Grid({
   onOpen: (index) => viewer.open(index),
   onError: reportError,
 });
+const refreshAfterUploads = () => {
+  library.refresh();
+  folders.refresh().catch(reportError);
+};
+const refreshDuringUploads = throttle(refreshAfterUploads, 3000); // a long batch shows its first items early
 const uploader = new Uploader({
   target: () => library.folder(),
   canDrop: () => open && !viewer.isOpen,
-  onUploaded: debounce(() => {
-    library.refresh();
-    folders.refresh().catch(reportError);
-  }, 500),
+  onUploaded: refreshDuringUploads,
+  onSettled: () => {
+    refreshDuringUploads.cancel();
+    refreshAfterUploads();
+  },
 });
 new Settings({ onAutoLockChange: () => {} });
 wireSelectionBar({ catalog, selection, folders, library });
@@ -156,10 +162,21 @@ function visibilityChanged() {
     .catch(reportError);
 }
 
-function debounce(fn, ms) {
+/** Runs `fn` at most once per `ms`, always once more after the last call. */
+function throttle(fn, ms) {
+  let last = 0;
   let timer = 0;
-  return (...args) => {
-    clearTimeout(timer);
-    timer = setTimeout(() => fn(...args), ms);
+  const run = () => {
+    if (timer) return;
+    timer = setTimeout(() => {
+      timer = 0;
+      last = Date.now();
+      fn();
+    }, Math.max(0, last + ms - Date.now()));
   };
+  run.cancel = () => {
+    clearTimeout(timer);
+    timer = 0;
+  };
+  return run;
 }

@@ -10,10 +10,11 @@ const PARALLEL = 2;
 
 export class Uploader {
   /** `target()` names the folder that receives uploads (null: top level); `onUploaded` runs after each import. */
-  constructor({ target, canDrop, onUploaded }) {
+  constructor({ target, canDrop, onUploaded, onSettled }) {
     this.target = target;
     this.canDrop = canDrop;
     this.onUploaded = onUploaded;
+    this.onSettled = onSettled;
     this.queue = [];
     this.active = 0;
     this.tasks = [];
@@ -83,6 +84,7 @@ export class Uploader {
         this.active -= 1;
         this.summarise();
         this.pump();
+        if (this.active === 0 && !this.queue.length) this.onSettled();
       });
     }
   }
@@ -100,7 +102,8 @@ export class Uploader {
       else this.finish(task, 'done', 'Added');
       this.onUploaded(answer.item ?? null);
     } catch (failure) {
-      this.finish(task, 'failed', failure.status === 413 ? 'Too large to upload' : failure.message);
+      const reason = failure.status === 413 ? 'Too large to upload' : failure.message;
+      this.finish(task, 'failed', reason.charAt(0).toUpperCase() + reason.slice(1));
       if (failure.status === 401) this.cancelAll('Vault locked');
     }
   }
@@ -108,6 +111,7 @@ export class Uploader {
   finish(task, state, message) {
     task.state = state;
     this.paint(task, 1, message);
+    if (state === 'failed') $('upload-list').prepend(task.row.element); // errors first, where they are seen
   }
 
   cancelAll(message) {
@@ -146,9 +150,9 @@ export class Uploader {
     name.className = 'upload-name';
     name.textContent = file.name;
     name.title = file.name;
-    const size = document.createElement('span');
-    size.className = 'upload-size';
-    size.textContent = bytes(file.size);
+    const meta = document.createElement('span');
+    meta.className = 'upload-meta';
+    meta.textContent = bytes(file.size);
     const bar = document.createElement('div');
     bar.className = 'upload-bar';
     bar.setAttribute('role', 'progressbar');
@@ -161,13 +165,14 @@ export class Uploader {
     const message = document.createElement('span');
     message.className = 'upload-message';
     message.textContent = 'Waiting';
-    element.append(status, name, size, bar, message);
-    return { element, status, fill, bar, message };
+    element.append(status, name, meta, bar, message);
+    return { element, status, fill, bar, message, meta, size: bytes(file.size) };
   }
 
   paint(task, fraction, text) {
-    const { element, status, fill, bar, message } = task.row;
+    const { element, status, fill, bar, message, meta, size } = task.row;
     element.dataset.state = task.state;
+    meta.textContent = task.state === 'failed' ? size : size + ' · ' + text;
     fill.style.transform = 'scaleX(' + Math.max(0, Math.min(1, fraction)) + ')';
     bar.setAttribute('aria-valuenow', String(Math.round(fraction * 100)));
     message.textContent = text;

@@ -139,9 +139,10 @@ export class Viewer {
 
   /** After the list changed under us (a delete, say), shows the same item again or its neighbour. */
   resync() {
+    if (!this.catalog.loaded) return; // a reload is under way; its first page brings a new 'change'
     const index = this.catalog.indexOf(this.item.id);
     if (index >= 0) this.index = index;
-    else this.show(Math.min(this.index, this.catalog.items.length - 1));
+    else if (this.index < this.catalog.items.length || this.catalog.done) this.show(Math.min(this.index, this.catalog.items.length - 1));
   }
 
   paintFavorite() {
