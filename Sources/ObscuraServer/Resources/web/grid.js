@@ -28,6 +28,13 @@ export class Grid {
     this.epoch = 0;
     this.frame = 0;
 
+    this.sticky = document.createElement('div');
+    this.sticky.className = 'grid-sticky';
+    this.sticky.setAttribute('aria-hidden', 'true');
+    this.sticky.append(document.createElement('span'));
+    this.sticky.hidden = true;
+    canvas.before(this.sticky);
+
     scroller.addEventListener('scroll', () => this.schedule(), { passive: true });
     new ResizeObserver(() => this.layout()).observe(scroller);
     catalog.addEventListener('change', () => this.layout());
@@ -64,6 +71,7 @@ export class Grid {
 
   clear() {
     this.canvas.classList.remove('selecting');
+    this.sticky.hidden = true;
     for (const element of this.rendered.values()) discard(element);
     this.rendered.clear();
   }
@@ -97,6 +105,17 @@ export class Grid {
       }
     }
     if (needMore) this.catalog.loadMore().catch((error) => this.onError(error));
+    this.paintSticky();
+  }
+
+  /** Keeps the day of the topmost row on screen once its heading has scrolled away. */
+  paintSticky() {
+    const y = this.scroller.scrollTop - this.canvas.offsetTop;
+    const row = this.rows[this.rowAt(y)];
+    const header = row && row.header !== undefined ? this.rows[row.header] : null;
+    const show = !!header && header.top + HEADER_HEIGHT / 2 < y;
+    this.sticky.hidden = !show;
+    if (show) this.sticky.firstChild.textContent = header.label;
   }
 
   /** Index of the first row whose bottom edge lies below y (binary search). */
@@ -253,13 +272,14 @@ function buildRows(catalog, cols, rowHeight) {
   let i = 0;
   while (i < items.length) {
     const day = captureDay(items[i]);
-    rows.push({ kind: 'header', key: 'h' + i + ':' + day, top, height: HEADER_HEIGHT, label: dayLabel(captureTime(items[i])) });
+    const header = rows.length;
+    rows.push({ kind: 'header', key: 'h' + i + ':' + day, top, height: HEADER_HEIGHT, label: dayLabel(captureTime(items[i])), header });
     top += HEADER_HEIGHT;
     let j = i + 1;
     while (j < items.length && captureDay(items[j]) === day) j++;
     for (let start = i; start < j; start += cols) {
       const end = Math.min(start + cols, j);
-      rows.push({ kind: 'tiles', key: 'r' + start + '-' + end, top, height: rowHeight, start, end });
+      rows.push({ kind: 'tiles', key: 'r' + start + '-' + end, top, height: rowHeight, start, end, header });
       top += rowHeight;
     }
     i = j;
