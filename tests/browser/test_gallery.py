@@ -241,6 +241,10 @@ def test_viewer_previous_next_zoom_favourite(page):
     press(page, Keys.ESCAPE)
     wait(page, lambda: not shown(page, "#viewer"), 5, "Esc to close the viewer")
     assert page.execute_script("return document.querySelectorAll('.tile.favorite').length") == 1
+    focused = lambda: page.execute_script("return document.activeElement?.dataset?.index ?? null")
+    assert focused() == str(first), "closing the viewer puts the focus back on its tile"
+    press(page, Keys.ARROW_RIGHT)
+    assert focused() == str(first + 1), "→ moves the focus to the next tile"
 
 
 def test_video_plays_and_seeks(page):

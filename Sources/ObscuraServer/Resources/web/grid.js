@@ -40,6 +40,36 @@ export class Grid {
     catalog.addEventListener('change', () => this.layout());
     selection.addEventListener('change', () => this.paint());
     canvas.addEventListener('click', (event) => this.click(event));
+    canvas.addEventListener('keydown', (event) => this.key(event));
+  }
+
+  /** Arrow keys move the focus from tile to tile, row by row as the eye sees them. */
+  key(event) {
+    const button = event.target.closest('.tile-open');
+    if (!button || event.altKey || event.ctrlKey || event.metaKey) return;
+    const index = Number(button.dataset.index);
+    const k = this.rows.findIndex((r) => r.kind === 'tiles' && index >= r.start && index < r.end);
+    if (k < 0) return;
+    const column = index - this.rows[k].start;
+    const rowNear = (step) => {
+      for (let j = k + step; j >= 0 && j < this.rows.length; j += step) {
+        const row = this.rows[j];
+        if (row.kind === 'tiles') return Math.min(row.start + column, row.end - 1);
+      }
+      return -1;
+    };
+    const target = {
+      ArrowRight: index + 1,
+      ArrowLeft: index - 1,
+      ArrowDown: rowNear(1),
+      ArrowUp: rowNear(-1),
+      Home: 0,
+    }[event.key];
+    if (target === undefined) return;
+    event.preventDefault();
+    if (target < 0 || target >= this.catalog.items.length) return;
+    this.reveal(target);
+    this.focusTile(target);
   }
 
   schedule() {

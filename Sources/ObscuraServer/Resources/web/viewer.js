@@ -45,6 +45,7 @@ export class Viewer {
   open(index) {
     this.opener = document.activeElement;
     this.root.hidden = false;
+    $('app-view').inert = true; // Tab stays inside the viewer
     document.body.classList.add('viewing');
     this.show(index);
     $('viewer-close').focus();
@@ -55,6 +56,7 @@ export class Viewer {
     this.stopVideo();
     this.image.removeAttribute('src');
     this.root.hidden = true;
+    $('app-view').inert = false;
     document.body.classList.remove('viewing');
     const index = this.index;
     this.current = null;
