@@ -115,14 +115,34 @@ def test_create_vault(page):
     assert "No photos yet" in text(page, "#empty-title")
 
 
+def answered(page):
+    return page.execute_script(
+        "const b = document.getElementById('unlock-submit'); return !b.classList.contains('busy')")
+
+
 def test_lock_then_wrong_password_then_unlock(page):
     el(page, "#lock-button").click()
     wait(page, lambda: shown(page, "#unlock-view"), 10, "the unlock page after Lock")
     assert not shown(page, "#app-view")
     submit_unlock(page, "not the password")
-    wait(page, lambda: shown(page, "#unlock-error"), UNLOCK_WAIT, "an error for a wrong password")
+    wait(page, lambda: answered(page) and shown(page, "#unlock-error"), UNLOCK_WAIT, "an error for a wrong password")
     assert text(page, "#unlock-error") == "Wrong password."
     assert not shown(page, "#app-view")
+    unlock(page)
+
+
+def test_repeated_wrong_passwords_show_the_wait(page):
+    el(page, "#lock-button").click()
+    wait(page, lambda: shown(page, "#unlock-view"), 10, "the unlock page after Lock")
+    for attempt in range(3):  # three failures pass without delay
+        submit_unlock(page, f"wrong {attempt}")
+        wait(page, lambda: answered(page) and shown(page, "#unlock-error"), UNLOCK_WAIT, f"wrong password {attempt}")
+        assert text(page, "#unlock-error") == "Wrong password."
+    submit_unlock(page, "wrong again")
+    wait(page, lambda: "Try again in" in el(page, "#unlock-submit").text, UNLOCK_WAIT, "the progressive delay")
+    assert not el(page, "#unlock-submit").is_enabled()
+    assert "Wait" in text(page, "#unlock-error")
+    wait(page, lambda: el(page, "#unlock-submit").is_enabled(), 10, "the delay to run out")
     unlock(page)
 
 

@@ -6,10 +6,12 @@ const lockedListeners = new Set();
 
 /** An error the server answered (status > 0) or a request that never got through (status 0). */
 export class ApiError extends Error {
-  constructor(status, message, body = null) {
+  constructor(status, message, body = null, retryAfter = null) {
     super(message);
     this.status = status;
     this.body = body;
+    /** Seconds to wait before the next unlock attempt (429), from the body or Retry-After. */
+    this.retryAfter = retryAfter;
   }
 }
 
@@ -64,7 +66,7 @@ async function send(method, path, body) {
     throw new ApiError(0, 'The Obscura server cannot be reached. Is it still running?');
   }
   const data = await readJSON(response);
-  if (!response.ok) throw failure(response.status, data);
+  if (!response.ok) throw failure(response.status, data, response.headers.get('Retry-After'));
   return data;
 }
 
@@ -78,10 +80,11 @@ async function readJSON(response) {
   }
 }
 
-function failure(status, data) {
+function failure(status, data, retryHeader = null) {
   const message = (data && typeof data.error === 'string') ? data.error : defaultMessage(status);
   if (status === 401 && message === 'locked') announceLocked();
-  return new ApiError(status, message, data);
+  const retryAfter = Number(data?.retryAfter ?? retryHeader) || null;
+  return new ApiError(status, message, data, retryAfter);
 }
 
 function defaultMessage(status) {

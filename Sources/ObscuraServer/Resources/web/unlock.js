@@ -88,7 +88,7 @@ export function createUnlockPage({ onUnlocked }) {
       submit.classList.remove('busy');
       updateButton();
       if (failure.status === 429) {
-        startWait(Number(failure.body?.retryAfter) || 2);
+        startWait(failure.retryAfter ?? 2);
       } else if (failure.status === 401) {
         showError(error, 'Wrong password.');
         password.select();
