@@ -3,6 +3,7 @@ password, unlock, upload, thumbnails, delete, viewer, video, folders, settings,
 auto-lock, unlock again. Each test builds on the one before."""
 
 import json
+import re
 import time
 
 import pytest
@@ -113,6 +114,7 @@ def test_create_vault(page):
     wait(page, lambda: shown(page, "#app-view"), UNLOCK_WAIT, "the gallery of the new vault")
     wait(page, lambda: shown(page, "#empty-state"), 10, "the empty state")
     assert "No photos yet" in text(page, "#empty-title")
+    shoot(page, "empty")
 
 
 def answered(page):
@@ -394,13 +396,25 @@ def test_hidden_tab_drops_folder_keys(page, server):
     assert not page.execute_script("return document.body.classList.contains('obscured')")
 
 
-def test_settings_then_auto_lock_then_unlock_again(page):
+def test_settings_export_then_auto_lock_then_unlock_again(page, workdir):
     count = item_count(page)
     el(page, "#settings-button").click()
     wait(page, lambda: shown(page, "#settings-dialog"), 5, "the settings dialog")
     wait(page, lambda: page.execute_script("return !!document.querySelector('input[name=autolock]:checked')"),
          5, "the current auto-lock setting")
     shoot(page, "settings")
+
+    el(page, "#export-prepare").click()
+    wait(page, lambda: shown(page, "#export-password"), 10, "a generated export password")
+    assert re.fullmatch(r"[0-9A-Z]{5}(-[0-9A-Z]{5}){3}", text(page, "#export-password")), text(page, "#export-password")
+    el(page, "#export-download").click()
+    downloads = workdir / "downloads"
+
+    def exported():
+        files = list(downloads.glob("obscura-*.obscura")) if downloads.exists() else []
+        return files and files[0].stat().st_size > 0 and not list(downloads.glob("*.crdownload"))
+    wait(page, exported, 30, f"an obscura-*.obscura file in {downloads}")
+
     page.execute_script("document.querySelector('input[name=autolock][value=\"1\"]').click()")
     wait(page, lambda: text(page, "#autolock-status").startswith("Saved"), 5, "the setting to save")
     press(page, Keys.ESCAPE)

@@ -115,6 +115,7 @@ function leave(message = '') {
   document.body.dataset.state = 'locked';
   document.body.classList.remove('sidebar-open', 'viewing');
   document.title = 'Obscura';
+  $('toast').hidden = true; // it may name a file or folder
   unlockPage.show(message);
 }
 
