@@ -44,10 +44,14 @@ public final class Vault: @unchecked Sendable {
     public func persist() throws {
         try requireUnlocked()
         try recordReservedPrefixes()
-        var image = try catalog.image()
-        defer { image.withUnsafeMutableBytes { secureZero($0.baseAddress!, $0.count) } }
-        let contents = try SlotCodec.resealCatalog(header: header, key: key, catalog: image, using: directory.random)
-        try directory.store.commit(.init(replace: [slotName: contents]))
+        // The image is taken under the write lock: a persist that took an older image
+        // cannot commit after a newer one.
+        try directory.store.serialized {
+            var image = try catalog.image()
+            defer { image.withUnsafeMutableBytes { secureZero($0.baseAddress!, $0.count) } }
+            let contents = try SlotCodec.resealCatalog(header: header, key: key, catalog: image, using: directory.random)
+            try directory.store.commit(.init(replace: [slotName: contents]))
+        }
     }
 
     /// Re-wraps the MEK under `newPassword` with a new salt; the sealed catalog bytes
@@ -56,14 +60,25 @@ public final class Vault: @unchecked Sendable {
     /// - Throws: ``VaultError/passwordInUse`` when `newPassword` opens another vault here.
     public func changePassword(to newPassword: SecureBytes, iterations: Int? = nil) throws {
         try requireUnlocked()
-        let (names, headers) = try directory.readHeaders()
-        let others = UnlockSweep.run(headers: headers, passwords: [newPassword])[0]
-        guard others.keys.allSatisfy({ names[$0] == slotName }) else { throw VaultError.passwordInUse }
-        let contents = try SlotCodec.rewrap(
-            contents: try directory.store.read(slotName), key: key, newPassword: newPassword,
-            iterations: iterations ?? self.iterations, using: directory.random)
-        try directory.store.commit(.init(replace: [slotName: contents]))
-        header = try SlotHeader.decode(contents)
+        try directory.store.serialized {
+            let (names, headers) = try directory.readHeaders()
+            let others = UnlockSweep.run(headers: headers, passwords: [newPassword])[0]
+            guard others.keys.allSatisfy({ names[$0] == slotName }) else { throw VaultError.passwordInUse }
+            let contents = try SlotCodec.rewrap(
+                contents: try directory.store.read(slotName), key: key, newPassword: newPassword,
+                iterations: iterations ?? self.iterations, using: directory.random)
+            try directory.store.commit(.init(replace: [slotName: contents]))
+            header = try SlotHeader.decode(contents)
+        }
+    }
+
+    /// Whether `password` is this vault's password: one key derivation with the vault's
+    /// own salt and rounds, and the MEK unwrapped and compared in constant time.
+    public func checkPassword(_ password: SecureBytes) throws -> Bool {
+        try requireUnlocked()
+        guard let unwrapped = try? SlotCodec.unwrapKey(header: header, password: password) else { return false }
+        defer { unwrapped.zeroize() }
+        return unwrapped == key
     }
 
     /// Zeroes the MEK, every folder key and the preview cache's key, empties the cache,

@@ -30,6 +30,11 @@ extension VaultDirectory {
         password: SecureBytes, iterations: Int = PasswordKDF.vaultIterations, allowExtendedSlots: Bool = false
     ) throws -> Vault {
         try requireInitialized()
+        // Two creations at once must not pick the same decoy.
+        return try store.serialized { try createVaultLocked(password: password, iterations: iterations, allowExtendedSlots: allowExtendedSlots) }
+    }
+
+    private func createVaultLocked(password: SecureBytes, iterations: Int, allowExtendedSlots: Bool) throws -> Vault {
         let credential = DeviceSecretStore.credential(from: try deviceSecrets.load())
         let (names, headers) = try readHeaders()
         let sweep = UnlockSweep.run(headers: headers, passwords: [credential, password])
@@ -64,11 +69,13 @@ extension VaultDirectory {
         }
         let credential = DeviceSecretStore.credential(from: try deviceSecrets.load())
         let iterations = Int(vault.header.iterations)
-        let remaining = try store.names().count - 1
-        let decoys = remaining < SlotFormat.minimumSlotCount
-            ? try buildSlots(count: SlotFormat.minimumSlotCount - remaining, password: credential, iterations: iterations).map(\.contents)
-            : []
-        try store.commit(.init(add: decoys, remove: [vault.slotName]))
+        try store.serialized {
+            let remaining = try store.names().count - 1
+            let decoys = remaining < SlotFormat.minimumSlotCount
+                ? try buildSlots(count: SlotFormat.minimumSlotCount - remaining, password: credential, iterations: iterations).map(\.contents)
+                : []
+            try store.commit(.init(add: decoys, remove: [vault.slotName]))
+        }
         vault.lock()
         // After the slot is gone: a crash before this leaves only unnamed files.
         for file in files { pool.remove(file) }

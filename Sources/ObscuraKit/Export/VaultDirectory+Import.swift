@@ -63,21 +63,25 @@ extension VaultDirectory {
 
             // Everything verified: the final chunk (and its last-chunk mark) was read.
             let credential = DeviceSecretStore.credential(from: try deviceSecrets.load())
-            let (names, headers) = try readHeaders()
-            let decoys = UnlockSweep.run(headers: headers, passwords: [credential])[0].keys.sorted()
-            guard !decoys.isEmpty else { throw VaultError.noFreeSlot }
-            let target = names[decoys[random.uniform(in: 0..<decoys.count)]]
-            var renamed = [String]()
-            do {
-                for entry in temporaries {
-                    try FileIO.rename(entry.temporary, entry.final)
-                    renamed.append(entry.final)
+            // The decoy is chosen and replaced under the write lock: a vault created
+            // meanwhile cannot take the same slot.
+            try store.serialized {
+                let (names, headers) = try readHeaders()
+                let decoys = UnlockSweep.run(headers: headers, passwords: [credential])[0].keys.sorted()
+                guard !decoys.isEmpty else { throw VaultError.noFreeSlot }
+                let target = names[decoys[random.uniform(in: 0..<decoys.count)]]
+                var renamed = [String]()
+                do {
+                    for entry in temporaries {
+                        try FileIO.rename(entry.temporary, entry.final)
+                        renamed.append(entry.final)
+                    }
+                    try pool.sync()
+                    try store.commit(.init(replace: [target: slot]))
+                } catch {
+                    for file in renamed { unlink(file) }
+                    throw error
                 }
-                try pool.sync()
-                try store.commit(.init(replace: [target: slot]))
-            } catch {
-                for file in renamed { unlink(file) }
-                throw error
             }
             return manifest.items.count
         } catch {

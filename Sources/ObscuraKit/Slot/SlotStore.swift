@@ -37,6 +37,9 @@ final class SlotStore {
     let random: RandomSource
     /// Called at each step of a commit; tests throw from it to simulate a crash there.
     var faultInjector: ((Step) throws -> Void)?
+    /// Held by every commit, and by callers around a read-decide-commit sequence: a commit
+    /// rewrites every slot, so two at once would put back each other's old bytes.
+    private let writeLock = NSRecursiveLock()
 
     init(path: String, random: RandomSource) {
         self.path = path
@@ -76,7 +79,19 @@ final class SlotStore {
     }
 
     /// Applies `change`, rewriting every slot as described on the type.
+    /// Runs `body` holding the directory's write lock: the slots it reads cannot change
+    /// before the commit it makes (persists from two sessions, two vault creations).
+    func serialized<T>(_ body: () throws -> T) rethrows -> T {
+        writeLock.lock()
+        defer { writeLock.unlock() }
+        return try body()
+    }
+
     func commit(_ change: Change) throws {
+        try serialized { try commitLocked(change) }
+    }
+
+    private func commitLocked(_ change: Change) throws {
         let kept = try names().filter { !change.remove.contains($0) }
         var tier = try currentTier(kept)
         var sizes = [String: Int]()
