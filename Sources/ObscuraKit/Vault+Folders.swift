@@ -100,6 +100,13 @@ extension Vault {
         return key
     }
 
+    /// Zeroes and forgets the key of one protected folder; its items and previews are
+    /// hidden again until it is unlocked.
+    public func lockFolder(_ folder: FolderRecord) {
+        previews.clear()
+        stateLock.withLock { folderKeys.removeValue(forKey: folder.id)?.zeroize() }
+    }
+
     /// Zeroes and forgets every folder key (at lock, and when the gallery tab is hidden).
     /// Cached previews go too, since some may show protected items.
     public func lockFolders() {

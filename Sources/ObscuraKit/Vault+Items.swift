@@ -30,11 +30,23 @@ extension Vault {
     }
 
     /// The item whose id is `id` or starts with it (at least 4 characters, unambiguous).
+    /// Items of locked protected folders are not found.
     public func item(_ id: String) throws -> ItemRecord {
         try requireUnlocked()
-        let matches = try items().filter { $0.record.id == id || (id.count >= 4 && $0.record.id.hasPrefix(id.lowercased())) }
-        guard matches.count == 1 else { throw VaultError.noSuchItem(id) }
-        return matches[0].record
+        let needle = id.lowercased()
+        guard needle.count >= 4, needle.allSatisfy({ $0.isHexDigit || $0 == "-" }) else { throw VaultError.noSuchItem(id) }
+        // By key, not by listing every item: the gallery asks for one item per thumbnail.
+        let rows = try catalog.read { db in
+            try ItemRecord.fetchAll(db, sql: "SELECT * FROM item WHERE id = ? OR substr(id, 1, ?) = ? LIMIT 2",
+                                    arguments: [needle, needle.count, needle])
+        }
+        let exact = rows.first { $0.id == needle }
+        guard let row = exact ?? (rows.count == 1 ? rows[0] : nil) else { throw VaultError.noSuchItem(id) }
+        if let folderId = row.folderId {
+            let folder = try catalog.read { try FolderRecord.fetchOne($0, key: folderId) }
+            guard let folder, isOpen(folder) else { throw VaultError.noSuchItem(id) }
+        }
+        return try revealed(row)
     }
 
     /// Seals the fields a protected folder hides, and blanks them in the row.

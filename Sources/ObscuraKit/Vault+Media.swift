@@ -120,3 +120,26 @@ extension Vault {
             sealed, key: key, outerKey: try outerKey(forFolder: item.folderId), context: Self.context(thumbId))
     }
 }
+
+/// A reader over one item's original for serving byte ranges: only the chunks a read
+/// touches are decrypted, and each is authenticated first. Use it from one thread at a
+/// time (it reuses one buffer).
+public final class OriginalReader: @unchecked Sendable {
+    // @unchecked: one user at a time, as documented; nothing is shared between readers.
+    private let reader: ChunkedFileReader
+
+    init(_ reader: ChunkedFileReader) { self.reader = reader }
+
+    /// The original's size in bytes.
+    public var size: UInt64 { reader.size }
+
+    /// Plaintext bytes `range`, clamped to the original.
+    public func read(_ range: Range<UInt64>) throws -> [UInt8] { try reader.read(range) }
+}
+
+extension Vault {
+    /// Opens the item's original for range reads.
+    public func openOriginal(_ item: ItemRecord) throws -> OriginalReader {
+        OriginalReader(try originalReader(item))
+    }
+}

@@ -39,6 +39,10 @@ public enum VaultError: ObscuraError, Equatable {
     case noSuchItem(String)
     /// A source file changed while it was being imported.
     case sourceChanged
+    /// A page cursor that ``Vault/itemsPage(scope:favoritesOnly:after:limit:)`` did not make.
+    case invalidCursor
+    /// A setting was given a value it does not take.
+    case invalidSetting(String)
 
     public var description: String {
         switch self {
@@ -78,6 +82,10 @@ public enum VaultError: ObscuraError, Equatable {
             return "no item matches \(id)"
         case .sourceChanged:
             return "the file changed while it was being imported"
+        case .invalidCursor:
+            return "invalid page cursor"
+        case let .invalidSetting(name):
+            return "invalid value for \(name)"
         }
     }
 }

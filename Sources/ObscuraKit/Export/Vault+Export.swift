@@ -16,6 +16,25 @@ extension Vault {
     ) throws {
         try requireUnlocked()
         guard !FileManager.default.fileExists(atPath: path) else { throw ExportError.outputExists(path) }
+        let export = try prepareExport(password: password, iterations: iterations)
+        let temporary = path + ".partial-" + UUID().uuidString.prefix(8)
+        try FileIO.createDurably(temporary) { fd in
+            try export.write(progress: progress) { try FileIO.writeAll(fd, $0, path: temporary) }
+        }
+        do {
+            try FileIO.rename(temporary, path)
+            try FileIO.syncDirectory((path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent)
+        } catch {
+            unlink(temporary)
+            throw error
+        }
+    }
+
+    /// Derives the export KEK and lays out the payload of an export (docs/FORMAT.md §7),
+    /// ready to be streamed by ``PreparedExport/write(progress:sink:)``: to a file, or
+    /// straight into a download.
+    public func prepareExport(password: SecureBytes, iterations: Int = PasswordKDF.exportIterations) throws -> PreparedExport {
+        try requireUnlocked()
         let contents = try directory.store.read(slotName)
         let slotLength = SlotFormat.headerSize + (try SlotCodec.sealedCatalogLength(contents: contents, header: header, key: key))
         let (items, folders) = try catalog.read { db in (try ItemRecord.fetchAll(db), try FolderRecord.fetchAll(db)) }
@@ -55,23 +74,33 @@ extension Vault {
         while prefix.allSatisfy({ $0 == 0 }) { prefix = directory.random.bytes(ChunkedFormat.noncePrefixSize) }
         let headerPrefix = ExportFormat.headerPrefix(iterations: iterations, salt: salt)
         let exportHeader = headerPrefix + (try ExportFormat.verificationTag(kek: kek, headerPrefix: headerPrefix)) + prefix
-        let total = source.totalSize
         let cipher = try ChunkCipher(
-            header: ChunkedHeader(flags: 0, noncePrefix: prefix, chunkSize: ExportFormat.chunkSize, totalSize: total),
+            header: ChunkedHeader(flags: 0, noncePrefix: prefix, chunkSize: ExportFormat.chunkSize, totalSize: source.totalSize),
             key: kek, outerKey: nil, context: exportHeader)
+        return PreparedExport(header: exportHeader, cipher: cipher, source: source)
+    }
+}
 
-        let temporary = path + ".partial-" + UUID().uuidString.prefix(8)
+/// An export whose key is derived and whose payload is laid out; made by
+/// ``Vault/prepareExport(password:iterations:)``. Write it once.
+public struct PreparedExport: @unchecked Sendable {
+    // @unchecked: written once, by one thread; the payload source is not shared.
+    let header: [UInt8]
+    let cipher: ChunkCipher
+    let source: PayloadSource
+
+    /// The size in bytes of the `.obscura` file ``write(progress:sink:)`` produces.
+    public var fileSize: UInt64 { UInt64(header.count) + cipher.header.fileSize }
+
+    /// Seals the payload and hands the file's bytes to `sink` in order, with bounded
+    /// memory. The buffer given to `sink` is reused: consume it before returning.
+    /// `progress` gets payload bytes done and the payload's total.
+    public func write(progress: ((UInt64, UInt64) -> Void)? = nil, sink: (UnsafeRawBufferPointer) throws -> Void) throws {
+        let total = source.totalSize
         var done: UInt64 = 0
-        try ChunkedFileWriter.write(to: temporary, prefix: exportHeader, cipher: cipher, hashing: false, source: source.read) { n in
+        try ChunkedFileWriter.write(prefix: header, cipher: cipher, hashing: false, source: source.read, progress: { n in
             done += UInt64(n)
             progress?(done, total)
-        }
-        do {
-            try FileIO.rename(temporary, path)
-            try FileIO.syncDirectory((path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent)
-        } catch {
-            unlink(temporary)
-            throw error
-        }
+        }, sink: sink)
     }
 }

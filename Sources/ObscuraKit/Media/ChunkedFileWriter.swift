@@ -18,26 +18,41 @@ enum ChunkedFileWriter {
         to path: String, prefix: [UInt8] = [], cipher: ChunkCipher, hashing: Bool = true, source: @escaping Source,
         progress: ((Int) -> Void)? = nil
     ) throws -> [UInt8] {
+        var hash: [UInt8] = []
+        try FileIO.createDurably(path) { fd in
+            hash = try write(prefix: prefix, cipher: cipher, hashing: hashing, source: source, progress: progress) { bytes in
+                try FileIO.writeAll(fd, bytes, path: path)
+            }
+        }
+        return hash
+    }
+
+    /// Seals everything `source` yields and hands `prefix`, the chunked header and each
+    /// sealed chunk to `sink` in order (a file, or a network response). The buffer given
+    /// to `sink` is reused: it must be consumed before `sink` returns.
+    @discardableResult
+    static func write(
+        prefix: [UInt8] = [], cipher: ChunkCipher, hashing: Bool = true, source: @escaping Source,
+        progress: ((Int) -> Void)? = nil, sink: (UnsafeRawBufferPointer) throws -> Void
+    ) throws -> [UInt8] {
         let header = cipher.header
         var hasher = SHA256Stream()
         let feeder = ChunkFeeder(header: header, source: source)
         defer { feeder.finish() }
-        try FileIO.createDurably(path) { fd in
-            try FileIO.writeAll(fd, prefix + header.encoded(), path: path)
-            var sealed = [UInt8](repeating: 0, count: header.chunkSize + header.chunkOverhead)
-            for index in 0..<header.chunkCount {
-                let plain = try feeder.next()
-                let sealedLength = plain.count + header.chunkOverhead
-                if hashing { hasher.update(plain) }
-                try sealed.withUnsafeMutableBytes {
-                    try cipher.seal(plain, index: index, into: UnsafeMutableRawBufferPointer(rebasing: $0[0..<sealedLength]))
-                }
-                feeder.release()
-                try FileIO.writeAll(fd, sealed, count: sealedLength, path: path)
-                progress?(plain.count)
+        try (prefix + header.encoded()).withUnsafeBytes(sink)
+        var sealed = [UInt8](repeating: 0, count: header.chunkSize + header.chunkOverhead)
+        for index in 0..<header.chunkCount {
+            let plain = try feeder.next()
+            let sealedLength = plain.count + header.chunkOverhead
+            if hashing { hasher.update(plain) }
+            try sealed.withUnsafeMutableBytes {
+                try cipher.seal(plain, index: index, into: UnsafeMutableRawBufferPointer(rebasing: $0[0..<sealedLength]))
             }
-            try feeder.end()
+            feeder.release()
+            try sealed.withUnsafeBytes { try sink(UnsafeRawBufferPointer(rebasing: $0[0..<sealedLength])) }
+            progress?(plain.count)
         }
+        try feeder.end()
         return hashing ? hasher.finalize() : []
     }
 

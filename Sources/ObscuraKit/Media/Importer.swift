@@ -93,7 +93,7 @@ extension Vault {
         return report
     }
 
-    private enum FileOutcome {
+    enum FileOutcome {
         case imported(ItemRecord, ItemRecord, [String])
         case duplicate
         case failed(String)
@@ -101,10 +101,24 @@ extension Vault {
 
     /// Imports one file; never throws, so that one bad file cannot stop the batch.
     private func importOne(_ path: String, folderId: String?, pixelLimit: Int, batch: ImportBatch) -> FileOutcome {
+        let fd: Int32
+        do {
+            fd = try FileIO.openForReading(path)
+        } catch {
+            return .failed(Self.describe(error))
+        }
+        defer { close(fd) }
+        return importOne(fd: fd, path: path, name: (path as NSString).lastPathComponent, folderId: folderId,
+                         pixelLimit: pixelLimit, batch: batch)
+    }
+
+    /// Imports the file open at `fd` (read from its start), named `name`; `path` is where
+    /// the video tools can open the same file. Never throws.
+    func importOne(
+        fd: Int32, path: String, name: String, folderId: String?, pixelLimit: Int, batch: ImportBatch
+    ) -> FileOutcome {
         var created = [String]()
         do {
-            let fd = try FileIO.openForReading(path)
-            defer { close(fd) }
             var st = stat()
             guard fstat(fd, &st) == 0 else { throw StorageError.io(path, errno) }
             let size = Int64(st.st_size)
@@ -131,7 +145,7 @@ extension Vault {
             let mediaId = UUID().uuidString.lowercased()
             var row = ItemRecord(
                 id: UUID().uuidString.lowercased(), kind: kind, mediaId: mediaId, thumbId: nil,
-                name: (path as NSString).lastPathComponent, mimeType: mimeType, size: size,
+                name: name, mimeType: mimeType, size: size,
                 importedAt: Date().timeIntervalSince1970, folderId: folderId, favorite: false, contentHash: Data(hash))
             var thumbnail: [UInt8]? = nil
             switch kind {
@@ -227,7 +241,7 @@ extension Vault {
 }
 
 /// Shared state of one import batch: duplicate claims and progress.
-private final class ImportBatch: @unchecked Sendable {
+final class ImportBatch: @unchecked Sendable {
     // @unchecked: every field is guarded by `lock`.
     private let lock = NSLock()
     private var hashes: Set<Data>

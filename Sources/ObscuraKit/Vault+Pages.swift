@@ -1,0 +1,103 @@
+import Foundation
+import GRDB
+
+/// Which items a page of ``Vault/itemsPage(scope:favoritesOnly:after:limit:)`` draws from.
+public enum ItemScope: Sendable, Equatable {
+    /// Every item the session can see: the top level and every open folder.
+    case visible
+    /// The top level only.
+    case topLevel
+    /// One folder, which must be open.
+    case folder(FolderRecord)
+}
+
+/// One page of items, newest capture first.
+public struct ItemPage: Sendable {
+    /// The items, at most the limit asked for.
+    public var items: [ItemView]
+    /// Where the next page starts; nil on the last page.
+    public var nextCursor: String?
+    /// How many items the scope holds in all.
+    public var total: Int
+}
+
+extension Vault {
+    /// A page of items in `scope`, ordered by capture date (import date when there is
+    /// none), newest first, then by id: the order ``items(in:)`` uses. Paging is by key,
+    /// not offset, so a page costs the same at the end of 100,000 items as at the start,
+    /// and items added meanwhile never shift a page.
+    ///
+    /// - Parameter cursor: `nextCursor` of the previous page, nil for the first.
+    /// - Throws: ``VaultError/folderLocked(_:)`` for a locked folder,
+    ///   ``VaultError/invalidCursor`` for a cursor this method did not make.
+    public func itemsPage(scope: ItemScope, favoritesOnly: Bool = false, after cursor: String? = nil, limit: Int) throws -> ItemPage {
+        try requireUnlocked()
+        let folders = try catalog.read { try FolderRecord.fetchAll($0) }
+        var conditions: [String] = []
+        var arguments: [DatabaseValueConvertible] = []
+        switch scope {
+        case .visible:
+            let open = folders.filter(isOpen).map(\.id)
+            conditions.append("(folderId IS NULL" + (open.isEmpty ? ")" : " OR folderId IN (\(Array(repeating: "?", count: open.count).joined(separator: ","))))"))
+            arguments += open
+        case .topLevel:
+            conditions.append("folderId IS NULL")
+        case let .folder(folder):
+            guard isOpen(folder) else { throw VaultError.folderLocked(folder.name) }
+            conditions.append("folderId = ?")
+            arguments.append(folder.id)
+        }
+        if favoritesOnly { conditions.append("favorite = 1") }
+        let scopeSQL = conditions.joined(separator: " AND ")
+        let scopeArguments = arguments
+
+        var pageSQL = scopeSQL
+        if let cursor {
+            guard let (key, id) = Self.decodeCursor(cursor) else { throw VaultError.invalidCursor }
+            pageSQL += " AND (\(Self.sortKey) < ? OR (\(Self.sortKey) = ? AND id > ?))"
+            arguments += [key, key, id]
+        }
+        let (rows, total) = try catalog.read { db in
+            let rows = try ItemRecord.fetchAll(db, sql: """
+                SELECT * FROM item WHERE \(pageSQL) ORDER BY \(Self.sortKey) DESC, id LIMIT ?
+                """, arguments: StatementArguments(arguments + [limit + 1]))
+            let total = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM item WHERE \(scopeSQL)",
+                                         arguments: StatementArguments(scopeArguments)) ?? 0
+            return (rows, total)
+        }
+        let byId = Dictionary(uniqueKeysWithValues: folders.map { ($0.id, $0) })
+        let items = try rows.prefix(limit).map { row -> ItemView in
+            guard let folderId = row.folderId, let folder = byId[folderId] else { return ItemView(record: row, folderPath: nil) }
+            return ItemView(record: try revealed(row), folderPath: folderPath(folder, in: folders))
+        }
+        let next = rows.count > limit ? rows[limit - 1] : nil
+        return ItemPage(items: items, nextCursor: next.map { Self.cursor(after: $0) }, total: total)
+    }
+
+    /// Marks or unmarks an item as a favourite, and persists the catalog.
+    public func setFavorite(_ id: String, _ favorite: Bool) throws -> ItemRecord {
+        var row = try item(id)
+        row.favorite = favorite
+        try catalog.write { db in
+            try db.execute(sql: "UPDATE item SET favorite = ? WHERE id = ?", arguments: [favorite, row.id])
+        }
+        try persist()
+        return row
+    }
+
+    /// The sort key of the gallery order, as SQL.
+    static let sortKey = "COALESCE(takenAt, importedAt)"
+
+    /// A cursor: the sort key's bit pattern in hex, a dot, the item id.
+    static func cursor(after row: ItemRecord) -> String {
+        String((row.takenAt ?? row.importedAt).bitPattern, radix: 16) + "." + row.id
+    }
+
+    static func decodeCursor(_ cursor: String) -> (Double, String)? {
+        let parts = cursor.split(separator: ".", maxSplits: 1)
+        guard parts.count == 2, let bits = UInt64(parts[0], radix: 16) else { return nil }
+        let key = Double(bitPattern: bits)
+        guard key.isFinite, UUID(uuidString: String(parts[1])) != nil else { return nil }
+        return (key, String(parts[1]))
+    }
+}
