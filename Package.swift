@@ -13,6 +13,7 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift.git", exact: "7.10.0"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", exact: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log.git", exact: "1.16.2"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", exact: "2.28.1"),
     ],
     targets: [
         // Crypto primitives; knows nothing of vaults.
@@ -40,22 +41,40 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // The web gallery: HTTP API, sessions and the single-page app's files.
+        .target(
+            name: "ObscuraServer",
+            dependencies: [
+                "ObscuraKit",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTLS", package: "hummingbird"),
+            ],
+            resources: [.copy("Resources/web")]
+        ),
         // Command implementations, kept in a library so tests can drive them.
         .target(
             name: "ObscuraCLI",
             dependencies: [
                 "ObscuraKit",
+                "ObscuraServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .executableTarget(name: "obscura", dependencies: ["ObscuraCLI"]),
-        .executableTarget(name: "obscura-bench", dependencies: ["ObscuraKit"]),
+        .executableTarget(name: "obscura-bench", dependencies: ["ObscuraKit", "ObscuraServer"]),
         .executableTarget(name: "obscura-vectors", dependencies: ["ObscuraKit"]),
         .testTarget(name: "ObscuraCryptoTests", dependencies: ["ObscuraCrypto"]),
         // Test media made at run time, shared by the test targets.
         .target(name: "ObscuraTestSupport", dependencies: ["ObscuraImaging"], path: "Tests/ObscuraTestSupport"),
         .testTarget(name: "ObscuraImagingTests", dependencies: ["ObscuraImaging", "ObscuraTestSupport"]),
         .testTarget(name: "ObscuraKitTests", dependencies: ["ObscuraKit", "ObscuraTestSupport"]),
+        .testTarget(
+            name: "ObscuraServerTests",
+            dependencies: [
+                "ObscuraServer", "ObscuraKit", "ObscuraTestSupport",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ]
+        ),
         .testTarget(name: "ObscuraCLITests", dependencies: ["ObscuraCLI", "ObscuraKit", "ObscuraTestSupport"]),
     ]
 )

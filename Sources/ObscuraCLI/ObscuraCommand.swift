@@ -13,7 +13,7 @@ public struct ObscuraCommand: ParsableCommand {
             InitCommand.self, CreateCommand.self, StatusCommand.self, PasswdCommand.self,
             DestroyCommand.self, DeviceSecretCommand.self, AddCommand.self, ListCommand.self, GetCommand.self,
             CatCommand.self, RemoveCommand.self, MoveCommand.self, FolderCommand.self, VerifyCommand.self,
-            ExportCommand.self, ImportCommand.self,
+            ExportCommand.self, ImportCommand.self, ServeCommand.self,
         ])
 
     @OptionGroup var global: GlobalOptions

@@ -1,0 +1,92 @@
+import ArgumentParser
+import Foundation
+import ObscuraKit
+import ObscuraServer
+
+/// `obscura serve`: the local web gallery (docs/API.md).
+struct ServeCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Open the web gallery on this vault directory (initialised on first run).",
+        discussion: """
+            Binds to 127.0.0.1 unless told otherwise. Binding to another address needs \
+            --tls-cert and --tls-key, or --insecure-lan.
+            """)
+
+    @OptionGroup var global: GlobalOptions
+
+    @Option(help: "Address to listen on.")
+    var host = "127.0.0.1"
+
+    @Option(help: "Port to listen on (0: any free port).")
+    var port = 8750
+
+    @Option(name: .customLong("tls-cert"), help: ArgumentHelp("PEM certificate chain for HTTPS.", valueName: "file"))
+    var tlsCert: String?
+
+    @Option(name: .customLong("tls-key"), help: ArgumentHelp("PEM private key for HTTPS.", valueName: "file"))
+    var tlsKey: String?
+
+    @Flag(name: .customLong("insecure-lan"), help: "Serve plain HTTP on a non-loopback address.")
+    var insecureLAN = false
+
+    @Option(name: .customLong("auto-lock-unit-seconds"), help: .hidden)
+    var minuteSeconds: Double = 60
+
+    func validate() throws {
+        if (tlsCert == nil) != (tlsKey == nil) {
+            throw ValidationError("--tls-cert and --tls-key go together")
+        }
+        let loopback = ["127.0.0.1", "localhost", "::1"].contains(host.lowercased())
+        if !loopback && tlsCert == nil && !insecureLAN {
+            throw ValidationError("serving on \(host) needs --tls-cert and --tls-key, or --insecure-lan")
+        }
+        if minuteSeconds <= 0 { throw ValidationError("--auto-lock-unit-seconds must be positive") }
+    }
+
+    func run() throws {
+        let directory = try global.openDirectory(create: true)
+        if !directory.isInitialized {
+            Terminal.note("Creating \(SlotFormat.minimumSlotCount) slots in \(directory.path)...")
+            try directory.initialize()
+        }
+        var configuration = GalleryServer.Configuration()
+        configuration.host = host
+        configuration.port = port
+        configuration.tlsCertificate = tlsCert
+        configuration.tlsKey = tlsKey
+        configuration.minuteSeconds = minuteSeconds
+        if !configuration.isLoopback && tlsCert == nil {
+            Terminal.note("""
+                WARNING: --insecure-lan: the gallery is served over plain HTTP on \(host). Anyone on \
+                this network can read the photos you view, the passwords you type and your session \
+                cookie, and can act as you while the vault is unlocked. Use --tls-cert/--tls-key.
+                """)
+        }
+        let server = GalleryServer(directory: directory, configuration: configuration)
+        let app = try server.application { url in
+            // Written straight to the descriptor: scripts wait for this line.
+            FileHandle.standardOutput.write(Data("Obscura gallery: \(url)\n".utf8))
+        }
+        let done = DispatchSemaphore(value: 0)
+        let failure = FailureBox()
+        Task {
+            do {
+                try await app.runService()
+            } catch {
+                failure.error = error
+            }
+            done.signal()
+        }
+        done.wait()
+        server.lockAll()
+        if let error = failure.error { throw CLIError("the web gallery stopped: \(error)") }
+        withExtendedLifetime(directory) {}
+    }
+}
+
+/// Carries the server task's error back to the command's thread.
+private final class FailureBox: @unchecked Sendable {
+    // @unchecked: written by the task before `done` is signalled, read after the wait.
+    var error: Error?
+}

@@ -1,0 +1,33 @@
+import Hummingbird
+import ObscuraKit
+
+/// The request context of the gallery: the session the cookie names, once
+/// ``SessionMiddleware`` has looked it up.
+public struct GalleryContext: RequestContext {
+    /// Hummingbird's own per-request storage.
+    public var coreContext: CoreRequestContextStorage
+    /// The session, nil when the request carries no (known) session cookie.
+    var session: Session?
+    /// The session store, set by ``SessionMiddleware``.
+    var store: SessionStore?
+
+    /// Makes an empty context for a request.
+    public init(source: ApplicationRequestContextSource) {
+        coreContext = .init(source: source)
+    }
+
+    /// Bodies decoded by Hummingbird itself (none are: the API reads its own).
+    public var maxUploadSize: Int { JSON.maximumBodySize }
+
+    /// The session, or 401 locked when there is none.
+    func requireSession() throws -> Session {
+        guard let session else { throw APIError.locked }
+        return session
+    }
+
+    /// The unlocked vault of this request's session, or 401 locked.
+    func vault() throws -> Vault {
+        guard let session, let store, let vault = store.vault(for: session) else { throw APIError.locked }
+        return vault
+    }
+}

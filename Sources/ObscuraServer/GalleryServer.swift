@@ -1,0 +1,119 @@
+import Foundation
+import Hummingbird
+import HummingbirdCore
+import HummingbirdTLS
+import Logging
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOSSL
+import ObscuraCrypto
+import ObscuraKit
+
+/// `obscura serve`: the local web gallery over one vault directory (docs/API.md).
+public struct GalleryServer {
+    /// How the server is started.
+    public struct Configuration: Sendable {
+        /// Address to bind; loopback unless told otherwise.
+        public var host = "127.0.0.1"
+        /// Port; 0 picks a free one.
+        public var port = 8750
+        /// PEM certificate chain and private key for HTTPS.
+        public var tlsCertificate: String?
+        /// The private key matching ``tlsCertificate``.
+        public var tlsKey: String?
+        /// Where the app's files are (see `StaticRoutes.defaultRoot`).
+        public var webRoot: String?
+        /// Seconds in one auto-lock "minute" (60; tests shorten it).
+        public var minuteSeconds: Double = 60
+        /// The largest upload accepted, in bytes.
+        public var uploadLimit: Int64 = 4 << 30
+        /// PBKDF2 rounds for vaults created in the gallery: the production default.
+        public var iterations = PasswordKDF.vaultIterations
+
+        /// The default configuration: 127.0.0.1:8750, plain HTTP.
+        public init() {}
+
+        /// Whether the server is reachable only from this machine.
+        public var isLoopback: Bool { ["127.0.0.1", "localhost", "::1"].contains(host.lowercased()) }
+        /// Whether the server speaks HTTPS.
+        public var usesTLS: Bool { tlsCertificate != nil }
+    }
+
+    let configuration: Configuration
+    let store: SessionStore
+    let allowedHosts = NIOLockedValueBox<Set<String>>([])
+
+    /// A server over `directory` (opened, and so locked, by the caller).
+    public init(directory: VaultDirectory, configuration: Configuration) {
+        self.configuration = configuration
+        store = SessionStore(directory: directory, minuteSeconds: configuration.minuteSeconds, iterations: configuration.iterations)
+        allowedHosts.withLockedValue { $0 = OriginMiddleware<GalleryContext>.hosts(bound: configuration.host, port: configuration.port) }
+    }
+
+    /// The router: middleware and every route.
+    func router(webRoot: String) -> Router<GalleryContext> {
+        let router = Router(context: GalleryContext.self)
+        router.add(middleware: SecurityHeadersMiddleware(tls: configuration.usesTLS))
+        router.add(middleware: OriginMiddleware(allowedHosts: allowedHosts, scheme: configuration.usesTLS ? "https" : "http"))
+        router.add(middleware: SessionMiddleware(store: store))
+        SessionRoutes(store: store, secureCookies: configuration.usesTLS).register(on: router)
+        ItemRoutes().register(on: router)
+        MediaRoutes().register(on: router)
+        UploadRoutes(limit: configuration.uploadLimit).register(on: router)
+        FolderRoutes().register(on: router)
+        SettingsRoutes(store: store).register(on: router)
+        ExportRoutes().register(on: router)
+        StaticRoutes(root: webRoot).register(on: router)
+        return router
+    }
+
+    /// Builds the application; `onRunning` gets the URL once the socket is bound.
+    public func application(onRunning: @escaping @Sendable (String) -> Void = { _ in }) throws -> some ApplicationProtocol {
+        guard let webRoot = configuration.webRoot ?? StaticRoutes.defaultRoot() else {
+            throw ServerError.webRootMissing
+        }
+        let server: HTTPServerBuilder
+        if let cert = configuration.tlsCertificate, let key = configuration.tlsKey {
+            let chain = try NIOSSLCertificate.fromPEMFile(cert).map { NIOSSLCertificateSource.certificate($0) }
+            let tls = TLSConfiguration.makeServerConfiguration(
+                certificateChain: chain, privateKey: .privateKey(try NIOSSLPrivateKey(file: key, format: .pem)))
+            server = try .tls(.http1(), tlsConfiguration: tls)
+        } else {
+            server = .http1()
+        }
+        let scheme = configuration.usesTLS ? "https" : "http"
+        let host = configuration.host
+        let allowedHosts = self.allowedHosts
+        var logger = Logger(label: "obscura.server")
+        logger.logLevel = .warning
+        return Application(
+            router: router(webRoot: webRoot),
+            server: server,
+            configuration: .init(address: .hostname(host, port: configuration.port), serverName: nil),
+            services: [AutoLockService(store: store)],
+            onServerRunning: { channel in
+                let port = channel.localAddress?.port ?? 0
+                allowedHosts.withLockedValue { $0 = OriginMiddleware<GalleryContext>.hosts(bound: host, port: port) }
+                let shown = host.contains(":") ? "[\(host)]" : host
+                onRunning("\(scheme)://\(shown):\(port)/")
+            },
+            logger: logger
+        )
+    }
+
+    /// Locks every vault this server unlocked.
+    public func lockAll() { store.lockAll() }
+}
+
+/// Errors starting the gallery.
+public enum ServerError: ObscuraError {
+    /// The app's files were not found.
+    case webRootMissing
+
+    public var description: String {
+        switch self {
+        case .webRootMissing:
+            return "the web gallery's files were not found beside the executable; set OBSCURA_WEB_ROOT to Sources/ObscuraServer/Resources/web"
+        }
+    }
+}

@@ -1,0 +1,91 @@
+import Foundation
+import Hummingbird
+
+/// An API failure: a status and a message fit to show, sent as `{"error": message}`
+/// (docs/API.md). Messages never carry a secret.
+struct APIError: HTTPResponseError {
+    let status: HTTPResponse.Status
+    let message: String
+    /// Extra headers (Retry-After, Content-Range).
+    var headers: HTTPFields = [:]
+
+    init(_ status: HTTPResponse.Status, _ message: String, headers: HTTPFields = [:]) {
+        self.status = status
+        self.message = message
+        self.headers = headers
+    }
+
+    /// The session has no unlocked vault: the app shows the unlock page.
+    static let locked = APIError(.unauthorized, "locked")
+    static let csrf = APIError(.forbidden, "missing or wrong CSRF token")
+    static func notFound(_ what: String = "not found") -> APIError { APIError(.notFound, what) }
+    static func badRequest(_ why: String) -> APIError { APIError(.badRequest, why) }
+
+    func response(from request: Request, context: some RequestContext) throws -> Response {
+        var response = try JSON.response(["error": message], status: status)
+        response.headers.append(contentsOf: headers)
+        return response
+    }
+}
+
+/// JSON in and out of the API.
+enum JSON {
+    /// Largest JSON request body (docs/API.md).
+    static let maximumBodySize = 64 << 10
+
+    static func response(_ value: some Encodable, status: HTTPResponse.Status = .ok) throws -> Response {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let data = try encoder.encode(value)
+        return Response(
+            status: status, headers: [.contentType: "application/json; charset=utf-8"],
+            body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+    }
+
+    /// Decodes a JSON body of at most ``maximumBodySize`` bytes.
+    static func decode<T: Decodable>(_ type: T.Type, from request: Request) async throws -> T {
+        var request = request
+        let buffer: ByteBuffer
+        do {
+            buffer = try await request.collectBody(upTo: maximumBodySize)
+        } catch {
+            throw APIError(.contentTooLarge, "request body too large")
+        }
+        do {
+            return try JSONDecoder().decode(T.self, from: Data(buffer.readableBytesView))
+        } catch {
+            throw APIError.badRequest("malformed JSON body")
+        }
+    }
+
+    static func noContent() -> Response { Response(status: .noContent) }
+}
+
+extension APIError {
+    /// The API's answer to an error from the vault engine.
+    init(_ error: Error) {
+        switch error {
+        case let error as APIError:
+            self = error
+        case let error as VaultError:
+            switch error {
+            case .locked: self = .locked
+            case .wrongPassword, .wrongFolderPassword: self.init(.unauthorized, error.description)
+            case .noSuchItem, .noSuchFolder: self.init(.notFound, error.description)
+            case .folderExists, .folderNotEmpty, .passwordInUse, .noFreeSlot: self.init(.conflict, error.description)
+            case .invalidName, .invalidCursor, .invalidSetting, .nestedProtectedFolder: self.init(.badRequest, error.description)
+            case .folderLocked: self.init(.forbidden, error.description)
+            default: self.init(.internalServerError, error.description)
+            }
+        case CatalogError.closed:
+            self = .locked
+        case let error as ObscuraError:
+            self.init(.internalServerError, error.description)
+        default:
+            self.init(.internalServerError, "internal error")
+        }
+    }
+}
+
+import ObscuraCrypto
+import ObscuraKit

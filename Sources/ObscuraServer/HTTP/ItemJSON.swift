@@ -1,0 +1,90 @@
+import ObscuraKit
+
+/// An item as the API shows it (docs/API.md, "Items").
+struct ItemJSON: Encodable {
+    var id: String
+    var kind: String
+    var name: String
+    var mimeType: String
+    var size: Int64
+    var width: Int?
+    var height: Int?
+    var duration: Double?
+    var takenAt: Double?
+    var importedAt: Double
+    var favorite: Bool
+    var folderId: String?
+    var hasThumbnail: Bool
+
+    init(_ item: ItemRecord) {
+        id = item.id
+        kind = item.kind.rawValue
+        name = item.name
+        mimeType = item.mimeType
+        size = item.size
+        width = item.width
+        height = item.height
+        duration = item.duration
+        takenAt = item.takenAt
+        importedAt = item.importedAt
+        favorite = item.favorite
+        folderId = item.folderId
+        hasThumbnail = item.thumbId != nil
+    }
+
+    // Nulls are written out, so every item has every key.
+    func encode(to encoder: Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(id, forKey: .id)
+        try c.encode(kind, forKey: .kind)
+        try c.encode(name, forKey: .name)
+        try c.encode(mimeType, forKey: .mimeType)
+        try c.encode(size, forKey: .size)
+        try c.encode(width, forKey: .width)
+        try c.encode(height, forKey: .height)
+        try c.encode(duration, forKey: .duration)
+        try c.encode(takenAt, forKey: .takenAt)
+        try c.encode(importedAt, forKey: .importedAt)
+        try c.encode(favorite, forKey: .favorite)
+        try c.encode(folderId, forKey: .folderId)
+        try c.encode(hasThumbnail, forKey: .hasThumbnail)
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case id, kind, name, mimeType, size, width, height, duration, takenAt, importedAt, favorite, folderId, hasThumbnail
+    }
+}
+
+/// A folder as the API shows it.
+struct FolderJSON: Encodable {
+    var id: String
+    var parentId: String?
+    var name: String
+    var path: String
+    var protected: Bool
+    var unlocked: Bool
+    var itemCount: Int
+
+    init(_ folder: FolderRecord, in vault: Vault) throws {
+        id = folder.id
+        parentId = folder.parentId
+        name = folder.name
+        path = try vault.folderPath(folder)
+        protected = folder.isProtected
+        unlocked = vault.isOpen(folder)
+        itemCount = try vault.itemCount(in: folder)
+    }
+
+    func encode(to encoder: Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(id, forKey: .id)
+        try c.encode(parentId, forKey: .parentId)
+        try c.encode(name, forKey: .name)
+        try c.encode(path, forKey: .path)
+        try c.encode(protected, forKey: .protected)
+        try c.encode(unlocked, forKey: .unlocked)
+        try c.encode(itemCount, forKey: .itemCount)
+    }
+
+    private enum CodingKeys: String, CodingKey { case id, parentId, name, path, protected, unlocked, itemCount }
+}

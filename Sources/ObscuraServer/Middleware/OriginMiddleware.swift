@@ -1,0 +1,37 @@
+import HTTPTypes
+import Hummingbird
+import NIOConcurrencyHelpers
+
+/// The DNS-rebinding defence (docs/API.md): a request must name this server in `Host`,
+/// and a request that says where it comes from (`Origin`) must come from this server.
+struct OriginMiddleware<Context: RequestContext>: RouterMiddleware {
+    /// Host header values this server answers to, lower case (`127.0.0.1:8750`, ...).
+    /// Filled in once the port is known.
+    let allowedHosts: NIOLockedValueBox<Set<String>>
+    /// `http` or `https`.
+    let scheme: String
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        let hosts = allowedHosts.withLockedValue { $0 }
+        guard let host = request.head.authority ?? request.headers[.hostHeader], hosts.contains(host.lowercased()) else {
+            throw APIError(.misdirectedRequest, "unknown host")
+        }
+        if let origin = request.headers[.origin] {
+            guard origin.lowercased() == "\(scheme)://\(host.lowercased())" else {
+                throw APIError(.forbidden, "cross-origin request refused")
+            }
+        }
+        return try await next(request, context)
+    }
+
+    /// The Host values for a server bound to `host`:`port`: the loopback names too when
+    /// it is bound to loopback.
+    static func hosts(bound host: String, port: Int) -> Set<String> {
+        var names: Set<String> = [host.lowercased()]
+        if ["127.0.0.1", "localhost", "::1"].contains(host.lowercased()) {
+            names.formUnion(["127.0.0.1", "localhost", "[::1]"])
+        }
+        if host.contains(":") && !host.hasPrefix("[") { names.insert("[\(host.lowercased())]") }
+        return Set(names.map { "\($0):\(port)" })
+    }
+}

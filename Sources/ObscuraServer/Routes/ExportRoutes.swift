@@ -1,0 +1,109 @@
+import Foundation
+import Hummingbird
+import ObscuraCrypto
+import ObscuraKit
+
+/// `/api/export/password` and `/api/export` (docs/API.md): the vault as an `.obscura`
+/// file, sealed while it streams to the browser. Nothing is decrypted and no copy is
+/// written on the server.
+struct ExportRoutes {
+    func register(on router: Router<GalleryContext>) {
+        router.post("/api/export/password") { _, context -> Response in
+            _ = try context.vault()
+            let password = ExportFormat.generatePassword()
+            defer { password.zeroize() }
+            // Written into the body byte by byte, never through a String.
+            var body = ByteBuffer(string: "{\"password\":\"")
+            password.withUnsafeBytes { _ = body.writeBytes($0) }
+            body.writeString("\"}")
+            return Response(status: .ok, headers: [.contentType: "application/json; charset=utf-8"], body: ResponseBody(byteBuffer: body))
+        }
+        router.post("/api/export") { request, context -> Response in
+            let fields = try await SecretFields.form(from: request)
+            // A form post: the CSRF token is a field, not a header.
+            guard let session = context.session, session.checkCSRF(fields.text("csrf")) else { throw APIError.csrf }
+            let vault = try context.vault()
+            let password = try fields.require("password")
+            let export = try await Blocking.run { () -> PreparedExport in
+                defer { password.zeroize() }
+                return try vault.prepareExport(password: password)
+            }
+            let day = ISO8601DateFormatter.string(from: Date(), timeZone: .current, formatOptions: [.withFullDate])
+            let headers: HTTPFields = [
+                .contentType: "application/octet-stream",
+                .contentDisposition: "attachment; filename=\"obscura-\(day).obscura\"",
+            ]
+            let pipe = ExportPipe(export)
+            let body = ResponseBody(contentLength: Int(export.fileSize)) { writer in
+                do {
+                    while let piece = try await pipe.next() {
+                        try await writer.write(piece)
+                    }
+                } catch {
+                    pipe.cancel()
+                    throw error
+                }
+                try await writer.finish(nil)
+            }
+            return Response(status: .ok, headers: headers, body: body)
+        }
+    }
+}
+
+/// Runs an export's sealing loop on its own thread and hands the sealed pieces to the
+/// response writer, at most ``depth`` pieces ahead: memory stays bounded however slow
+/// the client reads, and a client that goes away stops the export.
+final class ExportPipe: @unchecked Sendable {
+    // @unchecked: `queue` and `state` are guarded by `lock`; the semaphores hand off.
+    static let depth = 4
+
+    private let lock = NSLock()
+    private let space = DispatchSemaphore(value: depth)
+    private let ready = DispatchSemaphore(value: 0)
+    private var queue: [ByteBuffer] = []
+    private var finished = false
+    private var failure: Error?
+    private var cancelled = false
+
+    init(_ export: PreparedExport) {
+        Thread { [self] in
+            do {
+                try export.write { bytes in
+                    space.wait()
+                    if lock.withLock({ cancelled }) { throw CancellationError() }
+                    let piece = ByteBuffer(bytes: bytes)
+                    lock.withLock { queue.append(piece) }
+                    ready.signal()
+                }
+                lock.withLock { finished = true }
+            } catch {
+                lock.withLock {
+                    finished = true
+                    failure = error
+                }
+            }
+            ready.signal()
+        }.start()
+    }
+
+    /// The next sealed piece; nil at the end.
+    func next() async throws -> ByteBuffer? {
+        try await Blocking.run { [self] in
+            ready.wait()
+            return try lock.withLock { () -> ByteBuffer? in
+                if !queue.isEmpty {
+                    space.signal()
+                    return queue.removeFirst()
+                }
+                if let failure { throw failure }
+                return nil
+            }
+        }
+    }
+
+    /// Stops the export (the client went away).
+    func cancel() {
+        lock.withLock { cancelled = true }
+        space.signal()
+    }
+}

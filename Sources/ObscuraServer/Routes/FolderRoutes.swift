@@ -1,0 +1,50 @@
+import Hummingbird
+import ObscuraKit
+
+/// `/api/folders...` (docs/API.md, "Folders").
+struct FolderRoutes {
+    struct Folders: Encodable { var folders: [FolderJSON] }
+
+    func register(on router: Router<GalleryContext>) {
+        router.get("/api/folders") { _, context -> Response in
+            let vault = try context.vault()
+            return try JSON.response(try await Blocking.run {
+                Folders(folders: try vault.folders().map { try FolderJSON($0, in: vault) })
+            })
+        }
+        router.post("/api/folders") { request, context -> Response in
+            let vault = try context.vault()
+            let fields = try await SecretFields.json(from: request)
+            guard let path = fields.text("path"), !path.isEmpty else { throw APIError.badRequest("path is required") }
+            let password = fields["password"].flatMap { $0.count > 0 ? $0 : nil }
+            let folder = try await Blocking.run { () -> FolderJSON in
+                defer { password?.zeroize() }
+                return try FolderJSON(try vault.createFolder(path, password: password), in: vault)
+            }
+            return try JSON.response(folder, status: .created)
+        }
+        router.post("/api/folders/:id/unlock") { request, context -> Response in
+            let vault = try context.vault()
+            let id = try context.parameters.require("id")
+            let password = try await SecretFields.json(from: request).require("password")
+            return try JSON.response(try await Blocking.run { () -> FolderJSON in
+                defer { password.zeroize() }
+                let folder = try ItemRoutes.folder(id, in: vault)
+                try vault.unlockFolder(folder, password: password)
+                return try FolderJSON(folder, in: vault)
+            })
+        }
+        router.post("/api/folders/:id/lock") { _, context -> Response in
+            let vault = try context.vault()
+            let id = try context.parameters.require("id")
+            try await Blocking.run { vault.lockFolder(try ItemRoutes.folder(id, in: vault)) }
+            return JSON.noContent()
+        }
+        router.post("/api/folders/:id/delete") { _, context -> Response in
+            let vault = try context.vault()
+            let id = try context.parameters.require("id")
+            try await Blocking.run { try vault.removeFolder(try vault.folderPath(try ItemRoutes.folder(id, in: vault))) }
+            return JSON.noContent()
+        }
+    }
+}

@@ -1,0 +1,83 @@
+import Foundation
+import Hummingbird
+import ObscuraKit
+
+/// `/api/items...`: listing, one item, delete, move, favourite (docs/API.md, "Items").
+/// The media behind an item is served by ``MediaRoutes``.
+struct ItemRoutes {
+    /// Items per page when the client does not say, and the most it may ask for.
+    static let defaultPageSize = 200
+    static let maximumPageSize = 500
+
+    struct Page: Encodable {
+        var items: [ItemJSON]
+        var nextCursor: String?
+        var total: Int
+
+        func encode(to encoder: Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(items, forKey: .items)
+            try c.encode(nextCursor, forKey: .nextCursor)
+            try c.encode(total, forKey: .total)
+        }
+        private enum CodingKeys: String, CodingKey { case items, nextCursor, total }
+    }
+
+    struct IDs: Decodable { var ids: [String] }
+    struct Move: Decodable { var ids: [String]; var folder: String? }
+    struct Favorite: Decodable { var favorite: Bool }
+
+    func register(on router: Router<GalleryContext>) {
+        router.get("/api/items") { request, context -> Response in
+            let vault = try context.vault()
+            let query = request.uri.queryParameters
+            let limit = min(max(Int(query["limit"].map(String.init) ?? "") ?? Self.defaultPageSize, 1), Self.maximumPageSize)
+            let cursor = query["cursor"].map(String.init)
+            let favorites = query["favorites"] == "1"
+            let folder = query["folder"].map(String.init)
+            let page = try await Blocking.run { () -> Page in
+                let scope: ItemScope
+                switch folder {
+                case nil, "": scope = .visible
+                case "root": scope = .topLevel
+                case let id?: scope = .folder(try Self.folder(id, in: vault))
+                }
+                let page = try vault.itemsPage(scope: scope, favoritesOnly: favorites, after: cursor, limit: limit)
+                return Page(items: page.items.map { ItemJSON($0.record) }, nextCursor: page.nextCursor, total: page.total)
+            }
+            return try JSON.response(page)
+        }
+        router.get("/api/items/:id") { _, context -> Response in
+            let vault = try context.vault()
+            let id = try context.parameters.require("id")
+            return try JSON.response(ItemJSON(try await Blocking.run { try vault.item(id) }))
+        }
+        router.post("/api/items/delete") { request, context -> Response in
+            let vault = try context.vault()
+            let body = try await JSON.decode(IDs.self, from: request)
+            try await Blocking.run { try vault.deleteItems(body.ids) }
+            return JSON.noContent()
+        }
+        router.post("/api/items/move") { request, context -> Response in
+            let vault = try context.vault()
+            let body = try await JSON.decode(Move.self, from: request)
+            try await Blocking.run {
+                let target = try body.folder.map { try Self.folder($0, in: vault) }
+                try vault.moveItems(body.ids, to: target)
+            }
+            return JSON.noContent()
+        }
+        router.post("/api/items/:id/favorite") { request, context -> Response in
+            let vault = try context.vault()
+            let id = try context.parameters.require("id")
+            let body = try await JSON.decode(Favorite.self, from: request)
+            return try JSON.response(ItemJSON(try await Blocking.run { try vault.setFavorite(id, body.favorite) }))
+        }
+    }
+
+    /// The folder whose id is `id`.
+    static func folder(_ id: String, in vault: Vault) throws -> FolderRecord {
+        guard let folder = try vault.folders().first(where: { $0.id == id }) else { throw VaultError.noSuchFolder(id) }
+        return folder
+    }
+}

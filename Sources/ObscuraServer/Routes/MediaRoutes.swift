@@ -1,0 +1,100 @@
+import Foundation
+import Hummingbird
+import ObscuraKit
+
+/// An item's thumbnail, preview and original (docs/API.md, "Items"). Originals are
+/// served with HTTP Range (RFC 9110 §14): a request decrypts only the chunks its range
+/// touches, so a video can start and seek anywhere.
+struct MediaRoutes {
+    /// Plaintext bytes read (and decrypted) per step of a streamed response: four
+    /// 256 KiB chunks, few enough to keep memory flat, enough to keep the socket busy.
+    static let streamPiece: UInt64 = 1 << 20
+
+    func register(on router: Router<GalleryContext>) {
+        router.get("/api/items/:id/thumbnail") { _, context -> Response in
+            let vault = try context.vault()
+            let id = try context.parameters.require("id")
+            guard let jpeg = try await Blocking.run({ try vault.thumbnail(try vault.item(id)) }) else {
+                throw APIError.notFound("this item has no thumbnail")
+            }
+            return Self.jpeg(jpeg)
+        }
+        router.get("/api/items/:id/preview") { _, context -> Response in
+            let vault = try context.vault()
+            let id = try context.parameters.require("id")
+            guard let jpeg = try await Blocking.run({ try vault.preview(try vault.item(id)) }) else {
+                throw APIError.notFound("this item has no preview")
+            }
+            return Self.jpeg(jpeg)
+        }
+        router.get("/api/items/:id/original") { request, context -> Response in
+            let vault = try context.vault()
+            let id = try context.parameters.require("id")
+            let (item, reader) = try await Blocking.run { () -> (ItemRecord, OriginalReader) in
+                let item = try vault.item(id)
+                return (item, try vault.openOriginal(item))
+            }
+            return Self.original(item, reader: reader, request: request)
+        }
+    }
+
+    static func jpeg(_ bytes: [UInt8]) -> Response {
+        Response(status: .ok, headers: [.contentType: "image/jpeg"], body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
+    }
+
+    /// The original, whole or one range of it, streamed.
+    static func original(_ item: ItemRecord, reader: OriginalReader, request: Request) -> Response {
+        let size = reader.size
+        // Strong validator: the pool file is replaced (new media id) whenever the bytes
+        // could change, and an item's bytes never change in place.
+        let etag = "\"\(item.id.prefix(8))-\(item.mediaId.prefix(8))-\(size)\""
+        var headers: HTTPFields = [
+            .contentType: item.mimeType.isEmpty ? "application/octet-stream" : item.mimeType,
+            .acceptRanges: "bytes",
+            .eTag: etag,
+        ]
+        if request.uri.queryParameters["download"] == "1" {
+            headers[.contentDisposition] = contentDisposition(filename: item.name)
+        }
+        var range = ByteRange.resolve(request.headers[.range], size: size)
+        // If-Range: a range of a representation the client no longer holds is useless;
+        // send the whole one (RFC 9110 §13.1.5). Only our strong ETag can match.
+        if let ifRange = request.headers[.ifRange], ifRange != etag { range = .whole }
+        let span: Range<UInt64>
+        let status: HTTPResponse.Status
+        switch range {
+        case .whole:
+            span = 0..<size
+            status = .ok
+        case let .partial(r):
+            span = r
+            status = .partialContent
+            headers[.contentRange] = "bytes \(r.lowerBound)-\(r.upperBound - 1)/\(size)"
+        case .unsatisfiable:
+            headers[.contentRange] = "bytes */\(size)"
+            return Response(status: .rangeNotSatisfiable, headers: headers)
+        }
+        let body = ResponseBody(contentLength: Int(span.count)) { writer in
+            var offset = span.lowerBound
+            while offset < span.upperBound {
+                let end = min(offset + streamPiece, span.upperBound)
+                let from = offset
+                let bytes = try await Blocking.run { try reader.read(from..<end) }
+                try await writer.write(ByteBuffer(bytes: bytes))
+                offset = end
+            }
+            try await writer.finish(nil)
+        }
+        return Response(status: status, headers: headers, body: body)
+    }
+
+    /// `attachment` with the name as RFC 6266 / RFC 8187 wants it: an ASCII fallback and
+    /// the UTF-8 name percent-encoded.
+    private static let attrChar = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+
+    static func contentDisposition(filename: String) -> String {
+        let ascii = String(filename.unicodeScalars.map { $0.isASCII && $0.value >= 0x20 && $0 != "\"" && $0 != "\\" ? Character($0) : "_" })
+        let encoded = filename.addingPercentEncoding(withAllowedCharacters: Self.attrChar) ?? ascii
+        return "attachment; filename=\"\(ascii)\"; filename*=UTF-8''\(encoded)"
+    }
+}

@@ -1,0 +1,45 @@
+import Hummingbird
+import ObscuraKit
+
+/// `/api/settings` and `/api/password` (docs/API.md, "Settings, password, export").
+struct SettingsRoutes {
+    let store: SessionStore
+
+    struct Settings: Codable { var autoLockMinutes: Int }
+
+    func register(on router: Router<GalleryContext>) {
+        router.get("/api/settings") { _, context -> Response in
+            let vault = try context.vault()
+            return try JSON.response(Settings(autoLockMinutes: try vault.autoLockMinutes()))
+        }
+        router.post("/api/settings") { request, context -> Response in
+            let vault = try context.vault()
+            let body = try await JSON.decode(Settings.self, from: request)
+            try await Blocking.run { try vault.setAutoLockMinutes(body.autoLockMinutes) }
+            store.autoLockChanged(for: try context.requireSession(), minutes: body.autoLockMinutes)
+            return try JSON.response(Settings(autoLockMinutes: body.autoLockMinutes))
+        }
+        router.post("/api/password") { request, context -> Response in
+            let vault = try context.vault()
+            let fields = try await SecretFields.json(from: request)
+            let current = try fields.require("current")
+            let new = try fields.require("new")
+            try await Blocking.run {
+                defer {
+                    current.zeroize()
+                    new.zeroize()
+                }
+                // A guess at the current password meets the unlock delay too.
+                let wait = store.throttle.wait()
+                guard wait <= 0 else {
+                    throw APIError(.tooManyRequests, "too many failed attempts; try again in \(Int(wait.rounded(.up))) s")
+                }
+                let correct = try vault.checkPassword(current)
+                store.throttle.record(success: correct)
+                guard correct else { throw APIError(.unauthorized, "the current password is wrong") }
+                try vault.changePassword(to: new)
+            }
+            return JSON.noContent()
+        }
+    }
+}

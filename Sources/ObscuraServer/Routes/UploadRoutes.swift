@@ -1,0 +1,43 @@
+import Foundation
+import Hummingbird
+import ObscuraKit
+
+/// `POST /api/upload`: one file per request, its raw bytes as the body (docs/API.md).
+/// The body goes into an ``UploadBuffer`` in memory, never to disk in the clear; the
+/// importer then treats it as any file: content sniffing, thumbnail, sealing.
+struct UploadRoutes {
+    /// The largest upload accepted.
+    let limit: Int64
+
+    func register(on router: Router<GalleryContext>) {
+        router.post("/api/upload") { request, context -> Response in
+            let vault = try context.vault()
+            let query = request.uri.queryParameters
+            let name = query["name"].map { String($0).removingPercentEncoding ?? String($0) } ?? "upload"
+            let folderId = query["folder"].map(String.init)
+            if let length = request.headers[.contentLength].flatMap({ Int64($0) }), length > limit {
+                throw APIError(.contentTooLarge, "file too large (limit \(limit) bytes)")
+            }
+            let buffer = try UploadBuffer()
+            for try await piece in request.body {
+                guard buffer.size + Int64(piece.readableBytes) <= limit else {
+                    throw APIError(.contentTooLarge, "file too large (limit \(limit) bytes)")
+                }
+                try piece.withUnsafeReadableBytes { try buffer.append($0) }
+            }
+            guard buffer.size > 0 else { throw APIError(.unprocessableContent, "empty file") }
+            let outcome = try await Blocking.run { () -> Vault.UploadOutcome in
+                let folder = try folderId.flatMap { $0.isEmpty ? nil : try ItemRoutes.folder($0, in: vault) }
+                return try vault.importUpload(fd: buffer.fd, name: name, into: folder)
+            }
+            switch outcome {
+            case let .imported(item):
+                return try JSON.response(["item": ItemJSON(item)], status: .created)
+            case .duplicate:
+                return try JSON.response(["duplicate": true])
+            case let .failed(message):
+                throw APIError(.unprocessableContent, message)
+            }
+        }
+    }
+}

@@ -1,0 +1,39 @@
+import Foundation
+import ObscuraCrypto
+
+/// One browser's session: a random 256-bit id (the cookie), its CSRF token, and the
+/// vault it unlocked. Tabs of one browser share it through the cookie.
+final class Session: @unchecked Sendable {
+    // @unchecked: `binding` is guarded by `lock`; the rest is immutable.
+    /// The cookie value: 32 random bytes, base64url.
+    let id: String
+    /// The CSRF token: 32 random bytes, base64url, sent back in `X-CSRF-Token`.
+    let csrf: String
+    private let lock = NSLock()
+    private var _binding: SessionStore.OpenVault?
+
+    init(random: RandomSource = SystemRandom()) {
+        id = Self.token(random)
+        csrf = Self.token(random)
+    }
+
+    /// The vault this session unlocked, as the store opened it. Once the store locks
+    /// that vault the binding is dead for good, even if someone unlocks the same vault
+    /// again: a session regains access only with the password.
+    var binding: SessionStore.OpenVault? {
+        get { lock.withLock { _binding } }
+        set { lock.withLock { _binding = newValue } }
+    }
+
+    /// Whether `candidate` is this session's CSRF token, compared in constant time.
+    func checkCSRF(_ candidate: String?) -> Bool {
+        guard let candidate else { return false }
+        return ConstantTime.equals(Array(candidate.utf8), Array(csrf.utf8))
+    }
+
+    static func token(_ random: RandomSource) -> String {
+        Data(random.bytes(32)).base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
+}
