@@ -15,7 +15,7 @@ public final class SecureBytes: @unchecked Sendable {
     private let storage: UnsafeMutableRawBufferPointer
 
     /// The number of bytes held.
-    public var count: Int { storage.count }
+    public var count: Int { storageCount }
 
     /// Creates a zero-filled buffer of `count` bytes.
     public init(count: Int) {

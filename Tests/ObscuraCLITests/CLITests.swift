@@ -37,6 +37,14 @@ import Testing
         #expect(wrong.stderr == "obscura: error: wrong password\n")
     }
 
+    @Test func anEmptyPasswordIsRefused() throws {
+        let cli = try CLIRunner()
+        try cli.run(["init"])
+        let create = try cli.run(["create", "--password-stdin"], stdin: "\n")
+        #expect(create.code == 1)
+        #expect(create.stderr == "obscura: error: the password is empty\n")
+    }
+
     @Test func passwdTakesOldThenNew() throws {
         let cli = try CLIRunner()
         try cli.run(["init"])

@@ -10,6 +10,14 @@ import Testing
         #expect(secret.count == 4)
     }
 
+    @Test func anEmptySecretHasNoBytes() {
+        // The storage keeps one byte so its address is never nil; the count must not
+        // show it, or an empty password would pass for a one-byte one.
+        #expect(SecureBytes(count: 0).count == 0)
+        #expect(SecureBytes(copying: [UInt8]()).count == 0)
+        #expect(SecureBytes(copying: [UInt8]()).withUnsafeBytes { $0.count } == 0)
+    }
+
     @Test func copyIsIndependent() {
         let secret = SecureBytes(copying: [5, 6])
         let copy = secret.copy()
