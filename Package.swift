@@ -71,7 +71,7 @@ let package = Package(
         .testTarget(
             name: "ObscuraServerTests",
             dependencies: [
-                "ObscuraServer", "ObscuraKit", "ObscuraTestSupport",
+                "ObscuraServer", "ObscuraKit", "ObscuraCrypto", "ObscuraTestSupport",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ]
         ),

@@ -8,6 +8,8 @@ struct APIError: HTTPResponseError {
     let message: String
     /// Extra headers (Retry-After, Content-Range).
     var headers: HTTPFields = [:]
+    /// Seconds to wait, for 429 (also in `Retry-After`).
+    var retryAfter: Int?
 
     init(_ status: HTTPResponse.Status, _ message: String, headers: HTTPFields = [:]) {
         self.status = status
@@ -20,12 +22,25 @@ struct APIError: HTTPResponseError {
     static let csrf = APIError(.forbidden, "missing or wrong CSRF token")
     static func notFound(_ what: String = "not found") -> APIError { APIError(.notFound, what) }
     static func badRequest(_ why: String) -> APIError { APIError(.badRequest, why) }
+    /// The progressive delay on failed unlocks is running.
+    static func tooManyAttempts(seconds: Int) -> APIError {
+        var error = APIError(.tooManyRequests, "too many failed attempts; try again in \(seconds) s",
+                             headers: [.retryAfter: String(seconds)])
+        error.retryAfter = seconds
+        return error
+    }
 
     func response(from request: Request, context: some RequestContext) throws -> Response {
-        var response = try JSON.response(["error": message], status: status)
+        var response = try JSON.response(ErrorBody(error: message, retryAfter: retryAfter), status: status)
         response.headers.append(contentsOf: headers)
         return response
     }
+}
+
+/// The JSON of an error answer.
+private struct ErrorBody: Encodable {
+    var error: String
+    var retryAfter: Int?
 }
 
 /// JSON in and out of the API.

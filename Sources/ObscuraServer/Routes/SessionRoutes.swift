@@ -17,7 +17,7 @@ struct SessionRoutes {
         router.get("/api/session") { request, context -> Response in
             let existing = context.session
             let session = existing ?? store.newSession()
-            let vault = store.vault(for: session)
+            let vault = store.unlockedVault(of: session)
             var response = try JSON.response(SessionState(
                 unlocked: vault != nil, csrf: session.csrf, autoLockMinutes: try vault.map { try $0.autoLockMinutes() }))
             if existing == nil {

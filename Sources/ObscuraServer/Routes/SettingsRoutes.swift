@@ -32,7 +32,7 @@ struct SettingsRoutes {
                 // A guess at the current password meets the unlock delay too.
                 let wait = store.throttle.wait()
                 guard wait <= 0 else {
-                    throw APIError(.tooManyRequests, "too many failed attempts; try again in \(Int(wait.rounded(.up))) s")
+                    throw APIError.tooManyAttempts(seconds: Int(wait.rounded(.up)))
                 }
                 let correct = try vault.checkPassword(current)
                 store.throttle.record(success: correct)

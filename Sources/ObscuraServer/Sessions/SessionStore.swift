@@ -72,6 +72,15 @@ final class SessionStore: @unchecked Sendable {
         }
     }
 
+    /// Whether `session` has an unlocked vault, without counting as activity: the page
+    /// asks this to notice an auto-lock, and asking must not postpone it.
+    func unlockedVault(of session: Session) -> Vault? {
+        guard let binding = session.binding else { return nil }
+        return lock.withLock {
+            open[binding.vault.slotIdentifier] === binding && !binding.vault.isLocked ? binding.vault : nil
+        }
+    }
+
     /// The unlocked vault of `session`, marking it active; nil when locked.
     func vault(for session: Session) -> Vault? {
         guard let binding = session.binding else { return nil }
@@ -126,8 +135,7 @@ final class SessionStore: @unchecked Sendable {
         let wait = throttle.wait()
         guard wait <= 0 else {
             let seconds = Int(wait.rounded(.up))
-            throw APIError(.tooManyRequests, "too many failed attempts; try again in \(seconds) s",
-                           headers: [.retryAfter: String(seconds)])
+            throw APIError.tooManyAttempts(seconds: seconds)
         }
     }
 

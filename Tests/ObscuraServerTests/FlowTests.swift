@@ -1,0 +1,190 @@
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import ObscuraCrypto
+import ObscuraKit
+import ObscuraTestSupport
+import Testing
+@testable import ObscuraServer
+
+/// What a person does in the gallery, through the API: create, upload, browse, folders,
+/// favourites, settings, password, export.
+@Suite struct FlowTests {
+    @Test func uploadListAndShow() async throws {
+        let harness = try ServerHarness()
+        let jpeg = try TestImages.cameraJPEG(width: 640, height: 480, date: "2023:07:14 18:32:05", orientation: 1)
+        let png = try TestImages.image("png", width: 300, height: 200)
+        try await harness.test { browser in
+            try await browser.createVault()
+            let first = try await browser.upload(jpeg, name: "IMG_0001.jpg")
+            #expect(first.status == .created)
+            let item = try #require(try first.json()["item"] as? [String: Any])
+            #expect(item["kind"] as? String == "photo")
+            #expect(item["name"] as? String == "IMG_0001.jpg")
+            #expect(item["width"] as? Int == 640)
+            #expect(item["hasThumbnail"] as? Bool == true)
+            #expect(try await browser.upload(jpeg, name: "again.jpg").json()["duplicate"] as? Bool == true)
+            #expect(try await browser.upload(png, name: "../../etc/passwd.png").status == .created)
+
+            let page = try await browser.send(.get, "/api/items").json()
+            #expect(page["total"] as? Int == 2)
+            let items = try #require(page["items"] as? [[String: Any]])
+            #expect(Set(items.compactMap { $0["name"] as? String }) == ["IMG_0001.jpg", "passwd.png"])
+            let id = try #require(item["id"] as? String)
+            let thumbnail = try await browser.send(.get, "/api/items/\(id)/thumbnail")
+            #expect(thumbnail.headers[.contentType] == "image/jpeg")
+            #expect(Array(thumbnail.bytes.prefix(2)) == [0xFF, 0xD8])
+            let preview = try await browser.send(.get, "/api/items/\(id)/preview")
+            #expect(preview.status == .ok && Array(preview.bytes.prefix(2)) == [0xFF, 0xD8])
+            #expect(try await browser.send(.get, "/api/items/\(id)/original").bytes == jpeg)
+
+            let favorite = try await browser.send(.post, "/api/items/\(id)/favorite", json: ["favorite": true]).json()
+            #expect(favorite["favorite"] as? Bool == true)
+            let favorites = try await browser.send(.get, "/api/items?favorites=1").json()
+            #expect(favorites["total"] as? Int == 1)
+
+            #expect(try await browser.send(.post, "/api/items/delete", json: ["ids": [id]]).status == .noContent)
+            #expect(try await browser.send(.get, "/api/items/\(id)").status == .notFound)
+            #expect(try await browser.send(.get, "/api/items").json()["total"] as? Int == 1)
+        }
+    }
+
+    @Test func badUploadsAreRefusedClearly() async throws {
+        let harness = try ServerHarness(uploadLimit: 100_000)
+        try await harness.test { browser in
+            try await browser.createVault()
+            let empty = try await browser.upload([], name: "empty.jpg")
+            #expect(empty.status == .unprocessableContent)
+            // A JPEG signature followed by garbage: sniffed as a photo, refused by libvips.
+            let broken = try await browser.upload([0xFF, 0xD8, 0xFF, 0xE0] + Array(repeating: 0x41, count: 5000), name: "broken.jpg")
+            #expect(broken.status == .unprocessableContent)
+            #expect((try broken.json()["error"] as? String)?.isEmpty == false)
+            let large = try await browser.upload(Array(repeating: 1, count: 100_001), name: "large.bin")
+            #expect(large.status == .contentTooLarge)
+            // Nothing half-imported: no item, and only the slot files' media remains.
+            #expect(try await browser.send(.get, "/api/items").json()["total"] as? Int == 0)
+            #expect(try FileManager.default.contentsOfDirectory(atPath: harness.directory.mediaPath).isEmpty)
+            let malformed = try await browser.send(.post, "/api/items/delete", body: Array("{not json".utf8))
+            #expect(malformed.status == .badRequest)
+            let huge = try await browser.send(.post, "/api/unlock", body: Array(repeating: 0x20, count: 70_000))
+            #expect(huge.status == .contentTooLarge)
+        }
+    }
+
+    @Test func emptyPasswordsAreRefused() async throws {
+        let harness = try ServerHarness()
+        try await harness.test { browser in
+            try await browser.start()
+            #expect(try await browser.send(.post, "/api/vaults", json: ["password": ""]).status == .badRequest)
+            #expect(try await browser.send(.post, "/api/unlock", json: ["password": ""]).status == .badRequest)
+            #expect(try await browser.send(.get, "/api/items").status == .unauthorized)
+        }
+    }
+
+    @Test func pagesCoverEveryItemOnce() async throws {
+        let harness = try ServerHarness()
+        try await harness.test { browser in
+            try await browser.createVault()
+            for n in 0..<25 { _ = try await browser.upload(Array("file \(n)".utf8), name: "f\(n).txt") }
+            var seen: [String] = []
+            var cursor: String? = nil
+            repeat {
+                let uri = "/api/items?limit=7" + (cursor.map { "&cursor=\($0)" } ?? "")
+                let page = try await browser.send(.get, uri).json()
+                seen += (page["items"] as? [[String: Any]] ?? []).compactMap { $0["id"] as? String }
+                cursor = page["nextCursor"] as? String
+            } while cursor != nil
+            #expect(seen.count == 25 && Set(seen).count == 25)
+            #expect(try await browser.send(.get, "/api/items?cursor=garbage").status == .badRequest)
+        }
+    }
+
+    @Test func protectedFoldersHideTheirItems() async throws {
+        let harness = try ServerHarness()
+        try await harness.test { browser in
+            try await browser.createVault()
+            let photo = try await browser.upload(try TestImages.image("jpg", width: 120, height: 90), name: "secret.jpg").json()
+            let id = try #require((photo["item"] as? [String: Any])?["id"] as? String)
+            let trips = try await browser.send(.post, "/api/folders", json: ["path": "Trips"])
+            #expect(trips.status == .created)
+            #expect(try await browser.send(.post, "/api/folders", json: ["path": "Trips/2024"]).status == .created)
+            #expect(try await browser.send(.post, "/api/folders", json: ["path": "Trips"]).status == .conflict)
+            let vaultFolder = try await browser.send(.post, "/api/folders", json: ["path": "Private", "password": "folder pw"]).json()
+            let folderId = try #require(vaultFolder["id"] as? String)
+            #expect(vaultFolder["protected"] as? Bool == true)
+
+            #expect(try await browser.send(.post, "/api/items/move", json: ["ids": [id], "folder": folderId]).status == .noContent)
+            #expect(try await browser.send(.get, "/api/items?folder=\(folderId)").json()["total"] as? Int == 1)
+            #expect(try await browser.send(.post, "/api/folders/\(folderId)/lock").status == .noContent)
+            #expect(try await browser.send(.get, "/api/items").json()["total"] as? Int == 0)
+            #expect(try await browser.send(.get, "/api/items/\(id)/thumbnail").status == .notFound)
+            #expect(try await browser.send(.get, "/api/items?folder=\(folderId)").status == .forbidden)
+            let folders = try await browser.send(.get, "/api/folders").json()["folders"] as? [[String: Any]]
+            #expect(folders?.map { $0["path"] as? String } == ["Private", "Trips", "Trips/2024"])
+
+            let wrong = try await browser.send(.post, "/api/folders/\(folderId)/unlock", json: ["password": "nope"])
+            #expect(wrong.status == .unauthorized)
+            #expect(try await browser.send(.post, "/api/folders/\(folderId)/unlock", json: ["password": "folder pw"]).status == .ok)
+            let shown = try await browser.send(.get, "/api/items/\(id)").json()
+            #expect(shown["name"] as? String == "secret.jpg")
+            #expect(try await browser.send(.post, "/api/folders/\(folderId)/delete").status == .conflict)
+        }
+    }
+
+    @Test func settingsAndPasswordChange() async throws {
+        let harness = try ServerHarness()
+        try await harness.test { browser in
+            try await browser.createVault("old password")
+            #expect(try await browser.send(.get, "/api/settings").json()["autoLockMinutes"] as? Int == 5)
+            #expect(try await browser.send(.post, "/api/settings", json: ["autoLockMinutes": 15]).status == .ok)
+            #expect(try await browser.send(.post, "/api/settings", json: ["autoLockMinutes": 7]).status == .badRequest)
+            #expect(try await browser.send(.get, "/api/session").json()["autoLockMinutes"] as? Int == 15)
+
+            let wrong = try await browser.send(.post, "/api/password", json: ["current": "nope", "new": "new password"])
+            #expect(wrong.status == .unauthorized)
+            #expect(try await browser.send(.post, "/api/password", json: ["current": "old password", "new": "new \"pässword\""]).status == .noContent)
+            try await browser.send(.post, "/api/lock")
+            #expect(try await browser.send(.post, "/api/unlock", json: ["password": "old password"]).status == .unauthorized)
+            #expect(try await browser.send(.post, "/api/unlock", json: ["password": "new \"pässword\""]).status == .ok)
+            // The setting lives in the sealed catalog: it survived the lock.
+            #expect(try await browser.send(.get, "/api/settings").json()["autoLockMinutes"] as? Int == 15)
+        }
+    }
+
+    @Test func exportStreamsAFileThatImports() async throws {
+        let harness = try ServerHarness()
+        let jpeg = try TestImages.image("jpg", width: 200, height: 100)
+        let exported = try await harness.test { browser -> [UInt8] in
+            try await browser.createVault("vault pw")
+            _ = try await browser.upload(jpeg, name: "p.jpg")
+            let generated = try await browser.send(.post, "/api/export/password").json()["password"] as? String
+            #expect(generated?.count == 23)
+            let noToken = try await browser.send(.post, "/api/export", body: Array("password=x".utf8),
+                                                 headers: [.contentType: "application/x-www-form-urlencoded"], csrf: false)
+            #expect(noToken.status == .forbidden)
+            // A browser's form post says `Origin: null` under no-referrer: the CSRF field decides.
+            let forged = try await browser.send(.post, "/api/export", body: Array("csrf=guess&password=x".utf8),
+                                                headers: [.contentType: "application/x-www-form-urlencoded", .origin: "null"], csrf: false)
+            #expect(forged.status == .forbidden)
+            let form = "csrf=\(browser.csrf ?? "")&password=export+pw%21"
+            let response = try await browser.send(.post, "/api/export", body: Array(form.utf8),
+                                                  headers: [.contentType: "application/x-www-form-urlencoded", .origin: "null"], csrf: false)
+            #expect(response.status == .ok)
+            #expect(response.headers[.contentDisposition]?.contains(".obscura") == true)
+            #expect(Int(response.headers[.contentLength] ?? "") == response.bytes.count)
+            return response.bytes
+        }
+        #expect(Array(exported.prefix(4)) == ExportFormat.magic)
+        let file = harness.root + "/vault.obscura"
+        FileManager.default.createFile(atPath: file, contents: Data(exported))
+        let target = try ServerHarness()
+        let count = try target.directory.importVault(from: file, password: SecureBytes(copying: Array("export pw!".utf8)))
+        #expect(count == 1)
+        let vault = try target.directory.unlock(password: SecureBytes(copying: Array("vault pw".utf8)))
+        defer { vault.lock() }
+        let item = try #require(try vault.items().first)
+        var bytes: [UInt8] = []
+        try vault.export(item.record) { bytes += $0 }
+        #expect(bytes == jpeg)
+    }
+}
