@@ -419,8 +419,13 @@ def test_settings_then_auto_lock_then_unlock_again(page):
     wait(page, lambda: item_count(page) == count, 10, "the same items after unlocking again")
     el(page, "#settings-button").click()
     wait(page, lambda: shown(page, "#settings-dialog"), 5, "the settings dialog")
+    # The status still says "Saved" from the first change: clear it, so the wait below
+    # sees this save and not that one (a 2-second auto-lock would not wait for us).
+    page.execute_script("document.querySelector('#autolock-status').textContent = ''")
     page.execute_script("document.querySelector('input[name=autolock][value=\"5\"]').click()")
     wait(page, lambda: text(page, "#autolock-status").startswith("Saved"), 5, "auto-lock back to 5")
+    press(page, Keys.ESCAPE)
+    wait(page, lambda: not shown(page, "#settings-dialog"), 5, "the settings dialog to close")
 
 
 def test_export_downloads_an_obscura_file(page, workdir):

@@ -11,6 +11,15 @@ struct SessionRoutes {
         var unlocked: Bool
         var csrf: String
         var autoLockMinutes: Int?
+
+        // `autoLockMinutes` is null, not absent, while locked (docs/API.md).
+        func encode(to encoder: Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(unlocked, forKey: .unlocked)
+            try c.encode(csrf, forKey: .csrf)
+            try c.encode(autoLockMinutes, forKey: .autoLockMinutes)
+        }
+        private enum CodingKeys: String, CodingKey { case unlocked, csrf, autoLockMinutes }
     }
 
     func register(on router: Router<GalleryContext>) {
