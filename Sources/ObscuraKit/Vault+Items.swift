@@ -15,7 +15,8 @@ public struct ItemView: Sendable, Equatable {
 extension Vault {
     /// Items visible to this session, newest capture first; with `folder`, only its items.
     public func items(in folder: FolderRecord? = nil) throws -> [ItemView] {
-        try requireUnlocked()
+        try enter()
+        defer { leave() }
         let (rows, folders) = try catalog.read { db in
             var request = ItemRecord.order(sql: "COALESCE(takenAt, importedAt) DESC, id")
             if let folder { request = request.filter(Column("folderId") == folder.id) }
@@ -31,7 +32,8 @@ extension Vault {
 
     /// The item whose id is `id` or starts with it (at least 4 characters, unambiguous).
     public func item(_ id: String) throws -> ItemRecord {
-        try requireUnlocked()
+        try enter()
+        defer { leave() }
         let matches = try items().filter { $0.record.id == id || (id.count >= 4 && $0.record.id.hasPrefix(id.lowercased())) }
         guard matches.count == 1 else { throw VaultError.noSuchItem(id) }
         return matches[0].record
@@ -68,7 +70,8 @@ extension Vault {
     /// Deletes items: their catalog rows first (one persist), then their pool files, so a
     /// crash leaves at worst unnamed files, never a row without its media.
     public func deleteItems(_ ids: [String]) throws {
-        try requireUnlocked()
+        try enter()
+        defer { leave() }
         let doomed = try ids.map(item)
         try catalog.write { db in
             for item in doomed { _ = try item.delete(db) }
@@ -86,7 +89,8 @@ extension Vault {
     /// re-encrypts the original and thumbnail into new pool files; the old files are
     /// removed only after the catalog names the new ones.
     public func moveItems(_ ids: [String], to folder: FolderRecord?) throws {
-        try requireUnlocked()
+        try enter()
+        defer { leave() }
         let items = try ids.map(item)
         let targetKey = try outerKey(forFolder: folder?.id)
         var replaced = [String]()
@@ -150,7 +154,8 @@ extension Vault {
     /// Decrypts every item this session can see, original and thumbnail, and reports
     /// what fails. Items of locked protected folders are counted, not read.
     public func verify(progress: ((Int, Int) -> Void)? = nil) throws -> (checked: Int, skipped: Int, problems: [Problem]) {
-        try requireUnlocked()
+        try enter()
+        defer { leave() }
         let visible = try items()
         let total = try catalog.read { try ItemRecord.fetchCount($0) }
         var problems = [Problem]()

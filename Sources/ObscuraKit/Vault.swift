@@ -7,7 +7,9 @@ import ObscuraCrypto
 /// ``VaultError/locked``.
 public final class Vault: @unchecked Sendable {
     // @unchecked: the catalog serialises its own access, `stateLock` guards the
-    // session's mutable sets, and the key is only written by `lock()`.
+    // session's mutable sets, `persistLock` the header and every write of the slot, and
+    // `activity` the lock state; the key is only written by `lock()`, once no operation
+    // is using it (Vault+Lock.swift).
     /// The directory the vault lives in.
     public let directory: VaultDirectory
     /// The catalog, readable and writable while unlocked.
@@ -15,14 +17,25 @@ public final class Vault: @unchecked Sendable {
     let slotName: String
     private(set) var header: SlotHeader
     let key: SecureBytes
-    /// Whether ``lock()`` was called.
-    public private(set) var isLocked = false
+    /// Whether ``lock()`` has finished.
+    public var isLocked: Bool { activity.withLock { locked } }
+    /// Set by ``lock()`` once the keys are zeroed; guarded by `activity`.
+    var locked = false
     /// Keys of the protected folders unlocked in this session, by folder id.
     var folderKeys: [String: SecureBytes] = [:]
     /// Nonce prefixes drawn this session and not yet in the catalog.
     var reservedPrefixes: Set<[UInt8]> = []
     /// Guards `folderKeys` and `reservedPrefixes` during parallel imports.
     let stateLock = NSLock()
+    /// Held from serialising the catalog to committing it, and by every other write of
+    /// this vault's slot, so that slot writes land in the order their contents were made.
+    let persistLock = NSLock()
+    /// Guards `activeOperations` and `isLocking`; `lock()` waits on it.
+    let activity = NSCondition()
+    /// Public operations in progress, which may be using the keys.
+    var activeOperations = 0
+    /// Set by `lock()` while it waits for those operations to finish.
+    var isLocking = false
     /// Viewer previews of this session, cleared at lock.
     public let previews = PreviewCache()
 
@@ -42,12 +55,17 @@ public final class Vault: @unchecked Sendable {
     /// Seals the catalog into the slot. Every slot of the directory is rewritten so that
     /// the write does not single this one out (see ``SlotStore``).
     public func persist() throws {
-        try requireUnlocked()
-        try recordReservedPrefixes()
-        var image = try catalog.image()
-        defer { image.withUnsafeMutableBytes { secureZero($0.baseAddress!, $0.count) } }
-        let contents = try SlotCodec.resealCatalog(header: header, key: key, catalog: image, using: directory.random)
-        try directory.store.commit(.init(replace: [slotName: contents]))
+        try enter()
+        defer { leave() }
+        try persistLock.withLock {
+            // The image is taken under the lock: a persist that started later can never
+            // be overwritten by the older image of one that started earlier.
+            try recordReservedPrefixes()
+            var image = try catalog.image()
+            defer { image.withUnsafeMutableBytes { secureZero($0.baseAddress!, $0.count) } }
+            let contents = try SlotCodec.resealCatalog(header: header, key: key, catalog: image, using: directory.random)
+            try directory.store.commit(.init(replace: [slotName: contents]))
+        }
     }
 
     /// Re-wraps the MEK under `newPassword` with a new salt; the sealed catalog bytes
@@ -55,29 +73,17 @@ public final class Vault: @unchecked Sendable {
     ///
     /// - Throws: ``VaultError/passwordInUse`` when `newPassword` opens another vault here.
     public func changePassword(to newPassword: SecureBytes, iterations: Int? = nil) throws {
-        try requireUnlocked()
+        try enter()
+        defer { leave() }
         let (names, headers) = try directory.readHeaders()
         let others = UnlockSweep.run(headers: headers, passwords: [newPassword])[0]
         guard others.keys.allSatisfy({ names[$0] == slotName }) else { throw VaultError.passwordInUse }
-        let contents = try SlotCodec.rewrap(
-            contents: try directory.store.read(slotName), key: key, newPassword: newPassword,
-            iterations: iterations ?? self.iterations, using: directory.random)
-        try directory.store.commit(.init(replace: [slotName: contents]))
-        header = try SlotHeader.decode(contents)
-    }
-
-    /// Zeroes the MEK, every folder key and the preview cache's key, empties the cache,
-    /// and closes the catalog.
-    public func lock() {
-        guard !isLocked else { return }
-        lockFolders()
-        previews.clear()
-        key.zeroize()
-        catalog.close()
-        isLocked = true
-    }
-
-    func requireUnlocked() throws {
-        guard !isLocked else { throw VaultError.locked }
+        try persistLock.withLock {
+            let contents = try SlotCodec.rewrap(
+                contents: try directory.store.read(slotName), key: key, newPassword: newPassword,
+                iterations: iterations ?? self.iterations, using: directory.random)
+            try directory.store.commit(.init(replace: [slotName: contents]))
+            header = try SlotHeader.decode(contents)
+        }
     }
 }

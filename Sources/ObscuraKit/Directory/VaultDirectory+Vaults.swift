@@ -30,6 +30,8 @@ extension VaultDirectory {
         password: SecureBytes, iterations: Int = PasswordKDF.vaultIterations, allowExtendedSlots: Bool = false
     ) throws -> Vault {
         try requireInitialized()
+        decoyLock.lock()
+        defer { decoyLock.unlock() }
         let credential = DeviceSecretStore.credential(from: try deviceSecrets.load())
         let (names, headers) = try readHeaders()
         let sweep = UnlockSweep.run(headers: headers, passwords: [credential, password])

@@ -13,6 +13,9 @@ public final class VaultDirectory {
     let store: SlotStore
     let random: RandomSource
     let logger = Logger(label: "obscura.vault")
+    /// Held while a decoy is chosen and replaced (create, import), so that two threads
+    /// never pick the same decoy.
+    let decoyLock = NSLock()
     private let lockDescriptor: Int32
 
     /// Opens (and with `create`, makes) the directory at `path` and takes its lock.

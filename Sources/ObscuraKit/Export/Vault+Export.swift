@@ -14,9 +14,11 @@ extension Vault {
         to path: String, password: SecureBytes, iterations: Int = PasswordKDF.exportIterations,
         progress: ((UInt64, UInt64) -> Void)? = nil
     ) throws {
-        try requireUnlocked()
+        try enter()
+        defer { leave() }
         guard !FileManager.default.fileExists(atPath: path) else { throw ExportError.outputExists(path) }
-        let contents = try directory.store.read(slotName)
+        // The slot and its header as one consistent pair, even if a password change runs.
+        let (contents, header) = try persistLock.withLock { (try directory.store.read(slotName), self.header) }
         let slotLength = SlotFormat.headerSize + (try SlotCodec.sealedCatalogLength(contents: contents, header: header, key: key))
         let (items, folders) = try catalog.read { db in (try ItemRecord.fetchAll(db), try FolderRecord.fetchAll(db)) }
         let manifest = ExportManifest(

@@ -62,6 +62,8 @@ extension VaultDirectory {
             guard payload.atEnd else { throw ExportError.damaged("trailing payload") }
 
             // Everything verified: the final chunk (and its last-chunk mark) was read.
+            decoyLock.lock()
+            defer { decoyLock.unlock() }
             let credential = DeviceSecretStore.credential(from: try deviceSecrets.load())
             let (names, headers) = try readHeaders()
             let decoys = UnlockSweep.run(headers: headers, passwords: [credential])[0].keys.sorted()

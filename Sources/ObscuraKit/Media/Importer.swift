@@ -52,7 +52,8 @@ extension Vault {
         _ paths: [String], into folder: FolderRecord? = nil, pixelLimit: Int = Imaging.defaultPixelLimit,
         progress: ((ImportProgress) -> Void)? = nil
     ) throws -> ImportReport {
-        try requireUnlocked()
+        try enter()
+        defer { leave() }
         if let folder { _ = try outerKey(forFolder: folder.id) }
         var report = ImportReport()
         var files = [(path: String, size: Int64)]()

@@ -37,6 +37,10 @@ final class SlotStore {
     let random: RandomSource
     /// Called at each step of a commit; tests throw from it to simulate a crash there.
     var faultInjector: ((Step) throws -> Void)?
+    /// One commit at a time: a commit reads the slots it does not replace, so two at once
+    /// could each put back the other's old bytes (a lost write, or slot sizes that no
+    /// longer share one range).
+    private let commitLock = NSLock()
 
     init(path: String, random: RandomSource) {
         self.path = path
@@ -77,6 +81,10 @@ final class SlotStore {
 
     /// Applies `change`, rewriting every slot as described on the type.
     func commit(_ change: Change) throws {
+        try commitLock.withLock { try commitUnlocked(change) }
+    }
+
+    private func commitUnlocked(_ change: Change) throws {
         let kept = try names().filter { !change.remove.contains($0) }
         var tier = try currentTier(kept)
         var sizes = [String: Int]()
