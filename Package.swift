@@ -46,6 +46,7 @@ let package = Package(
             dependencies: [
                 "ObscuraKit",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .executableTarget(name: "obscura", dependencies: ["ObscuraCLI"]),

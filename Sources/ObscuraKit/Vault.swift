@@ -66,6 +66,7 @@ public final class Vault: @unchecked Sendable {
             let contents = try SlotCodec.resealCatalog(header: header, key: key, catalog: image, using: directory.random)
             try directory.store.commit(.init(replace: [slotName: contents]))
         }
+        directory.logger.debug("persisted catalog")
     }
 
     /// Re-wraps the MEK under `newPassword` with a new salt; the sealed catalog bytes
@@ -85,5 +86,6 @@ public final class Vault: @unchecked Sendable {
             try directory.store.commit(.init(replace: [slotName: contents]))
             header = try SlotHeader.decode(contents)
         }
+        directory.logger.debug("changed vault password")
     }
 }

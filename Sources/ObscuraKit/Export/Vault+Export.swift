@@ -75,5 +75,6 @@ extension Vault {
             unlink(temporary)
             throw error
         }
+        directory.logger.debug("exported vault", metadata: ["items": "\(items.count)", "bytes": "\(total)"])
     }
 }

@@ -81,6 +81,7 @@ extension VaultDirectory {
                 for file in renamed { unlink(file) }
                 throw error
             }
+            logger.debug("imported vault", metadata: ["items": "\(manifest.items.count)"])
             return manifest.items.count
         } catch {
             for entry in temporaries { unlink(entry.temporary) }

@@ -83,6 +83,8 @@ extension Vault {
             case let .failed(message): report.failures.append(.init(path: file.path, message: message))
             }
         }
+        directory.logger.debug("import batch sealed", metadata: [
+            "files": "\(files.count)", "imported": "\(rows.count)", "failed": "\(report.failures.count)"])
         guard !rows.isEmpty else { return report }
         do {
             // The pool's new names are made durable before the catalog that names them.
