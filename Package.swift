@@ -58,6 +58,7 @@ let package = Package(
                 "ObscuraKit",
                 "ObscuraServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .executableTarget(name: "obscura", dependencies: ["ObscuraCLI"]),

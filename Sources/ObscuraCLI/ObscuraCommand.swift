@@ -24,7 +24,9 @@ public struct ObscuraCommand: ParsableCommand {
     /// with the documented code.
     public static func main(_ arguments: [String]? = nil) -> Never {
         MemoryTuning.keepLargeBuffersOnHeap()
-        let code = run(arguments ?? Array(CommandLine.arguments.dropFirst()))
+        let arguments = arguments ?? Array(CommandLine.arguments.dropFirst())
+        LogLevel.bootstrap(arguments: arguments)
+        let code = run(arguments)
         Foundation.exit(code)
     }
 
@@ -62,6 +64,11 @@ public struct GlobalOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp(
         "Vault directory (default: $OBSCURA_VAULT, else $XDG_DATA_HOME/obscura).", valueName: "dir"))
     var vault: String?
+
+    /// Read before parsing by ``LogLevel/bootstrap(arguments:environment:)``; declared here
+    /// so that every subcommand accepts it.
+    @Flag(name: .long, help: "Log debug messages to standard error (or set OBSCURA_LOG_LEVEL).")
+    var verbose = false
 
     public init() {}
 

@@ -10,7 +10,8 @@ extension Vault {
 
     /// Every folder, ordered by path.
     public func folders() throws -> [FolderRecord] {
-        try requireUnlocked()
+        try enter()
+        defer { leave() }
         let all = try catalog.read { try FolderRecord.fetchAll($0) }
         return all.sorted { folderPath($0, in: all) < folderPath($1, in: all) }
     }
@@ -46,7 +47,8 @@ extension Vault {
     public func createFolder(
         _ path: String, password: SecureBytes? = nil, iterations: Int = PasswordKDF.folderIterations
     ) throws -> FolderRecord {
-        try requireUnlocked()
+        try enter()
+        defer { leave() }
         let parts = Self.normalized(path).split(separator: "/").map(String.init)
         guard let name = parts.last, !name.isEmpty else { throw VaultError.invalidName(path) }
         let parent = parts.count > 1 ? try folder(at: parts.dropLast().joined(separator: "/")) : nil
@@ -74,7 +76,8 @@ extension Vault {
     /// Unlocks a protected folder for this session. The verifier is checked first (one
     /// derivation, constant-time compare); then the folder key is unwrapped.
     public func unlockFolder(_ folder: FolderRecord, password: SecureBytes) throws {
-        try requireUnlocked()
+        try enter()
+        defer { leave() }
         guard let salt = folder.kdfSalt, let iterations = folder.kdfIterations,
               let wrapped = folder.wrappedKey, let verifier = folder.keyVerifier
         else { return }
@@ -100,32 +103,33 @@ extension Vault {
         return key
     }
 
-    /// Zeroes and forgets the key of one protected folder; its items and previews are
-    /// hidden again until it is unlocked.
+    /// Forgets the key of one protected folder; its items and previews are hidden again
+    /// until it is unlocked. The key is zeroed once no operation in progress holds it.
     public func lockFolder(_ folder: FolderRecord) {
         previews.clear()
-        stateLock.withLock { folderKeys.removeValue(forKey: folder.id)?.zeroize() }
+        _ = stateLock.withLock { folderKeys.removeValue(forKey: folder.id) }
     }
 
-    /// Zeroes and forgets every folder key (at lock, and when the gallery tab is hidden).
-    /// Cached previews go too, since some may show protected items.
+    /// Forgets every folder key (when the gallery tab is hidden; ``lock()`` does it too).
+    /// Cached previews go too, since some may show protected items. Each key is zeroed
+    /// as soon as no operation in progress still holds it (``SecureBytes`` zeroes itself
+    /// when released), so a request being served is never handed a zeroed key.
     public func lockFolders() {
         previews.clear()
-        stateLock.withLock {
-            for key in folderKeys.values { key.zeroize() }
-            folderKeys.removeAll()
-        }
+        stateLock.withLock { folderKeys.removeAll() }
     }
 
     /// How many items `folder` holds (counted even while it is locked; names stay hidden).
     public func itemCount(in folder: FolderRecord) throws -> Int {
-        try requireUnlocked()
+        try enter()
+        defer { leave() }
         return try catalog.read { try ItemRecord.filter(Column("folderId") == folder.id).fetchCount($0) }
     }
 
     /// Removes an empty folder. Persists the catalog.
     public func removeFolder(_ path: String) throws {
-        try requireUnlocked()
+        try enter()
+        defer { leave() }
         let target = try folder(at: path)
         let (items, children) = try catalog.read { db in
             (try ItemRecord.filter(Column("folderId") == target.id).fetchCount(db),

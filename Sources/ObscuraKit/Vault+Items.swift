@@ -15,7 +15,8 @@ public struct ItemView: Sendable, Equatable {
 extension Vault {
     /// Items visible to this session, newest capture first; with `folder`, only its items.
     public func items(in folder: FolderRecord? = nil) throws -> [ItemView] {
-        try requireUnlocked()
+        try enter()
+        defer { leave() }
         let (rows, folders) = try catalog.read { db in
             var request = ItemRecord.order(sql: "COALESCE(takenAt, importedAt) DESC, id")
             if let folder { request = request.filter(Column("folderId") == folder.id) }
@@ -32,7 +33,8 @@ extension Vault {
     /// The item whose id is `id` or starts with it (at least 4 characters, unambiguous).
     /// Items of locked protected folders are not found.
     public func item(_ id: String) throws -> ItemRecord {
-        try requireUnlocked()
+        try enter()
+        defer { leave() }
         let needle = id.lowercased()
         guard needle.count >= 4, needle.allSatisfy({ $0.isHexDigit || $0 == "-" }) else { throw VaultError.noSuchItem(id) }
         // By key, not by listing every item: the gallery asks for one item per thumbnail.
@@ -80,7 +82,8 @@ extension Vault {
     /// Deletes items: their catalog rows first (one persist), then their pool files, so a
     /// crash leaves at worst unnamed files, never a row without its media.
     public func deleteItems(_ ids: [String]) throws {
-        try requireUnlocked()
+        try enter()
+        defer { leave() }
         let doomed = try ids.map(item)
         try catalog.write { db in
             for item in doomed { _ = try item.delete(db) }
@@ -98,7 +101,8 @@ extension Vault {
     /// re-encrypts the original and thumbnail into new pool files; the old files are
     /// removed only after the catalog names the new ones.
     public func moveItems(_ ids: [String], to folder: FolderRecord?) throws {
-        try requireUnlocked()
+        try enter()
+        defer { leave() }
         let items = try ids.map(item)
         let targetKey = try outerKey(forFolder: folder?.id)
         var replaced = [String]()
@@ -162,7 +166,8 @@ extension Vault {
     /// Decrypts every item this session can see, original and thumbnail, and reports
     /// what fails. Items of locked protected folders are counted, not read.
     public func verify(progress: ((Int, Int) -> Void)? = nil) throws -> (checked: Int, skipped: Int, problems: [Problem]) {
-        try requireUnlocked()
+        try enter()
+        defer { leave() }
         let visible = try items()
         let total = try catalog.read { try ItemRecord.fetchCount($0) }
         var problems = [Problem]()

@@ -88,18 +88,23 @@ extension Vault {
 
     /// Plaintext bytes `range` of the item's original.
     public func read(_ item: ItemRecord, range: Range<UInt64>) throws -> [UInt8] {
-        try originalReader(item).read(range)
+        try enter()
+        defer { leave() }
+        return try originalReader(item).read(range)
     }
 
     /// Writes the item's whole original to `sink`, one chunk at a time.
     public func export(_ item: ItemRecord, to sink: ([UInt8]) throws -> Void) throws {
+        try enter()
+        defer { leave() }
         try originalReader(item).forEachChunk(sink)
     }
 
     /// A viewer preview (JPEG, longest side ``Imaging/previewSize``), made on demand and
     /// kept in the session's ``PreviewCache``. Videos and other files use their thumbnail.
     public func preview(_ item: ItemRecord) throws -> [UInt8]? {
-        try requireUnlocked()
+        try enter()
+        defer { leave() }
         if let cached = previews.get(item.id) { return cached }
         guard item.kind == .photo, item.size <= Self.maximumPhotoFileSize else { return try thumbnail(item) }
         var original = [UInt8]()
@@ -113,7 +118,8 @@ extension Vault {
 
     /// The item's thumbnail (JPEG), or nil when it has none.
     public func thumbnail(_ item: ItemRecord) throws -> [UInt8]? {
-        try requireUnlocked()
+        try enter()
+        defer { leave() }
         guard let thumbId = item.thumbId else { return nil }
         let sealed = try FileIO.read(directory.pool.thumbPath(thumbId))
         return try SealedBlob.open(

@@ -31,7 +31,8 @@ extension Vault {
     /// - Throws: ``VaultError/folderLocked(_:)`` for a locked folder,
     ///   ``VaultError/invalidCursor`` for a cursor this method did not make.
     public func itemsPage(scope: ItemScope, favoritesOnly: Bool = false, after cursor: String? = nil, limit: Int) throws -> ItemPage {
-        try requireUnlocked()
+        try enter()
+        defer { leave() }
         let folders = try catalog.read { try FolderRecord.fetchAll($0) }
         var conditions: [String] = []
         var arguments: [DatabaseValueConvertible] = []

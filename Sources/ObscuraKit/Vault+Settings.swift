@@ -29,12 +29,14 @@ extension Vault {
     public var slotIdentifier: String { slotName }
 
     func setting(_ key: String) throws -> String? {
-        try requireUnlocked()
+        try enter()
+        defer { leave() }
         return try catalog.read { try String.fetchOne($0, sql: "SELECT value FROM setting WHERE key = ?", arguments: [key]) }
     }
 
     func setSetting(_ key: String, _ value: String) throws {
-        try requireUnlocked()
+        try enter()
+        defer { leave() }
         try catalog.write { db in
             try db.execute(sql: "INSERT INTO setting(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
                            arguments: [key, value])

@@ -7,7 +7,9 @@ import ObscuraCrypto
 /// ``VaultError/locked``.
 public final class Vault: @unchecked Sendable {
     // @unchecked: the catalog serialises its own access, `stateLock` guards the
-    // session's mutable sets, and the key is only written by `lock()`.
+    // session's mutable sets, the directory's write lock (`SlotStore.serialized`) the
+    // header and every write of the slot, and `activity` the lock state; the key is only
+    // written by `lock()`, once no operation is using it (Vault+Lock.swift).
     /// The directory the vault lives in.
     public let directory: VaultDirectory
     /// The catalog, readable and writable while unlocked.
@@ -15,14 +17,22 @@ public final class Vault: @unchecked Sendable {
     let slotName: String
     private(set) var header: SlotHeader
     let key: SecureBytes
-    /// Whether ``lock()`` was called.
-    public private(set) var isLocked = false
+    /// Whether ``lock()`` has finished.
+    public var isLocked: Bool { activity.withLock { locked } }
+    /// Set by ``lock()`` once the keys are zeroed; guarded by `activity`.
+    var locked = false
     /// Keys of the protected folders unlocked in this session, by folder id.
     var folderKeys: [String: SecureBytes] = [:]
     /// Nonce prefixes drawn this session and not yet in the catalog.
     var reservedPrefixes: Set<[UInt8]> = []
     /// Guards `folderKeys` and `reservedPrefixes` during parallel imports.
     let stateLock = NSLock()
+    /// Guards `activeOperations` and `isLocking`; `lock()` waits on it.
+    let activity = NSCondition()
+    /// Public operations in progress, which may be using the keys.
+    var activeOperations = 0
+    /// Set by `lock()` while it waits for those operations to finish.
+    var isLocking = false
     /// Viewer previews of this session, cleared at lock.
     public let previews = PreviewCache()
 
@@ -42,16 +52,18 @@ public final class Vault: @unchecked Sendable {
     /// Seals the catalog into the slot. Every slot of the directory is rewritten so that
     /// the write does not single this one out (see ``SlotStore``).
     public func persist() throws {
-        try requireUnlocked()
-        try recordReservedPrefixes()
-        // The image is taken under the write lock: a persist that took an older image
-        // cannot commit after a newer one.
+        try enter()
+        defer { leave() }
+        // The image is taken under the directory's write lock: a persist that took an
+        // older image can never commit after a newer one.
         try directory.store.serialized {
+            try recordReservedPrefixes()
             var image = try catalog.image()
             defer { image.withUnsafeMutableBytes { secureZero($0.baseAddress!, $0.count) } }
             let contents = try SlotCodec.resealCatalog(header: header, key: key, catalog: image, using: directory.random)
             try directory.store.commit(.init(replace: [slotName: contents]))
         }
+        directory.logger.debug("persisted catalog")
     }
 
     /// Re-wraps the MEK under `newPassword` with a new salt; the sealed catalog bytes
@@ -59,7 +71,8 @@ public final class Vault: @unchecked Sendable {
     ///
     /// - Throws: ``VaultError/passwordInUse`` when `newPassword` opens another vault here.
     public func changePassword(to newPassword: SecureBytes, iterations: Int? = nil) throws {
-        try requireUnlocked()
+        try enter()
+        defer { leave() }
         try directory.store.serialized {
             let (names, headers) = try directory.readHeaders()
             let others = UnlockSweep.run(headers: headers, passwords: [newPassword])[0]
@@ -70,29 +83,16 @@ public final class Vault: @unchecked Sendable {
             try directory.store.commit(.init(replace: [slotName: contents]))
             header = try SlotHeader.decode(contents)
         }
+        directory.logger.debug("changed vault password")
     }
 
     /// Whether `password` is this vault's password: one key derivation with the vault's
     /// own salt and rounds, and the MEK unwrapped and compared in constant time.
     public func checkPassword(_ password: SecureBytes) throws -> Bool {
-        try requireUnlocked()
+        try enter()
+        defer { leave() }
         guard let unwrapped = try? SlotCodec.unwrapKey(header: header, password: password) else { return false }
         defer { unwrapped.zeroize() }
         return unwrapped == key
-    }
-
-    /// Zeroes the MEK, every folder key and the preview cache's key, empties the cache,
-    /// and closes the catalog.
-    public func lock() {
-        guard !isLocked else { return }
-        lockFolders()
-        previews.clear()
-        key.zeroize()
-        catalog.close()
-        isLocked = true
-    }
-
-    func requireUnlocked() throws {
-        guard !isLocked else { throw VaultError.locked }
     }
 }

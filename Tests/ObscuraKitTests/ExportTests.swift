@@ -22,15 +22,6 @@ import Testing
         return vault
     }
 
-    /// Names, sizes, inodes and modification times of every file under a vault directory.
-    func listing(_ path: String) throws -> [String] {
-        try FileManager.default.subpathsOfDirectory(atPath: path).sorted().map { sub in
-            var st = stat()
-            _ = stat(path + "/" + sub, &st)
-            return "\(sub) \(st.st_size) \(st.st_ino) \(st.st_mtim.tv_sec).\(st.st_mtim.tv_nsec)"
-        }
-    }
-
     @Test func roundTripIntoAnotherMachinesDirectory() throws {
         let a = try TestRoot(), b = try TestRoot()
         let source = try sourceVault(a)
@@ -56,9 +47,9 @@ import Testing
         try imported.unlockFolder(secret, password: pw("folder pw"))
         #expect(try imported.items(in: secret).map(\.record.name) == ["hidden.png"])
         // The same vault twice is refused, and nothing changes.
-        let before = try listing(b.vaultPath)
+        let before = try b.listing()
         #expect(throws: ExportError.alreadyPresent) { try target.importVault(from: file, password: pw("export pw")) }
-        #expect(try listing(b.vaultPath) == before)
+        #expect(try b.listing() == before)
     }
 
     @Test func wrongPasswordIsRejectedAfterReadingOnlyTheHeader() throws {
@@ -81,7 +72,7 @@ import Testing
         try vault.exportVault(to: file, password: pw("e"), iterations: 1)
         let original = [UInt8](try Data(contentsOf: URL(fileURLWithPath: file)))
         let target = try b.initialized()
-        let before = try listing(b.vaultPath)
+        let before = try b.listing()
         let damaged = a.path + "/damaged.obscura"
         var failures = 0
         func attempt(_ bytes: [UInt8]) throws {
@@ -102,7 +93,7 @@ import Testing
         let cuts = Array(stride(from: 0, to: original.count, by: 97)) + [original.count - 1, original.count - 16, 64, 88]
         for cut in cuts { try attempt(Array(original.prefix(cut))) }
         #expect(failures == cuts.count, "every truncation fails")
-        #expect(try listing(b.vaultPath) == before)
+        #expect(try b.listing() == before)
         // And the intact file still imports.
         #expect(try target.importVault(from: file, password: pw("e")) == 1)
     }

@@ -51,11 +51,7 @@ import Testing
 
     @Test func vaultPreviewsAreCachedAndDroppedAtLock() throws {
         let root = try TestRoot()
-        let vault = try root.initialized().createVault(password: pw("pw"), iterations: testIterations)
-        let src = root.path + "/photo.jpg"
-        try Data(TestImages.cameraJPEG(width: 4000, height: 3000, date: "2020:01:01 00:00:00", orientation: 1))
-            .write(to: URL(fileURLWithPath: src))
-        let item = try vault.importFiles([src]).imported[0]
+        let (vault, item, _) = try root.vaultWithPhoto(width: 4000, height: 3000, date: "2020:01:01 00:00:00")
         let preview = try #require(try vault.preview(item))
         let info = try preview.withUnsafeBytes { try Imaging.probe($0) }
         #expect(info.width == 1440 && info.height == 1080)

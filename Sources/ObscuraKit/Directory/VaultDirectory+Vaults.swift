@@ -12,8 +12,10 @@ extension VaultDirectory {
         let (names, headers) = try readHeaders()
         let matches = UnlockSweep.run(headers: headers, passwords: [password])[0]
         guard let index = matches.keys.min(), let key = matches[index], let header = headers[index] else {
+            logger.debug("unlock sweep opened no slot", metadata: ["slots": "\(names.count)"])
             throw VaultError.wrongPassword
         }
+        logger.debug("unlock sweep opened a vault", metadata: ["slots": "\(names.count)"])
         return try openVault(name: names[index], header: header, key: key)
     }
 

@@ -14,7 +14,8 @@ extension Vault {
         to path: String, password: SecureBytes, iterations: Int = PasswordKDF.exportIterations,
         progress: ((UInt64, UInt64) -> Void)? = nil
     ) throws {
-        try requireUnlocked()
+        try enter()
+        defer { leave() }
         guard !FileManager.default.fileExists(atPath: path) else { throw ExportError.outputExists(path) }
         let export = try prepareExport(password: password, iterations: iterations)
         let temporary = path + ".partial-" + UUID().uuidString.prefix(8)
@@ -28,14 +29,17 @@ extension Vault {
             unlink(temporary)
             throw error
         }
+        directory.logger.debug("exported vault", metadata: ["bytes": "\(export.fileSize)"])
     }
 
     /// Derives the export KEK and lays out the payload of an export (docs/FORMAT.md §7),
     /// ready to be streamed by ``PreparedExport/write(progress:sink:)``: to a file, or
     /// straight into a download.
     public func prepareExport(password: SecureBytes, iterations: Int = PasswordKDF.exportIterations) throws -> PreparedExport {
-        try requireUnlocked()
-        let contents = try directory.store.read(slotName)
+        try enter()
+        defer { leave() }
+        // The slot and its header as one consistent pair, even if a password change runs.
+        let (contents, header) = try directory.store.serialized { (try directory.store.read(slotName), self.header) }
         let slotLength = SlotFormat.headerSize + (try SlotCodec.sealedCatalogLength(contents: contents, header: header, key: key))
         let (items, folders) = try catalog.read { db in (try ItemRecord.fetchAll(db), try FolderRecord.fetchAll(db)) }
         let manifest = ExportManifest(

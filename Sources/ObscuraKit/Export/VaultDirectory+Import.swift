@@ -83,6 +83,7 @@ extension VaultDirectory {
                     throw error
                 }
             }
+            logger.debug("imported vault", metadata: ["items": "\(manifest.items.count)"])
             return manifest.items.count
         } catch {
             for entry in temporaries { unlink(entry.temporary) }

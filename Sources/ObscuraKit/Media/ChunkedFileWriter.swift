@@ -84,7 +84,10 @@ private final class ChunkFeeder: @unchecked Sendable {
     private let header: ChunkedHeader
     private let source: ChunkedFileWriter.Source
     private let buffers: [UnsafeMutableRawBufferPointer]
-    private let free = DispatchSemaphore(value: 2)
+    /// Free buffers. Made at 0 and signalled twice in `init`, not made at 2: libdispatch
+    /// traps when a semaphore is released below the value it was made with, which is
+    /// where a failed write leaves it (the reader may take one of `finish()`'s signals).
+    private let free = DispatchSemaphore(value: 0)
     private let ready = DispatchSemaphore(value: 0)
     private let exited = DispatchSemaphore(value: 0)
     private var error: Error?
@@ -95,6 +98,8 @@ private final class ChunkFeeder: @unchecked Sendable {
         self.header = header
         self.source = source
         buffers = (0..<2).map { _ in UnsafeMutableRawBufferPointer.allocate(byteCount: max(header.chunkSize, 1), alignment: 16) }
+        free.signal()
+        free.signal()
         let thread = Thread { [self] in run() }
         thread.start()
     }

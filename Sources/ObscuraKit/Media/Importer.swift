@@ -46,12 +46,14 @@ extension Vault {
     /// Each file is hashed, checked against the vault for duplicates, probed and
     /// thumbnailed (photos with libvips, videos with ffmpeg), sealed into the pool and
     /// recorded. A file that fails is reported and its partial output removed; the others
-    /// go on. If the final persist fails, every file this batch wrote is removed.
+    /// go on. If the final persist fails, every file this batch wrote is removed and the
+    /// session's catalog is left as it was.
     public func importFiles(
         _ paths: [String], into folder: FolderRecord? = nil, pixelLimit: Int = Imaging.defaultPixelLimit,
         progress: ((ImportProgress) -> Void)? = nil
     ) throws -> ImportReport {
-        try requireUnlocked()
+        try enter()
+        defer { leave() }
         if let folder { _ = try outerKey(forFolder: folder.id) }
         var report = ImportReport()
         var files = [(path: String, size: Int64)]()
@@ -81,11 +83,21 @@ extension Vault {
             case let .failed(message): report.failures.append(.init(path: file.path, message: message))
             }
         }
+        directory.logger.debug("import batch sealed", metadata: [
+            "files": "\(files.count)", "imported": "\(rows.count)", "failed": "\(report.failures.count)"])
         guard !rows.isEmpty else { return report }
         do {
-            try catalog.write { db in for row in rows { try row.insert(db) } }
-            try persist()
+            // The pool's new names are made durable before the catalog that names them.
             try directory.pool.sync()
+            try catalog.write { db in for row in rows { try row.insert(db) } }
+            do {
+                try persist()
+            } catch {
+                // The files go below: their rows must leave the session's catalog too, or
+                // the next persist would record items whose media no longer exists.
+                _ = try? catalog.write { db in for row in rows { _ = try row.delete(db) } }
+                throw error
+            }
         } catch {
             for path in written { unlink(path) }
             throw error

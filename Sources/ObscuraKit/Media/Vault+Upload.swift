@@ -22,7 +22,8 @@ extension Vault {
     public func importUpload(
         fd: Int32, name: String, into folder: FolderRecord? = nil, pixelLimit: Int = Imaging.defaultPixelLimit
     ) throws -> UploadOutcome {
-        try requireUnlocked()
+        try enter()
+        defer { leave() }
         if let folder { _ = try outerKey(forFolder: folder.id) }
         let known = try catalog.read { db in Set(try Data.fetchAll(db, sql: "SELECT contentHash FROM item")) }
         let batch = ImportBatch(known: known, total: 1, bytes: 0, progress: nil)

@@ -142,7 +142,10 @@ final class SlotStore {
         for name in change.remove.sorted() {
             try erase(name)
         }
-        try FileIO.setTimes(plan.map { file($0.target) }, to: FileIO.now())
+        // In random order too: each call also sets the file's change time, and in plan
+        // order (names, then new slots) a file system with fine-grained change times
+        // would show which slots this commit added.
+        try FileIO.setTimes(random.shuffled(plan.map { file($0.target) }), to: FileIO.now())
         try faultInjector?(.setTimes)
     }
 

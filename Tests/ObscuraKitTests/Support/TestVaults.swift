@@ -5,6 +5,7 @@ import Darwin
 import Glibc
 #endif
 import ObscuraCrypto
+import ObscuraTestSupport
 @testable import ObscuraKit
 
 /// Small PBKDF2 counts keep tests fast; a few CLI tests run the real 600,000.
@@ -16,9 +17,10 @@ final class TestRoot {
     let path: String
     let secrets: DeviceSecretStore
 
-    init() throws {
-        path = FileManager.default.temporaryDirectory
-            .appendingPathComponent("obscura-test-\(UUID().uuidString)").path
+    /// A new root under `parent` (the system temporary directory unless a test needs
+    /// another file system, such as a small or read-only mount).
+    init(parent: String = FileManager.default.temporaryDirectory.path) throws {
+        path = parent + "/obscura-test-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         secrets = DeviceSecretStore(path: path + "/config/obscura/device-secret")
     }
@@ -54,11 +56,28 @@ final class TestRoot {
         return out
     }
 
+    /// Names, sizes, inodes and modification times of every file under the vault
+    /// directory: equal listings mean nothing was added, removed or rewritten. With
+    /// `filesOnly`, data/ and media/ themselves are left out (a failed write that made
+    /// and removed a temporary changes their times, but leaves no file).
+    func listing(filesOnly: Bool = false) throws -> [String] {
+        try directoryListing(vaultPath).filter { !filesOnly || $0.contains("/") }
+    }
+
     /// stat(2) of a slot file.
     func fileStat(_ name: String) -> stat {
         var st = stat()
         _ = stat(dataPath + "/" + name, &st)
         return st
+    }
+}
+
+/// Names, sizes, inodes and modification times of every file under `path`, sorted.
+func directoryListing(_ path: String) throws -> [String] {
+    try FileManager.default.subpathsOfDirectory(atPath: path).sorted().map { sub in
+        var st = stat()
+        _ = stat(path + "/" + sub, &st)
+        return "\(sub) \(st.st_size) \(st.st_ino) \(st.st_mtim.tv_sec).\(st.st_mtim.tv_nsec)"
     }
 }
 
@@ -112,5 +131,31 @@ extension Vault {
         try catalog.database.write { try stored.insert($0) }
         try persist()
         return row
+    }
+}
+
+extension Vault {
+    /// Problems that would make the vault inconsistent: a catalog item whose original or
+    /// thumbnail is missing or does not decrypt to its recorded size, and leftover
+    /// temporaries in data/ or media/. Empty when the vault is whole.
+    func consistencyProblems() throws -> [String] {
+        var problems = try verify().problems.map { "\($0.itemId): \($0.message)" }
+        for sub in ["data", "media"] {
+            let names = try FileManager.default.contentsOfDirectory(atPath: directory.path + "/" + sub)
+            problems += names.filter { $0.hasPrefix(".") }.map { "stray file \(sub)/\($0)" }
+        }
+        return problems
+    }
+}
+
+extension TestRoot {
+    /// A vault ("pw") in a new directory holding one camera JPEG of `width`×`height`,
+    /// imported from `photo.jpg` under the root: the vault, the item and the source path.
+    func vaultWithPhoto(width: Int, height: Int, date: String = "2024:01:02 03:04:05") throws -> (Vault, ItemRecord, String) {
+        let vault = try initialized().createVault(password: pw("pw"), iterations: testIterations)
+        let photo = path + "/photo.jpg"
+        try Data(TestImages.cameraJPEG(width: width, height: height, date: date, orientation: 1))
+            .write(to: URL(fileURLWithPath: photo))
+        return (vault, try vault.importFiles([photo]).imported[0], photo)
     }
 }

@@ -1,0 +1,63 @@
+import Foundation
+import ObscuraCrypto
+
+/// Locking a vault while other threads use it (the web gallery's auto-lock fires while
+/// requests run). Every public operation registers itself for its duration; ``lock()``
+/// first refuses new operations, then waits for the registered ones to finish, and only
+/// then zeroes the keys, so that no operation ever seals or opens with a key being
+/// zeroed under it (which would write media or a catalog under an all-zero key).
+extension Vault {
+    /// Registers an operation. Throws ``VaultError/locked`` once ``lock()`` has begun:
+    /// an operation that needs another one (an import's persist, say) fails cleanly
+    /// rather than waiting, so `lock()` never waits on work that waits on it.
+    func enter() throws {
+        activity.lock()
+        defer { activity.unlock() }
+        guard !locked && !isLocking else { throw VaultError.locked }
+        activeOperations += 1
+    }
+
+    /// Ends an operation registered by ``enter()``.
+    func leave() {
+        activity.lock()
+        activeOperations -= 1
+        activity.broadcast()
+        activity.unlock()
+    }
+
+    /// Zeroes the MEK, every folder key and the preview cache's key, empties the cache,
+    /// and closes the catalog, after the operations in progress have finished; later
+    /// operations throw ``VaultError/locked``. Must not be called from inside one.
+    public func lock() {
+        activity.lock()
+        guard !locked && !isLocking else {
+            // Another thread is locking: return once it is done.
+            while !locked { activity.wait() }
+            activity.unlock()
+            return
+        }
+        isLocking = true
+        while activeOperations > 0 { activity.wait() }
+        activity.unlock()
+
+        let folderKeys = stateLock.withLock { () -> [SecureBytes] in
+            defer { self.folderKeys.removeAll() }
+            return Array(self.folderKeys.values)
+        }
+        for folderKey in folderKeys { folderKey.zeroize() }
+        previews.clear()
+        key.zeroize()
+        catalog.close()
+
+        activity.lock()
+        locked = true
+        isLocking = false
+        activity.broadcast()
+        activity.unlock()
+    }
+
+    /// Throws ``VaultError/locked`` after ``lock()``.
+    func requireUnlocked() throws {
+        guard !activity.withLock({ locked || isLocking }) else { throw VaultError.locked }
+    }
+}
