@@ -128,6 +128,10 @@ import Testing
             let shown = try await browser.send(.get, "/api/items/\(id)").json()
             #expect(shown["name"] as? String == "secret.jpg")
             #expect(try await browser.send(.post, "/api/folders/\(folderId)/delete").status == .conflict)
+            let nested = try #require(folders?.first { $0["path"] as? String == "Trips/2024" }?["id"] as? String)
+            #expect(try await browser.send(.post, "/api/folders/\(nested)/delete").status == .noContent)
+            let remaining = try await browser.send(.get, "/api/folders").json()["folders"] as? [[String: Any]]
+            #expect(remaining?.map { $0["path"] as? String } == ["Private", "Trips"])
         }
     }
 
