@@ -11,8 +11,13 @@ import Foundation
 import ObscuraCrypto
 import ObscuraKit
 
-// Modes: `unlock` (default), `media [PHOTO_DIR]` (seal throughput and photo import).
+// Modes: `unlock` (default), `media [PHOTO_DIR]` (seal throughput and photo import),
+// `gallery [WORKDIR]` (item listing of a 100,000-item catalog, in process and over HTTP).
 let mode = CommandLine.arguments.dropFirst().first ?? "unlock"
+if mode == "gallery" {
+    try GalleryBench.run(workdir: CommandLine.arguments.dropFirst(2).first)
+    exit(0)
+}
 if mode == "media" {
     print("-- chunked seal, default allocator settings")
     try SealBench.run()
