@@ -37,10 +37,12 @@ extension Vault {
         defer { leave() }
         let needle = id.lowercased()
         guard needle.count >= 4, needle.allSatisfy({ $0.isHexDigit || $0 == "-" }) else { throw VaultError.noSuchItem(id) }
-        // By key, not by listing every item: the gallery asks for one item per thumbnail.
+        // A primary-key range, not a scan: the gallery asks for one item per thumbnail.
+        // Ids are lower-case hex and dashes, all below "g", so [needle, needle + "g")
+        // holds exactly the ids that start with needle.
         let rows = try catalog.read { db in
-            try ItemRecord.fetchAll(db, sql: "SELECT * FROM item WHERE id = ? OR substr(id, 1, ?) = ? LIMIT 2",
-                                    arguments: [needle, needle.count, needle])
+            try ItemRecord.fetchAll(db, sql: "SELECT * FROM item WHERE id >= ? AND id < ? ORDER BY id LIMIT 2",
+                                    arguments: [needle, needle + "g"])
         }
         let exact = rows.first { $0.id == needle }
         guard let row = exact ?? (rows.count == 1 ? rows[0] : nil) else { throw VaultError.noSuchItem(id) }

@@ -34,37 +34,43 @@ extension Vault {
         try enter()
         defer { leave() }
         let folders = try catalog.read { try FolderRecord.fetchAll($0) }
+        let closed = folders.filter { !isOpen($0) }.map(\.id)
         var conditions: [String] = []
         var arguments: [DatabaseValueConvertible] = []
+        // The whole-catalog scopes walk item_by_sort in order and stop after one page;
+        // a folder's few items are found by item_by_folder and sorted.
+        var index = "INDEXED BY item_by_sort"
         switch scope {
         case .visible:
-            let open = folders.filter(isOpen).map(\.id)
-            conditions.append("(folderId IS NULL" + (open.isEmpty ? ")" : " OR folderId IN (\(Array(repeating: "?", count: open.count).joined(separator: ","))))"))
-            arguments += open
+            if !closed.isEmpty {
+                conditions.append("(folderId IS NULL OR folderId NOT IN (\(Self.placeholders(closed.count))))")
+                arguments += closed
+            }
         case .topLevel:
             conditions.append("folderId IS NULL")
         case let .folder(folder):
             guard isOpen(folder) else { throw VaultError.folderLocked(folder.name) }
             conditions.append("folderId = ?")
             arguments.append(folder.id)
+            index = ""
         }
         if favoritesOnly { conditions.append("favorite = 1") }
-        let scopeSQL = conditions.joined(separator: " AND ")
+        let scopeSQL = conditions.isEmpty ? "1" : conditions.joined(separator: " AND ")
         let scopeArguments = arguments
 
         var pageSQL = scopeSQL
         if let cursor {
             guard let (key, id) = Self.decodeCursor(cursor) else { throw VaultError.invalidCursor }
-            pageSQL += " AND (\(Self.sortKey) < ? OR (\(Self.sortKey) = ? AND id > ?))"
+            // `key <= ?` first, so that the index is entered at the cursor, not at the top.
+            pageSQL += " AND \(Self.sortKey) <= ? AND (\(Self.sortKey) < ? OR id > ?)"
             arguments += [key, key, id]
         }
         let (rows, total) = try catalog.read { db in
             let rows = try ItemRecord.fetchAll(db, sql: """
-                SELECT * FROM item WHERE \(pageSQL) ORDER BY \(Self.sortKey) DESC, id LIMIT ?
+                SELECT * FROM item \(index) WHERE \(pageSQL) ORDER BY \(Self.sortKey) DESC, id LIMIT ?
                 """, arguments: StatementArguments(arguments + [limit + 1]))
-            let total = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM item WHERE \(scopeSQL)",
-                                         arguments: StatementArguments(scopeArguments)) ?? 0
-            return (rows, total)
+            return (rows, try Self.count(db, scope: scope, favoritesOnly: favoritesOnly, closed: closed,
+                                         where: scopeSQL, arguments: scopeArguments))
         }
         let byId = Dictionary(uniqueKeysWithValues: folders.map { ($0.id, $0) })
         let items = try rows.prefix(limit).map { row -> ItemView in
@@ -86,7 +92,33 @@ extension Vault {
         return row
     }
 
-    /// The sort key of the gallery order, as SQL.
+    /// How many items a scope holds. Counting the whole table is cheap (SQLite counts
+    /// its smallest index) and the items of locked folders are found by item_by_folder,
+    /// so the common scopes are counted by difference rather than by a filtered scan.
+    private static func count(
+        _ db: Database, scope: ItemScope, favoritesOnly: Bool, closed: [String], where scopeSQL: String,
+        arguments: [DatabaseValueConvertible]
+    ) throws -> Int {
+        func fetch(_ sql: String, _ arguments: [DatabaseValueConvertible] = []) throws -> Int {
+            try Int.fetchOne(db, sql: sql, arguments: StatementArguments(arguments)) ?? 0
+        }
+        switch (scope, favoritesOnly) {
+        case (.visible, false):
+            let all = try fetch("SELECT COUNT(*) FROM item")
+            guard !closed.isEmpty else { return all }
+            return all - (try fetch("SELECT COUNT(*) FROM item WHERE folderId IN (\(placeholders(closed.count)))", closed))
+        case (.topLevel, false):
+            return try fetch("SELECT COUNT(*) FROM item") - (try fetch("SELECT COUNT(*) FROM item WHERE folderId IS NOT NULL"))
+        default:
+            return try fetch("SELECT COUNT(*) FROM item WHERE \(scopeSQL)", arguments)
+        }
+    }
+
+    private static func placeholders(_ count: Int) -> String {
+        Array(repeating: "?", count: count).joined(separator: ",")
+    }
+
+    /// The sort key of the gallery order, as SQL; item_by_sort indexes exactly this.
     static let sortKey = "COALESCE(takenAt, importedAt)"
 
     /// A cursor: the sort key's bit pattern in hex, a dot, the item id.
