@@ -102,7 +102,7 @@ import Testing
         #expect(unknown.code == 64)
         let help = try cli.run(["--help"], vaultOption: false)
         #expect(help.code == 0)
-        #expect(help.stdout.contains("USAGE: obscura [--vault <dir>] <subcommand>"))
+        #expect(help.stdout.contains("USAGE: obscura [--vault <dir>] [--verbose] <subcommand>"))
         let missing = try cli.run(["status"])
         #expect(missing.code == 1)
         #expect(missing.stderr == "obscura: error: no vault directory at \(cli.vault); run `obscura init` first\n")
