@@ -84,8 +84,8 @@ public struct GalleryServer {
         let scheme = configuration.usesTLS ? "https" : "http"
         let host = configuration.host
         let allowedHosts = self.allowedHosts
-        var logger = Logger(label: "obscura.server")
-        logger.logLevel = .warning
+        // The level is the command line's (--verbose, OBSCURA_LOG_LEVEL).
+        let logger = Logger(label: "obscura.server")
         return Application(
             router: router(webRoot: webRoot),
             server: server,

@@ -42,7 +42,8 @@ def workdir(tmp_path_factory):
 def server(workdir):
     if not os.access(OBSCURA_BIN, os.X_OK):
         pytest.fail(f"no obscura binary at {OBSCURA_BIN} (set OBSCURA_BIN)")
-    env = dict(os.environ, XDG_CONFIG_HOME=str(workdir / "config"))
+    # Trace logging: the last test greps everything the server said for the secrets used.
+    env = dict(os.environ, XDG_CONFIG_HOME=str(workdir / "config"), OBSCURA_LOG_LEVEL="trace")
     process = subprocess.Popen(
         [OBSCURA_BIN, "--vault", str(workdir / "vault"), "serve", "--port", "0",
          "--auto-lock-unit-seconds", "2"],

@@ -4,6 +4,7 @@ auto-lock, unlock again. Each test builds on the one before."""
 
 import json
 import re
+import urllib.parse
 import time
 
 import pytest
@@ -17,6 +18,7 @@ from conftest import shoot
 
 PASSWORD = "correct horse battery staple"
 FOLDER_PASSWORD = "tulips in april"
+SECRETS_SEEN = []  # secrets the story met besides the two above (the export password)
 UNLOCK_WAIT = 30  # a sweep of ten slots at 600,000 PBKDF2 rounds, on a busy 2-core machine
 
 
@@ -434,6 +436,7 @@ def test_export_downloads_an_obscura_file(page, workdir):
     el(page, "#export-prepare").click()
     wait(page, lambda: shown(page, "#export-password"), 10, "a generated export password")
     assert re.fullmatch(r"[0-9A-Z]{5}(-[0-9A-Z]{5}){3}", text(page, "#export-password")), text(page, "#export-password")
+    SECRETS_SEEN.append(text(page, "#export-password"))
     gallery = page.current_url
     el(page, "#export-download").click()
     downloads = workdir / "downloads"
@@ -450,3 +453,18 @@ def test_no_csp_violations_or_script_errors(page):
     problems = [entry["message"] for entry in page.get_log("browser")
                 if "Content Security Policy" in entry["message"] or "Uncaught" in entry["message"]]
     assert problems == []
+
+
+def test_no_secret_in_the_server_log(page, server):
+    """The server ran at trace level: nothing it said holds a password, the session
+    cookie or the CSRF token, in any spelling a log or a URL would use."""
+    cookie = next(c["value"] for c in page.get_cookies() if c["name"] == "obscura_session")
+    csrf = page.execute_script(
+        "return await fetch('/api/session').then(r => r.json()).then(s => s.csrf)")
+    secrets = [PASSWORD, FOLDER_PASSWORD, cookie, csrf] + SECRETS_SEEN
+    assert len(SECRETS_SEEN) == 1, "the export test did not record its password"
+    log = "\n".join(server.log)
+    assert "obscura" in log.lower(), "the server said nothing at trace level"
+    for secret in secrets:
+        for form in {secret, urllib.parse.quote(secret), urllib.parse.quote_plus(secret), secret.replace("-", "")}:
+            assert form not in log, f"a secret ({secret[:3]}...) appears in the server log"
