@@ -55,7 +55,11 @@ let package = Package(
         // Test media made at run time, shared by the test targets.
         .target(name: "ObscuraTestSupport", dependencies: ["ObscuraImaging"], path: "Tests/ObscuraTestSupport"),
         .testTarget(name: "ObscuraImagingTests", dependencies: ["ObscuraImaging", "ObscuraTestSupport"]),
-        .testTarget(name: "ObscuraKitTests", dependencies: ["ObscuraKit", "ObscuraTestSupport"]),
+        .testTarget(name: "ObscuraKitTests", dependencies: ["ObscuraKit", "ObscuraTestSupport", "ObscuraCrashSupport"]),
         .testTarget(name: "ObscuraCLITests", dependencies: ["ObscuraCLI", "ObscuraKit", "ObscuraTestSupport"]),
+        // Audits a vault directory after an interrupted write; used by the crash tests
+        // and by obscura-hardening's kill loop.
+        .target(name: "ObscuraCrashSupport", dependencies: ["ObscuraKit"], path: "Tests/ObscuraCrashSupport"),
     ]
 )
+

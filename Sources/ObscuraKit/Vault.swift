@@ -13,7 +13,8 @@ public final class Vault: @unchecked Sendable {
     /// The catalog, readable and writable while unlocked.
     public let catalog: Catalog
     let slotName: String
-    private(set) var header: SlotHeader
+    /// Written by a password change, and by ``resynchronize()`` after a failed write.
+    var header: SlotHeader
     let key: SecureBytes
     /// Whether ``lock()`` was called.
     public private(set) var isLocked = false
@@ -41,13 +42,23 @@ public final class Vault: @unchecked Sendable {
 
     /// Seals the catalog into the slot. Every slot of the directory is rewritten so that
     /// the write does not single this one out (see ``SlotStore``).
+    ///
+    /// If the write fails, the session is set back to what the slot holds then (see
+    /// ``resynchronize()``), so that a later persist never writes the failed change.
     public func persist() throws {
         try requireUnlocked()
-        try recordReservedPrefixes()
-        var image = try catalog.image()
-        defer { image.withUnsafeMutableBytes { secureZero($0.baseAddress!, $0.count) } }
-        let contents = try SlotCodec.resealCatalog(header: header, key: key, catalog: image, using: directory.random)
-        try directory.store.commit(.init(replace: [slotName: contents]))
+        let recorded = try recordReservedPrefixes()
+        do {
+            var image = try catalog.image()
+            defer { image.withUnsafeMutableBytes { secureZero($0.baseAddress!, $0.count) } }
+            let contents = try SlotCodec.resealCatalog(header: header, key: key, catalog: image, using: directory.random)
+            try directory.store.commit(.init(replace: [slotName: contents]))
+        } catch {
+            resynchronize()
+            // Prefixes stay reserved: a file sealed with one may survive on disk.
+            stateLock.withLock { reservedPrefixes.formUnion(recorded) }
+            throw error
+        }
     }
 
     /// Re-wraps the MEK under `newPassword` with a new salt; the sealed catalog bytes
@@ -62,7 +73,13 @@ public final class Vault: @unchecked Sendable {
         let contents = try SlotCodec.rewrap(
             contents: try directory.store.read(slotName), key: key, newPassword: newPassword,
             iterations: iterations ?? self.iterations, using: directory.random)
-        try directory.store.commit(.init(replace: [slotName: contents]))
+        do {
+            try directory.store.commit(.init(replace: [slotName: contents]))
+        } catch {
+            // The commit may have replaced the slot before it failed: take its header as it is.
+            resynchronize()
+            throw error
+        }
         header = try SlotHeader.decode(contents)
     }
 

@@ -71,7 +71,7 @@ extension VaultDirectory {
         try store.commit(.init(add: decoys, remove: [vault.slotName]))
         vault.lock()
         // After the slot is gone: a crash before this leaves only unnamed files.
-        for file in files { pool.remove(file) }
+        for file in files { try pool.remove(file) }
         try pool.sync()
     }
 

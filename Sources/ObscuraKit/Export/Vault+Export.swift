@@ -66,12 +66,15 @@ extension Vault {
             done += UInt64(n)
             progress?(done, total)
         }
+        let steps = directory.store.steps
         do {
+            try steps.reached(.wroteExport)
             try FileIO.rename(temporary, path)
             try FileIO.syncDirectory((path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent)
         } catch {
             unlink(temporary)
             throw error
         }
+        try steps.reached(.renamedExport)
     }
 }

@@ -70,13 +70,16 @@ extension VaultDirectory {
             var renamed = [String]()
             do {
                 for entry in temporaries {
-                    try FileIO.rename(entry.temporary, entry.final)
+                    try pool.publish(entry.temporary, as: entry.final)
                     renamed.append(entry.final)
                 }
                 try pool.sync()
                 try store.commit(.init(replace: [target: slot]))
             } catch {
-                for file in renamed { unlink(file) }
+                // A commit that failed after replacing the slot leaves the vault in place,
+                // and its media must stay with it.
+                let landed = (try? SlotHeader.decode(store.readHeader(target))) == header
+                if !landed { for file in renamed { unlink(file) } }
                 throw error
             }
             return manifest.items.count

@@ -16,8 +16,9 @@ final class TestRoot {
     let path: String
     let secrets: DeviceSecretStore
 
-    init() throws {
-        path = FileManager.default.temporaryDirectory
+    /// - Parameter base: where to make the root; the system's temporary directory by default.
+    init(base: String? = nil) throws {
+        path = (base.map { URL(fileURLWithPath: $0) } ?? FileManager.default.temporaryDirectory)
             .appendingPathComponent("obscura-test-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         secrets = DeviceSecretStore(path: path + "/config/obscura/device-secret")

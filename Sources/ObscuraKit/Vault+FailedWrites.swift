@@ -1,0 +1,43 @@
+import Foundation
+import GRDB
+import ObscuraCrypto
+
+/// What a session does after a write fails part-way (Tests/ObscuraKitTests/Crash).
+///
+/// A slot commit can fail before or after it replaced the vault's slot (an fsync or a
+/// timestamp after the renames), so the caller cannot know from the error alone whether
+/// the catalog on disk is the old one or the new one. Both questions are answered from
+/// the disk instead: the session reloads what its slot holds, and pool files are removed
+/// only when that catalog does not name them.
+extension Vault {
+    /// Makes the in-memory catalog and header what the slot holds now: the state before
+    /// the failed write, or after it if the commit got that far. When the slot cannot be
+    /// read back, the vault locks, so that no stale catalog is ever persisted.
+    func resynchronize() {
+        do {
+            let contents = try directory.store.read(slotName)
+            let onDisk = try SlotHeader.decode(contents)
+            try catalog.replace(with: try SlotCodec.openCatalog(contents: contents, header: onDisk, key: key))
+            header = onDisk
+        } catch {
+            directory.logger.error("could not reload the vault after a failed write; locking it")
+            lock()
+        }
+    }
+
+    /// Paths of every pool file the catalog names (originals and thumbnails, every folder).
+    func namedFiles() throws -> Set<String> {
+        let pool = directory.pool
+        return try catalog.read { db in
+            Set(try ItemRecord.fetchAll(db).flatMap { [pool.dataPath($0.mediaId)] + ($0.thumbId.map { [pool.thumbPath($0)] } ?? []) })
+        }
+    }
+
+    /// After a failed write, removes those of `files` the catalog does not name. When the
+    /// catalog cannot be read (the vault locked), nothing is removed: a stray file costs
+    /// space, a removed one that the slot names would lose an item.
+    func removeUnnamed(_ files: [String]) {
+        guard let named = try? namedFiles() else { return }
+        for file in files where !named.contains(file) { unlink(file) }
+    }
+}
