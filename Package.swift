@@ -60,6 +60,8 @@ let package = Package(
         // Audits a vault directory after an interrupted write; used by the crash tests
         // and by obscura-hardening's kill loop.
         .target(name: "ObscuraCrashSupport", dependencies: ["ObscuraKit"], path: "Tests/ObscuraCrashSupport"),
+        // Crash-loop worker and concurrency stress driver (scripts/crash-kill, scripts/tsan).
+        .executableTarget(name: "obscura-hardening", dependencies: ["ObscuraKit", "ObscuraCrashSupport"]),
     ]
 )
 

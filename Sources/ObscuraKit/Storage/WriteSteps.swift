@@ -14,7 +14,7 @@ enum WriteStep: Equatable, Sendable {
     case renamed(Int)
     /// The renames of a commit were made durable.
     case syncedDirectory
-    /// A removed slot was overwritten with random bytes.
+    /// A removed slot was renamed out of the slot names, to be overwritten and unlinked.
     case erased(String)
     /// A removed slot was unlinked.
     case unlinked(String)
