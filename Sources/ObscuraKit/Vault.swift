@@ -7,7 +7,8 @@ import ObscuraCrypto
 /// ``VaultError/locked``.
 public final class Vault: @unchecked Sendable {
     // @unchecked: the catalog serialises its own access, `stateLock` guards the
-    // session's mutable sets, and the key is only written by `lock()`.
+    // session's mutable sets and `locked`, and `writeLock` orders everything that
+    // writes the slot or the key (the key is only written by `lock()`).
     /// The directory the vault lives in.
     public let directory: VaultDirectory
     /// The catalog, readable and writable while unlocked.
@@ -17,7 +18,14 @@ public final class Vault: @unchecked Sendable {
     var header: SlotHeader
     let key: SecureBytes
     /// Whether ``lock()`` was called.
-    public private(set) var isLocked = false
+    public var isLocked: Bool { stateLock.withLock { locked } }
+    private var locked = false
+    /// Held by persist, password change and lock, so that a lock never zeroes the MEK
+    /// under a persist still sealing with it (found by scripts/tsan: the slot was left
+    /// with an envelope sealed under a half-zeroed key, and the vault lost), and so that
+    /// concurrent persists reach the disk in the order they read the catalog. Recursive:
+    /// a failed persist may lock the vault (``resynchronize()``).
+    let writeLock = NSRecursiveLock()
     /// Keys of the protected folders unlocked in this session, by folder id.
     var folderKeys: [String: SecureBytes] = [:]
     /// Nonce prefixes drawn this session and not yet in the catalog.
@@ -46,6 +54,10 @@ public final class Vault: @unchecked Sendable {
     /// If the write fails, the session is set back to what the slot holds then (see
     /// ``resynchronize()``), so that a later persist never writes the failed change.
     public func persist() throws {
+        try writeLock.withLock { try persistLocked() }
+    }
+
+    private func persistLocked() throws {
         try requireUnlocked()
         let recorded = try recordReservedPrefixes()
         do {
@@ -66,6 +78,8 @@ public final class Vault: @unchecked Sendable {
     ///
     /// - Throws: ``VaultError/passwordInUse`` when `newPassword` opens another vault here.
     public func changePassword(to newPassword: SecureBytes, iterations: Int? = nil) throws {
+        writeLock.lock()
+        defer { writeLock.unlock() }
         try requireUnlocked()
         let (names, headers) = try directory.readHeaders()
         let others = UnlockSweep.run(headers: headers, passwords: [newPassword])[0]
@@ -86,12 +100,15 @@ public final class Vault: @unchecked Sendable {
     /// Zeroes the MEK, every folder key and the preview cache's key, empties the cache,
     /// and closes the catalog.
     public func lock() {
-        guard !isLocked else { return }
-        lockFolders()
-        previews.clear()
-        key.zeroize()
-        catalog.close()
-        isLocked = true
+        writeLock.withLock {
+            // Marked first, so that operations starting from here fail at once.
+            let wasLocked = stateLock.withLock { defer { locked = true }; return locked }
+            guard !wasLocked else { return }
+            lockFolders()
+            previews.clear()
+            key.zeroize()
+            catalog.close()
+        }
     }
 
     func requireUnlocked() throws {
