@@ -27,15 +27,16 @@ enum CrashWorker {
             try FileManager.default.createDirectory(atPath: ws.root + "/" + sub, withIntermediateDirectories: true)
         }
         try FileManager.default.copyItem(atPath: fixtures + "/gradient.jpg", toPath: ws.root + "/src/base.jpg")
-        let directory = try VaultDirectory(path: ws.vault, deviceSecrets: ws.secrets, create: true)
-        try directory.initialize(iterations: Workspace.iterations)
-        let a = try directory.createVault(password: Workspace.labels[0].passwords[0], iterations: Workspace.iterations)
-        let b = try directory.createVault(password: Workspace.labels[1].passwords[0], iterations: Workspace.iterations)
-        try a.createFolder("Albums")
-        _ = try a.importFiles(try sources(ws, tag: "setup-a"))
-        _ = try b.importFiles(try sources(ws, tag: "setup-b"))
-        a.lock()
-        b.lock()
+        // In a scope of its own, so the directory (and its lock) is released before the audit.
+        do {
+            let directory = try VaultDirectory(path: ws.vault, deviceSecrets: ws.secrets, create: true)
+            try directory.initialize(iterations: Workspace.iterations)
+            let a = try directory.createVault(password: Workspace.labels[0].passwords[0], iterations: Workspace.iterations)
+            let b = try directory.createVault(password: Workspace.labels[1].passwords[0], iterations: Workspace.iterations)
+            try a.createFolder("Albums")
+            _ = try a.importFiles(try sources(ws, tag: "setup-a"))
+            _ = try b.importFiles(try sources(ws, tag: "setup-b"))
+        }
         try Workspace.write(try ws.audit(), to: ws.lastImage)
     }
 
