@@ -65,3 +65,10 @@ let package = Package(
     ]
 )
 
+// libFuzzer targets (scripts/fuzz). They have no main of their own, libFuzzer supplies
+// it, so they only link with `-sanitize=fuzzer`: the manifest declares them only when
+// scripts/fuzz asks, and ordinary builds never see them.
+if Context.environment["OBSCURA_FUZZ"] == "1" {
+    package.targets.append(.executableTarget(
+        name: "obscura-fuzz", dependencies: ["ObscuraKit", .product(name: "GRDB", package: "GRDB.swift")]))
+}

@@ -42,6 +42,26 @@ public enum ExportFormat {
         return out + salt
     }
 
+    /// Writes an export file at `path` (created exclusively, fsynced): the header for a
+    /// fresh salt and nonce prefix, then `totalSize` payload bytes from `source` sealed
+    /// under the KEK of `password` (§7.1-7.3). `Vault.exportVault` writes its payload
+    /// through it, and the fuzz target and tests their own payloads.
+    static func write(
+        to path: String, password: SecureBytes, iterations: Int, totalSize: UInt64,
+        source: @escaping ChunkedFileWriter.Source, using random: RandomSource, progress: ((Int) -> Void)? = nil
+    ) throws {
+        let salt = random.bytes(PasswordKDF.saltSize)
+        let kek = try PasswordKDF.deriveKey(password: canonicalPassword(password), salt: salt, iterations: iterations)
+        var prefix = [UInt8](repeating: 0, count: ChunkedFormat.noncePrefixSize)
+        while prefix.allSatisfy({ $0 == 0 }) { prefix = random.bytes(ChunkedFormat.noncePrefixSize) }
+        let headerPrefix = headerPrefix(iterations: iterations, salt: salt)
+        let header = headerPrefix + (try verificationTag(kek: kek, headerPrefix: headerPrefix)) + prefix
+        let cipher = try ChunkCipher(
+            header: ChunkedHeader(flags: 0, noncePrefix: prefix, chunkSize: chunkSize, totalSize: totalSize),
+            key: kek, outerKey: nil, context: header)
+        try ChunkedFileWriter.write(to: path, prefix: header, cipher: cipher, hashing: false, source: source, progress: progress)
+    }
+
     /// A random export password: 20 Crockford base32 symbols (100 bits), shown in groups
     /// of five: 8FD93-EYWZR-GB7HX-QAVNS.
     public static func generatePassword(using random: RandomSource = SystemRandom()) -> SecureBytes {

@@ -49,20 +49,13 @@ extension Vault {
         segments.append(.bytes([ExportFormat.RecordKind.end.rawValue]))
         let source = PayloadSource(segments)
 
-        let salt = directory.random.bytes(PasswordKDF.saltSize)
-        let kek = try PasswordKDF.deriveKey(password: ExportFormat.canonicalPassword(password), salt: salt, iterations: iterations)
-        var prefix = [UInt8](repeating: 0, count: ChunkedFormat.noncePrefixSize)
-        while prefix.allSatisfy({ $0 == 0 }) { prefix = directory.random.bytes(ChunkedFormat.noncePrefixSize) }
-        let headerPrefix = ExportFormat.headerPrefix(iterations: iterations, salt: salt)
-        let exportHeader = headerPrefix + (try ExportFormat.verificationTag(kek: kek, headerPrefix: headerPrefix)) + prefix
         let total = source.totalSize
-        let cipher = try ChunkCipher(
-            header: ChunkedHeader(flags: 0, noncePrefix: prefix, chunkSize: ExportFormat.chunkSize, totalSize: total),
-            key: kek, outerKey: nil, context: exportHeader)
-
         let temporary = path + ".partial-" + UUID().uuidString.prefix(8)
         var done: UInt64 = 0
-        try ChunkedFileWriter.write(to: temporary, prefix: exportHeader, cipher: cipher, hashing: false, source: source.read) { n in
+        try ExportFormat.write(
+            to: temporary, password: password, iterations: iterations, totalSize: total, source: source.read,
+            using: directory.random
+        ) { n in
             done += UInt64(n)
             progress?(done, total)
         }
