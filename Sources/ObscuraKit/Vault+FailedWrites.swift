@@ -33,11 +33,15 @@ extension Vault {
         }
     }
 
-    /// After a failed write, removes those of `files` the catalog does not name. When the
-    /// catalog cannot be read (the vault locked), nothing is removed: a stray file costs
-    /// space, a removed one that the slot names would lose an item.
-    func removeUnnamed(_ files: [String]) {
+    /// After a failed write, removes the files it `created` that the catalog on disk does
+    /// not name, and the files it `replaced` once that catalog no longer names them.
+    /// When the catalog cannot be read (the vault locked since), nothing is removed, even
+    /// for a failure before any commit: another thread's persist may have written this
+    /// write's rows already (the in-memory catalog is shared), and a stray file costs
+    /// space where a removed one that the slot names would lose an item (scripts/tsan
+    /// caught exactly that when locked failures removed their files).
+    func cleanUp(created: [String], replaced: [String] = []) {
         guard let named = try? namedFiles() else { return }
-        for file in files where !named.contains(file) { unlink(file) }
+        for file in created + replaced where !named.contains(file) { unlink(file) }
     }
 }

@@ -111,7 +111,7 @@ extension Vault {
             try persist()
         } catch {
             // Whichever set of files the catalog on disk does not name is the stray one.
-            removeUnnamed(created + replaced)
+            cleanUp(created: created, replaced: replaced)
             throw error
         }
         for file in replaced { try directory.pool.remove(file) }

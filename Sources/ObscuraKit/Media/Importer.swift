@@ -89,7 +89,7 @@ extension Vault {
             try directory.pool.sync()
         } catch {
             // A persist that failed after its slot was replaced leaves the rows on disk.
-            removeUnnamed(written)
+            cleanUp(created: written)
             throw error
         }
         return report
