@@ -98,6 +98,10 @@ enum CrashWorker {
         let directory = try ws.open()
         let a = try ws.vaultA(directory)
         defer { a.lock() }
+        // Open, so that a delete or move may pick any item, as the audit lists them all.
+        for folder in try a.folders() where folder.isProtected {
+            try a.unlockFolder(folder, password: Workspace.folderPassword)
+        }
         switch op {
         case .persist:
             try a.createFolder("f-" + tag)
@@ -111,7 +115,6 @@ enum CrashWorker {
             try a.createFolder("s-" + tag, password: Workspace.folderPassword, iterations: Workspace.iterations)
         case .move:
             let folder = try a.folders().filter(\.isProtected).sorted { $0.name < $1.name }[0]
-            try a.unlockFolder(folder, password: Workspace.folderPassword)
             let top = try a.items().filter { $0.folderPath == nil }.sorted { $0.record.name < $1.record.name }
             try a.moveItems([top[0].record.id], to: folder)
         case .passwd:
