@@ -68,7 +68,7 @@ let package = Package(
         // Test media made at run time, shared by the test targets.
         .target(name: "ObscuraTestSupport", dependencies: ["ObscuraImaging"], path: "Tests/ObscuraTestSupport"),
         .testTarget(name: "ObscuraImagingTests", dependencies: ["ObscuraImaging", "ObscuraTestSupport"]),
-        .testTarget(name: "ObscuraKitTests", dependencies: ["ObscuraKit", "ObscuraTestSupport"]),
+        .testTarget(name: "ObscuraKitTests", dependencies: ["ObscuraKit", "ObscuraTestSupport", "ObscuraCrashSupport"]),
         .testTarget(
             name: "ObscuraServerTests",
             dependencies: [
@@ -77,5 +77,18 @@ let package = Package(
             ]
         ),
         .testTarget(name: "ObscuraCLITests", dependencies: ["ObscuraCLI", "ObscuraKit", "ObscuraTestSupport"]),
+        // Audits a vault directory after an interrupted write; used by the crash tests
+        // and by obscura-hardening's kill loop.
+        .target(name: "ObscuraCrashSupport", dependencies: ["ObscuraKit"], path: "Tests/ObscuraCrashSupport"),
+        // Crash-loop worker and concurrency stress driver (scripts/crash-kill, scripts/tsan).
+        .executableTarget(name: "obscura-hardening", dependencies: ["ObscuraKit", "ObscuraCrashSupport"]),
     ]
 )
+
+// libFuzzer targets (scripts/fuzz). They have no main of their own, libFuzzer supplies
+// it, so they only link with `-sanitize=fuzzer`: the manifest declares them only when
+// scripts/fuzz asks, and ordinary builds never see them.
+if Context.environment["OBSCURA_FUZZ"] == "1" {
+    package.targets.append(.executableTarget(
+        name: "obscura-fuzz", dependencies: ["ObscuraKit", .product(name: "GRDB", package: "GRDB.swift")]))
+}

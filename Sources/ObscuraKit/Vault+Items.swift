@@ -93,8 +93,8 @@ extension Vault {
         try persist()
         let pool = directory.pool
         for item in doomed {
-            pool.remove(pool.dataPath(item.mediaId))
-            if let thumbId = item.thumbId { pool.remove(pool.thumbPath(thumbId)) }
+            try pool.remove(pool.dataPath(item.mediaId))
+            if let thumbId = item.thumbId { try pool.remove(pool.thumbPath(thumbId)) }
         }
         try pool.sync()
     }
@@ -128,10 +128,11 @@ extension Vault {
             try catalog.write { db in for row in updated { try row.update(db) } }
             try persist()
         } catch {
-            for file in created { unlink(file) }
+            // Whichever set of files the catalog on disk does not name is the stray one.
+            cleanUp(created: created, replaced: replaced)
             throw error
         }
-        for file in replaced { unlink(file) }
+        for file in replaced { try directory.pool.remove(file) }
         try directory.pool.sync()
     }
 

@@ -13,7 +13,7 @@ extension Vault {
     func enter() throws {
         activity.lock()
         defer { activity.unlock() }
-        guard !locked && !isLocking else { throw VaultError.locked }
+        guard !locked && !isLocking && !doomed else { throw VaultError.locked }
         activeOperations += 1
     }
 
@@ -58,6 +58,14 @@ extension Vault {
 
     /// Throws ``VaultError/locked`` after ``lock()``.
     func requireUnlocked() throws {
-        guard !activity.withLock({ locked || isLocking }) else { throw VaultError.locked }
+        guard !activity.withLock({ locked || isLocking || doomed }) else { throw VaultError.locked }
+    }
+
+    /// Locks the vault from inside an operation (a failed write whose slot cannot be read
+    /// back): no operation may start from now on, and ``lock()`` runs on another thread,
+    /// where it waits for this one to end.
+    func lockWhenIdle() {
+        activity.withLock { doomed = true }
+        DispatchQueue.global().async { self.lock() }
     }
 }

@@ -21,16 +21,19 @@ extension Vault {
         }
     }
 
-    /// Moves this session's drawn prefixes into the catalog's registry (before a persist).
-    func recordReservedPrefixes() throws {
+    /// Moves this session's drawn prefixes into the catalog's registry (before a persist),
+    /// and returns them.
+    @discardableResult
+    func recordReservedPrefixes() throws -> Set<[UInt8]> {
         let prefixes = stateLock.withLock { reservedPrefixes }
-        guard !prefixes.isEmpty else { return }
+        guard !prefixes.isEmpty else { return [] }
         try catalog.write { db in
             for prefix in prefixes {
                 try db.execute(sql: "INSERT OR IGNORE INTO noncePrefix(prefix) VALUES (?)", arguments: [Data(prefix)])
             }
         }
         stateLock.withLock { reservedPrefixes.subtract(prefixes) }
+        return prefixes
     }
 
     // MARK: Writing
@@ -57,12 +60,7 @@ extension Vault {
         let pool = directory.pool
         let temporary = pool.temporaryPath()
         let hash = try ChunkedFileWriter.write(to: temporary, cipher: cipher, hashing: hashing, source: source, progress: progress)
-        do {
-            try FileIO.rename(temporary, pool.dataPath(mediaId))
-        } catch {
-            unlink(temporary)
-            throw error
-        }
+        try pool.publish(temporary, as: pool.dataPath(mediaId))
         return hash
     }
 

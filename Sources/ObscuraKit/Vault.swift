@@ -15,7 +15,8 @@ public final class Vault: @unchecked Sendable {
     /// The catalog, readable and writable while unlocked.
     public let catalog: Catalog
     let slotName: String
-    private(set) var header: SlotHeader
+    /// Written by a password change, and by ``resynchronize()`` after a failed write.
+    var header: SlotHeader
     let key: SecureBytes
     /// Whether ``lock()`` has finished.
     public var isLocked: Bool { activity.withLock { locked } }
@@ -33,6 +34,9 @@ public final class Vault: @unchecked Sendable {
     var activeOperations = 0
     /// Set by `lock()` while it waits for those operations to finish.
     var isLocking = false
+    /// Set when a failed write leaves the session unable to match its slot: no operation
+    /// may start, and a lock is on its way (`lockWhenIdle()`).
+    var doomed = false
     /// Viewer previews of this session, cleared at lock.
     public let previews = PreviewCache()
 
@@ -51,17 +55,27 @@ public final class Vault: @unchecked Sendable {
 
     /// Seals the catalog into the slot. Every slot of the directory is rewritten so that
     /// the write does not single this one out (see ``SlotStore``).
+    ///
+    /// If the write fails, the session is set back to what the slot holds then (see
+    /// ``resynchronize()``), so that a later persist never writes the failed change.
     public func persist() throws {
         try enter()
         defer { leave() }
         // The image is taken under the directory's write lock: a persist that took an
         // older image can never commit after a newer one.
         try directory.store.serialized {
-            try recordReservedPrefixes()
-            var image = try catalog.image()
-            defer { image.withUnsafeMutableBytes { secureZero($0.baseAddress!, $0.count) } }
-            let contents = try SlotCodec.resealCatalog(header: header, key: key, catalog: image, using: directory.random)
-            try directory.store.commit(.init(replace: [slotName: contents]))
+            let recorded = try recordReservedPrefixes()
+            do {
+                var image = try catalog.image()
+                defer { image.withUnsafeMutableBytes { secureZero($0.baseAddress!, $0.count) } }
+                let contents = try SlotCodec.resealCatalog(header: header, key: key, catalog: image, using: directory.random)
+                try directory.store.commit(.init(replace: [slotName: contents]))
+            } catch {
+                resynchronize()
+                // Prefixes stay reserved: a file sealed with one may survive on disk.
+                stateLock.withLock { reservedPrefixes.formUnion(recorded) }
+                throw error
+            }
         }
         directory.logger.debug("persisted catalog")
     }
@@ -80,7 +94,13 @@ public final class Vault: @unchecked Sendable {
             let contents = try SlotCodec.rewrap(
                 contents: try directory.store.read(slotName), key: key, newPassword: newPassword,
                 iterations: iterations ?? self.iterations, using: directory.random)
-            try directory.store.commit(.init(replace: [slotName: contents]))
+            do {
+                try directory.store.commit(.init(replace: [slotName: contents]))
+            } catch {
+                // The commit may have replaced the slot before it failed: take its header as it is.
+                resynchronize()
+                throw error
+            }
             header = try SlotHeader.decode(contents)
         }
         directory.logger.debug("changed vault password")

@@ -16,6 +16,8 @@ public enum ChunkedFormat {
     public static let noncePrefixSize = 4
     /// §6.2: the chunk size media writers use, 256 KiB (chosen by measurement, §6.2).
     public static let defaultChunkSize = 256 << 10
+    /// §6.1: the largest file a header may describe: offsets are `off_t`, signed 64-bit.
+    public static let maximumFileSize = UInt64(Int64.max)
     /// §6.1: chunk sizes readers accept.
     public static let chunkSizeRange = 4096...(16 << 20)
     /// §6.3: the associated-data byte marking the last chunk.
@@ -47,8 +49,9 @@ public struct ChunkedHeader: Equatable, Sendable {
     public var isFolderProtected: Bool { flags & ChunkedFormat.flagFolderProtected != 0 }
 
     /// Number of chunks: ceil(total / chunkSize), and one (empty) chunk for an empty file.
+    /// (Computed without `total + chunkSize - 1`, which overflows near 2^64.)
     public var chunkCount: UInt64 {
-        totalSize == 0 ? 1 : (totalSize + UInt64(chunkSize) - 1) / UInt64(chunkSize)
+        totalSize == 0 ? 1 : totalSize / UInt64(chunkSize) + (totalSize % UInt64(chunkSize) == 0 ? 0 : 1)
     }
 
     /// Bytes a sealed chunk adds to its plaintext: one tag per layer.
@@ -106,6 +109,14 @@ public struct ChunkedHeader: Equatable, Sendable {
             totalSize: b.readBigEndian(UInt64.self, at: 16))
         // Chunk indices must fit the nonce counter with room for the outer layer (§6.4).
         guard header.chunkCount < UInt64(1) << 62 else { throw StreamError.unsupported("total size out of range") }
+        // The file's size, and so every chunk offset, must be a valid off_t. Without this
+        // check a damaged total size made `fileSize` overflow and trap (scripts/fuzz,
+        // fuzz/regressions/chunked): one altered media file stopped the process.
+        let overhead = header.chunkCount.multipliedReportingOverflow(by: UInt64(header.chunkOverhead))
+        let size = header.totalSize.addingReportingOverflow(overhead.partialValue + UInt64(ChunkedFormat.headerSize))
+        guard !overhead.overflow, !size.overflow, size.partialValue <= ChunkedFormat.maximumFileSize else {
+            throw StreamError.unsupported("total size out of range")
+        }
         return header
     }
 }

@@ -59,6 +59,15 @@ public final class Catalog: @unchecked Sendable {
         }
     }
 
+    /// Replaces the whole database with `image`, in the same connection (a session going
+    /// back to the image its slot holds after a failed persist).
+    func replace(with image: [UInt8]) throws {
+        try database.inDatabase { db in
+            guard !closed else { throw CatalogError.closed }
+            try Self.load(image, into: db)
+        }
+    }
+
     /// Runs `body` in a read-only transaction. Throws ``CatalogError/closed`` after ``close()``.
     public func read<T>(_ body: (Database) throws -> T) throws -> T {
         try database.read { db in

@@ -1,4 +1,4 @@
 extension VaultDirectory {
     /// The media pool of this directory.
-    var pool: MediaPool { MediaPool(path: mediaPath) }
+    var pool: MediaPool { MediaPool(path: mediaPath, steps: store.steps) }
 }

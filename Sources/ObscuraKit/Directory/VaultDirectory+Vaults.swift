@@ -80,7 +80,7 @@ extension VaultDirectory {
         }
         vault.lock()
         // After the slot is gone: a crash before this leaves only unnamed files.
-        for file in files { pool.remove(file) }
+        for file in files { try pool.remove(file) }
         try pool.sync()
     }
 

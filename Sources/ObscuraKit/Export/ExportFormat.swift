@@ -42,6 +42,35 @@ public enum ExportFormat {
         return out + salt
     }
 
+    /// Derives the export KEK of `password` under a fresh salt and draws a nonce prefix:
+    /// the 64-byte header (§7.1-7.2) and the cipher that seals `totalSize` payload bytes
+    /// after it (§7.3). Every export is made through it.
+    static func prepare(
+        password: SecureBytes, iterations: Int, totalSize: UInt64, using random: RandomSource
+    ) throws -> (header: [UInt8], cipher: ChunkCipher) {
+        let salt = random.bytes(PasswordKDF.saltSize)
+        let kek = try PasswordKDF.deriveKey(password: canonicalPassword(password), salt: salt, iterations: iterations)
+        var prefix = [UInt8](repeating: 0, count: ChunkedFormat.noncePrefixSize)
+        while prefix.allSatisfy({ $0 == 0 }) { prefix = random.bytes(ChunkedFormat.noncePrefixSize) }
+        let headerPrefix = headerPrefix(iterations: iterations, salt: salt)
+        let header = headerPrefix + (try verificationTag(kek: kek, headerPrefix: headerPrefix)) + prefix
+        let cipher = try ChunkCipher(
+            header: ChunkedHeader(flags: 0, noncePrefix: prefix, chunkSize: chunkSize, totalSize: totalSize),
+            key: kek, outerKey: nil, context: header)
+        return (header, cipher)
+    }
+
+    /// Writes an export file at `path` (created exclusively, fsynced) whose payload is
+    /// `totalSize` bytes from `source`: the fuzz target and tests seal their own payloads
+    /// with it, in the layout `Vault.exportVault` writes.
+    static func write(
+        to path: String, password: SecureBytes, iterations: Int, totalSize: UInt64,
+        source: @escaping ChunkedFileWriter.Source, using random: RandomSource, progress: ((Int) -> Void)? = nil
+    ) throws {
+        let (header, cipher) = try prepare(password: password, iterations: iterations, totalSize: totalSize, using: random)
+        try ChunkedFileWriter.write(to: path, prefix: header, cipher: cipher, hashing: false, source: source, progress: progress)
+    }
+
     /// A random export password: 20 Crockford base32 symbols (100 bits), shown in groups
     /// of five: 8FD93-EYWZR-GB7HX-QAVNS.
     public static func generatePassword(using random: RandomSource = SystemRandom()) -> SecureBytes {

@@ -108,6 +108,9 @@ public final class PayloadReader {
     /// Whether every payload byte has been consumed.
     var atEnd: Bool { consumed == reader.size }
 
+    /// Payload bytes not consumed yet: the most any length field may claim.
+    var remaining: UInt64 { reader.size - consumed }
+
     /// Calls `body` with the next `count` bytes, in pieces of at most one chunk.
     func read(_ count: UInt64, _ body: (ArraySlice<UInt8>) throws -> Void) throws {
         var left = count
@@ -118,7 +121,8 @@ public final class PayloadReader {
                 pendingOffset = 0
                 chunkIndex += 1
             }
-            let n = min(Int(left), pending.count - pendingOffset)
+            // `left` comes from a length field: compare before narrowing it to Int.
+            let n = Int(min(left, UInt64(pending.count - pendingOffset)))
             try body(pending[pendingOffset..<(pendingOffset + n)])
             pendingOffset += n
             left -= UInt64(n)

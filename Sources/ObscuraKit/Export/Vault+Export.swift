@@ -22,13 +22,16 @@ extension Vault {
         try FileIO.createDurably(temporary) { fd in
             try export.write(progress: progress) { try FileIO.writeAll(fd, $0, path: temporary) }
         }
+        let steps = directory.store.steps
         do {
+            try steps.reached(.wroteExport)
             try FileIO.rename(temporary, path)
             try FileIO.syncDirectory((path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent)
         } catch {
             unlink(temporary)
             throw error
         }
+        try steps.reached(.renamedExport)
         directory.logger.debug("exported vault", metadata: ["bytes": "\(export.fileSize)"])
     }
 
@@ -72,15 +75,8 @@ extension Vault {
         segments.append(.bytes([ExportFormat.RecordKind.end.rawValue]))
         let source = PayloadSource(segments)
 
-        let salt = directory.random.bytes(PasswordKDF.saltSize)
-        let kek = try PasswordKDF.deriveKey(password: ExportFormat.canonicalPassword(password), salt: salt, iterations: iterations)
-        var prefix = [UInt8](repeating: 0, count: ChunkedFormat.noncePrefixSize)
-        while prefix.allSatisfy({ $0 == 0 }) { prefix = directory.random.bytes(ChunkedFormat.noncePrefixSize) }
-        let headerPrefix = ExportFormat.headerPrefix(iterations: iterations, salt: salt)
-        let exportHeader = headerPrefix + (try ExportFormat.verificationTag(kek: kek, headerPrefix: headerPrefix)) + prefix
-        let cipher = try ChunkCipher(
-            header: ChunkedHeader(flags: 0, noncePrefix: prefix, chunkSize: ExportFormat.chunkSize, totalSize: source.totalSize),
-            key: kek, outerKey: nil, context: exportHeader)
+        let (exportHeader, cipher) = try ExportFormat.prepare(
+            password: password, iterations: iterations, totalSize: source.totalSize, using: directory.random)
         return PreparedExport(header: exportHeader, cipher: cipher, source: source)
     }
 }

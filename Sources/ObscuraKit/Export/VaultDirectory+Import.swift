@@ -26,10 +26,13 @@ extension VaultDirectory {
         var temporaries = [(temporary: String, final: String)]()
         do {
             let manifestLength = try payload.integer(UInt32.self)
-            guard manifestLength <= Self.maximumManifestSize else { throw ExportError.damaged("manifest length") }
+            guard manifestLength <= Self.maximumManifestSize, UInt64(manifestLength) <= payload.remaining else {
+                throw ExportError.damaged("manifest length")
+            }
             let manifest = try ExportManifest.decode(try payload.bytes(UInt64(manifestLength)))
             let slotLength = try payload.integer(UInt64.self)
-            guard slotLength >= UInt64(SlotFormat.headerSize), slotLength <= Self.maximumSlotSize else {
+            guard slotLength >= UInt64(SlotFormat.headerSize), slotLength <= Self.maximumSlotSize,
+                  slotLength <= payload.remaining else {
                 throw ExportError.damaged("slot length")
             }
             let slot = try payload.bytes(slotLength)
@@ -48,6 +51,9 @@ extension VaultDirectory {
                 let id = UUID(uuid: try payload.bytes(16).withUnsafeBytes { $0.load(as: uuid_t.self) }).uuidString.lowercased()
                 guard expected.remove(id) != nil else { throw ExportError.damaged("unexpected file \(id)") }
                 let length = try payload.integer(UInt64.self)
+                // A length past the payload's end made the reader trap (scripts/fuzz,
+                // fuzz/regressions/manifest); it is damage, and is refused as such.
+                guard length <= payload.remaining else { throw ExportError.damaged("file record length") }
                 let final = record == .original ? pool.dataPath(id) : pool.thumbPath(id)
                 let temporary = pool.temporaryPath()
                 temporaries.append((temporary, final))
@@ -73,13 +79,16 @@ extension VaultDirectory {
                 var renamed = [String]()
                 do {
                     for entry in temporaries {
-                        try FileIO.rename(entry.temporary, entry.final)
+                        try pool.publish(entry.temporary, as: entry.final)
                         renamed.append(entry.final)
                     }
                     try pool.sync()
                     try store.commit(.init(replace: [target: slot]))
                 } catch {
-                    for file in renamed { unlink(file) }
+                    // A commit that failed after replacing the slot leaves the vault in place,
+                    // and its media must stay with it.
+                    let landed = (try? SlotHeader.decode(store.readHeader(target))) == header
+                    if !landed { for file in renamed { unlink(file) } }
                     throw error
                 }
             }

@@ -46,8 +46,9 @@ extension Vault {
     /// Each file is hashed, checked against the vault for duplicates, probed and
     /// thumbnailed (photos with libvips, videos with ffmpeg), sealed into the pool and
     /// recorded. A file that fails is reported and its partial output removed; the others
-    /// go on. If the final persist fails, every file this batch wrote is removed and the
-    /// session's catalog is left as it was.
+    /// go on. If the final persist fails, every file this batch wrote is removed (unless
+    /// the failure came after the catalog naming them was already on disk) and the
+    /// session's catalog is what its slot holds.
     public func importFiles(
         _ paths: [String], into folder: FolderRecord? = nil, pixelLimit: Int = Imaging.defaultPixelLimit,
         progress: ((ImportProgress) -> Void)? = nil
@@ -99,7 +100,8 @@ extension Vault {
                 throw error
             }
         } catch {
-            for path in written { unlink(path) }
+            // A persist that failed after its slot was replaced leaves the rows on disk.
+            cleanUp(created: written)
             throw error
         }
         return report

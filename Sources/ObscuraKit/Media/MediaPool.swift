@@ -16,8 +16,13 @@ final class MediaPool {
     static let temporaryPrefix = ".pending-"
 
     let path: String
+    /// Where writes report their steps (the directory's, shared with its slot store).
+    let steps: WriteSteps
 
-    init(path: String) { self.path = path }
+    init(path: String, steps: WriteSteps = WriteSteps()) {
+        self.path = path
+        self.steps = steps
+    }
 
     func dataPath(_ id: String) -> String { path + "/" + id + Self.dataSuffix }
     func thumbPath(_ id: String) -> String { path + "/" + id + Self.thumbSuffix }
@@ -29,17 +34,26 @@ final class MediaPool {
     func writeAtomically(_ bytes: [UInt8], to target: String) throws {
         let temporary = temporaryPath()
         try FileIO.createDurably(temporary, parts: [bytes])
+        try publish(temporary, as: target)
+    }
+
+    /// Renames `temporary`, a complete and fsynced pool file, to `target`; on failure
+    /// the temporary is removed.
+    func publish(_ temporary: String, as target: String) throws {
         do {
+            try steps.reached(.wroteMedia)
             try FileIO.rename(temporary, target)
         } catch {
             unlink(temporary)
             throw error
         }
+        try steps.reached(.renamedMedia((target as NSString).lastPathComponent))
     }
 
     /// Removes a file if it exists.
-    func remove(_ file: String) {
+    func remove(_ file: String) throws {
         unlink(file)
+        try steps.reached(.removedMedia((file as NSString).lastPathComponent))
     }
 
     /// Removes temporaries left by an interrupted write.
@@ -49,5 +63,8 @@ final class MediaPool {
     }
 
     /// Flushes renames and unlinks to disk.
-    func sync() throws { try FileIO.syncDirectory(path) }
+    func sync() throws {
+        try FileIO.syncDirectory(path)
+        try steps.reached(.syncedMedia)
+    }
 }

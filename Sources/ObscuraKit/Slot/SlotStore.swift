@@ -14,16 +14,12 @@ final class SlotStore {
     static let slotSuffix = ".db.enc"
     /// Temporary files start with this; they are swept when a directory is opened.
     static let temporaryPrefix = ".pending-"
+    /// A removed slot on its way out starts with this; swept (overwritten, then unlinked)
+    /// when a directory is opened.
+    static let erasingPrefix = ".erasing-"
 
     /// One step of a commit, named for fault injection in tests.
-    enum Step: Equatable {
-        case wroteTemporary(Int)
-        case renamed(Int)
-        case syncedDirectory
-        case erased(String)
-        case unlinked(String)
-        case setTimes
-    }
+    typealias Step = WriteStep
 
     /// What one commit changes: new unpadded contents for existing slots, new slots, and
     /// slots to erase.
@@ -35,15 +31,22 @@ final class SlotStore {
 
     let path: String
     let random: RandomSource
-    /// Called at each step of a commit; tests throw from it to simulate a crash there.
-    var faultInjector: ((Step) throws -> Void)?
+    /// Where commits report their steps; shared with the directory's media pool.
+    let steps: WriteSteps
+    /// Called at each step of every write to the directory (commits, pool, exports);
+    /// tests throw from it to simulate a crash there.
+    var faultInjector: ((Step) throws -> Void)? {
+        get { steps.faultInjector }
+        set { steps.faultInjector = newValue }
+    }
     /// Held by every commit, and by callers around a read-decide-commit sequence: a commit
     /// rewrites every slot, so two at once would put back each other's old bytes.
     private let writeLock = NSRecursiveLock()
 
-    init(path: String, random: RandomSource) {
+    init(path: String, random: RandomSource, steps: WriteSteps = WriteSteps()) {
         self.path = path
         self.random = random
+        self.steps = steps
     }
 
     /// Slot file names, sorted.
@@ -66,10 +69,15 @@ final class SlotStore {
 
     /// Removes temporaries left by an interrupted commit. Their slots still hold the old
     /// or the new bytes, whole, because temporaries only ever replace slots by rename.
+    /// A slot an interrupted destroy was erasing is overwritten before it goes.
     func sweepTemporaries() throws {
-        for name in try FileManager.default.contentsOfDirectory(atPath: path)
-        where name.hasPrefix(Self.temporaryPrefix) {
-            unlink(file(name))
+        for name in try FileManager.default.contentsOfDirectory(atPath: path) {
+            if name.hasPrefix(Self.erasingPrefix) {
+                try? FileIO.overwriteInPlace(file(name), with: random.bytes(try FileIO.size(file(name))))
+            }
+            if name.hasPrefix(Self.temporaryPrefix) || name.hasPrefix(Self.erasingPrefix) {
+                unlink(file(name))
+            }
         }
     }
 
@@ -124,14 +132,14 @@ final class SlotStore {
                 let temporary = file(Self.temporaryPrefix + UUID().uuidString.lowercased())
                 try FileIO.createDurably(temporary, parts: [bytes, random.bytes(entry.size - bytes.count)])
                 temporaries.append((temporary, file(entry.target)))
-                try faultInjector?(.wroteTemporary(n))
+                try steps.reached(.wroteTemporary(n))
             }
             for (n, entry) in random.shuffled(temporaries).enumerated() {
                 try FileIO.rename(entry.temporary, entry.target)
-                try faultInjector?(.renamed(n))
+                try steps.reached(.renamed(n))
             }
             try FileIO.syncDirectory(path)
-            try faultInjector?(.syncedDirectory)
+            try steps.reached(.syncedDirectory)
         } catch {
             if !(error is InjectedCrash) {
                 for entry in temporaries { unlink(entry.temporary) }
@@ -146,17 +154,28 @@ final class SlotStore {
         // order (names, then new slots) a file system with fine-grained change times
         // would show which slots this commit added.
         try FileIO.setTimes(random.shuffled(plan.map { file($0.target) }), to: FileIO.now())
-        try faultInjector?(.setTimes)
+        try steps.reached(.setTimes)
     }
 
-    /// Overwrites slot `name` with random bytes of its size, then unlinks it.
+    /// Overwrites slot `name` with random bytes of its size, then unlinks it. The slot
+    /// is first renamed out of the slot names, so that a crash mid-way never leaves a
+    /// file of random bytes among the slots (where it would be an eleventh, broken slot);
+    /// the next open finishes the erasure (``sweepTemporaries()``).
     private func erase(_ name: String) throws {
-        let target = file(name)
-        try FileIO.overwriteInPlace(target, with: random.bytes(try FileIO.size(target)))
-        try faultInjector?(.erased(name))
+        let target = file(Self.erasingPrefix + UUID().uuidString.lowercased())
+        try FileIO.rename(file(name), target)
+        do {
+            try FileIO.syncDirectory(path)
+            try steps.reached(.erased(name))
+            try FileIO.overwriteInPlace(target, with: random.bytes(try FileIO.size(target)))
+        } catch {
+            // Out of the slot names already: better unlinked unerased than left behind.
+            if !(error is InjectedCrash) { unlink(target) }
+            throw error
+        }
         guard unlink(target) == 0 else { throw StorageError.io(target, errno) }
         try FileIO.syncDirectory(path)
-        try faultInjector?(.unlinked(name))
+        try steps.reached(.unlinked(name))
     }
 }
 

@@ -1,0 +1,169 @@
+import Foundation
+import ObscuraCrashSupport
+import ObscuraCrypto
+import ObscuraKit
+
+/// The process scripts/crash-kill starts and kills. `setup` makes a workspace; each `op`
+/// picks a write, learns the state it leads to by running it whole on a copy of the
+/// workspace, prints `go OP`, and runs it for real (the driver sends SIGKILL at a random
+/// moment after `go`); `check` audits what is left against the states before and after.
+enum CrashWorker {
+    /// Every write the loop interrupts.
+    enum Op: String, CaseIterable, Codable {
+        case persist, importFiles = "import", delete, protect, move, passwd, export
+        case importExport = "import-export", destroy, create
+    }
+
+    /// What `op` wrote for `check`: the write, and the images before and after it.
+    struct Expected: Codable {
+        var op: Op
+        var old: CrashImage
+        var new: CrashImage
+    }
+
+    static func setUp(_ ws: Workspace, fixtures: String) throws {
+        try? FileManager.default.removeItem(atPath: ws.root)
+        for sub in ["out", "src", "config"] {
+            try FileManager.default.createDirectory(atPath: ws.root + "/" + sub, withIntermediateDirectories: true)
+        }
+        try FileManager.default.copyItem(atPath: fixtures + "/gradient.jpg", toPath: ws.root + "/src/base.jpg")
+        // In a scope of its own, so the directory (and its lock) is released before the audit.
+        do {
+            let directory = try VaultDirectory(path: ws.vault, deviceSecrets: ws.secrets, create: true)
+            try directory.initialize(iterations: Workspace.iterations)
+            let a = try directory.createVault(password: Workspace.labels[0].passwords[0], iterations: Workspace.iterations)
+            let b = try directory.createVault(password: Workspace.labels[1].passwords[0], iterations: Workspace.iterations)
+            try a.createFolder("Albums")
+            _ = try a.importFiles(try sources(ws, tag: "setup-a"))
+            _ = try b.importFiles(try sources(ws, tag: "setup-b"))
+        }
+        try Workspace.write(try ws.audit(), to: ws.lastImage)
+    }
+
+    static func op(_ ws: Workspace) throws {
+        var old = try Workspace.read(CrashImage.self, from: ws.lastImage)
+        let a = old.report.vaults["a"]
+        let protected = a?.folders.contains { $0.hasSuffix(" (protected)") } ?? false
+        let present = Set(old.report.vaults.keys)
+        let ops = Op.allCases.filter { op in
+            switch op {
+            case .delete: return !(a?.items.isEmpty ?? true)
+            case .move: return protected && (a?.items.contains { $0.hasPrefix("/") } ?? false)  // a top-level item
+            case .importExport: return !present.contains("imported")
+            case .destroy: return present.contains("imported") || present.contains("c")
+            case .create: return !present.contains("c")
+            default: return true
+            }
+        }
+        let op = ops.randomElement()!
+        let tag = UUID().uuidString.prefix(8).lowercased()
+        // Inputs the write reads, made before the kill window opens.
+        switch op {
+        case .importFiles: _ = try sources(ws, tag: tag)
+        case .importExport: try makeSourceExport(ws)
+        case .export:
+            if unlink(ws.exportPath) == 0 { old.export = .absent }
+        default: break
+        }
+        let shadow = try ws.shadow(at: ws.root + "/shadow")
+        try perform(op, in: shadow, tag: tag)
+        let new = try shadow.audit()
+        try FileManager.default.removeItem(atPath: shadow.root)
+        try Workspace.write(Expected(op: op, old: old, new: new), to: ws.expected)
+
+        // Unbuffered: the driver starts its kill timer when it reads this line.
+        FileHandle.standardOutput.write(Data("go \(op.rawValue)\n".utf8))
+        try perform(op, in: ws, tag: tag)
+        print("done")
+    }
+
+    /// Audits the workspace; prints one JSON line with the outcome ("old", "new" or
+    /// "fail") and remembers the image as the next write's old state.
+    static func check(_ ws: Workspace) throws -> Bool {
+        let expected = try Workspace.read(Expected.self, from: ws.expected)
+        let image = try ws.audit()
+        let violations = image.violations(old: expected.old, new: expected.new)
+        let outcome = !violations.isEmpty ? "fail" : image.sameState(as: expected.old) ? "old" : "new"
+        try Workspace.write(image, to: ws.lastImage)
+        let line: [String: String] = [
+            "op": expected.op.rawValue, "outcome": outcome, "violations": violations.joined(separator: "; "),
+            "orphans": "\(image.report.orphanMedia)", "partials": "\(image.partialExports)",
+        ]
+        print(String(decoding: try JSONEncoder().encode(line), as: UTF8.self))
+        return violations.isEmpty
+    }
+
+    /// Runs `op` on `ws`; `tag` names whatever the write creates, the same in the copy and the real run.
+    static func perform(_ op: Op, in ws: Workspace, tag: String) throws {
+        let directory = try ws.open()
+        let a = try ws.vaultA(directory)
+        defer { a.lock() }
+        // Open, so that a delete or move may pick any item, as the audit lists them all.
+        for folder in try a.folders() where folder.isProtected {
+            try a.unlockFolder(folder, password: Workspace.folderPassword)
+        }
+        switch op {
+        case .persist:
+            try a.createFolder("f-" + tag)
+        case .importFiles:
+            let report = try a.importFiles(try sources(ws, tag: tag, create: false))
+            guard report.failures.isEmpty else { throw WorkerError("import failed: \(report.failures)") }
+        case .delete:
+            let items = try a.items().sorted { $0.record.name < $1.record.name }
+            try a.deleteItems([items[0].record.id])
+        case .protect:
+            try a.createFolder("s-" + tag, password: Workspace.folderPassword, iterations: Workspace.iterations)
+        case .move:
+            let folder = try a.folders().filter(\.isProtected).sorted { $0.name < $1.name }[0]
+            let top = try a.items().filter { $0.folderPath == nil }.sorted { $0.record.name < $1.record.name }
+            try a.moveItems([top[0].record.id], to: folder)
+        case .passwd:
+            let next = Workspace.labels[0].passwords.first { (try? directory.unlock(password: $0)) == nil }!
+            try a.changePassword(to: next)
+        case .export:
+            try a.exportVault(to: ws.exportPath, password: Workspace.exportPassword, iterations: Workspace.iterations)
+        case .importExport:
+            try directory.importVault(from: ws.root + "/src/in.obscura", password: Workspace.exportPassword)
+        case .destroy:
+            let label = (try? directory.unlock(password: Workspace.labels[2].passwords[0])) != nil ? 2 : 3
+            try directory.destroy(try directory.unlock(password: Workspace.labels[label].passwords[0]))
+        case .create:
+            _ = try directory.createVault(password: Workspace.labels[3].passwords[0], iterations: Workspace.iterations)
+        }
+    }
+
+    /// Two new files to import, named after `tag`: a photo (the fixture JPEG with random
+    /// bytes after its end, so its content is new) and a small text file.
+    static func sources(_ ws: Workspace, tag: String, create: Bool = true) throws -> [String] {
+        let folder = ws.root + "/src/in-" + tag
+        let files = [folder + "/photo-\(tag).jpg", folder + "/note-\(tag).txt"]
+        guard create else { return files }
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let noise = (0..<16).map { _ in UInt8.random(in: 0...255) }
+        let jpeg = try Data(contentsOf: URL(fileURLWithPath: ws.root + "/src/base.jpg"))
+        try (jpeg + noise).write(to: URL(fileURLWithPath: files[0]))
+        try Data(Array("note \(tag)".utf8) + noise).write(to: URL(fileURLWithPath: files[1]))
+        return files
+    }
+
+    /// A fresh export, from a vault of its own directory, of the vault labelled "imported".
+    static func makeSourceExport(_ ws: Workspace) throws {
+        let source = ws.root + "/src/source"
+        try? FileManager.default.removeItem(atPath: source)
+        unlink(ws.root + "/src/in.obscura")
+        defer { try? FileManager.default.removeItem(atPath: source) }
+        let directory = try VaultDirectory(
+            path: source + "/vault", deviceSecrets: DeviceSecretStore(path: source + "/secret"), create: true)
+        try directory.initialize(iterations: Workspace.iterations)
+        let vault = try directory.createVault(password: Workspace.labels[2].passwords[0], iterations: Workspace.iterations)
+        defer { vault.lock() }
+        _ = try vault.importFiles(try sources(ws, tag: "export-" + UUID().uuidString.prefix(8).lowercased()))
+        try vault.exportVault(to: ws.root + "/src/in.obscura", password: Workspace.exportPassword, iterations: Workspace.iterations)
+    }
+}
+
+/// A failure of the worker itself (not of the code under test).
+struct WorkerError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}

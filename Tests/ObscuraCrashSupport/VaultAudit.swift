@@ -1,0 +1,128 @@
+import Foundation
+import ObscuraCrypto
+import ObscuraKit
+
+/// What one real vault holds, as far as crash consistency is concerned: which of its
+/// candidate passwords opens it, its folders and its items (by folder path and name).
+public struct VaultState: Codable, Equatable, Sendable {
+    /// Index of the candidate password that opened the vault (a password change moves
+    /// it from 0 to 1).
+    public var password: Int
+    /// Folder paths, protected ones marked with a trailing " (protected)".
+    public var folders: [String]
+    /// Items as "folder path/name" (top-level items as "/name"), sorted.
+    public var items: [String]
+}
+
+/// The result of auditing a vault directory after a write, interrupted or not.
+public struct AuditReport: Codable, Equatable, Sendable {
+    /// Slot files in data/.
+    public var slots = 0
+    /// Slots that open with the device credential and hold an empty catalog.
+    public var decoys = 0
+    /// Each known vault that a slot opens, by its label.
+    public var vaults: [String: VaultState] = [:]
+    /// Every broken invariant, in words; empty when the directory is sound.
+    public var problems: [String] = []
+    /// Pool files no present vault names: allowed (a crash between a catalog write and
+    /// the unlink of old media leaves them), but counted.
+    public var orphanMedia = 0
+}
+
+/// Checks a vault directory the way a restarted process finds it: every slot valid
+/// (decoys open with the device credential and are empty, real vaults open with a known
+/// password), at least ten slots, every item's original and thumbnail present and
+/// decrypting, no temporaries left after opening. Public API only, so that it works in
+/// any build of the package (the kill loop's worker uses it too).
+public enum VaultAudit {
+    /// Audits the directory at `path`.
+    ///
+    /// - Parameters:
+    ///   - vaults: each real vault's label and its candidate passwords.
+    ///   - folderPasswords: passwords to try on every protected folder.
+    public static func run(
+        path: String, secrets: DeviceSecretStore, vaults: [(label: String, passwords: [SecureBytes])],
+        folderPasswords: [SecureBytes] = []
+    ) throws -> AuditReport {
+        var report = AuditReport()
+        // Opening is what a restarted process does first: it sweeps temporaries.
+        let directory = try VaultDirectory(path: path, deviceSecrets: secrets)
+        for sub in ["data", "media"] {
+            let left = try FileManager.default.contentsOfDirectory(atPath: path + "/" + sub).filter { $0.hasPrefix(".") }
+            if !left.isEmpty { report.problems.append("\(sub)/ keeps \(left.count) temporaries after opening") }
+        }
+        let credential = DeviceSecretStore.credential(from: try secrets.load())
+        let names = try FileManager.default.contentsOfDirectory(atPath: path + "/data")
+            .filter { $0.hasSuffix(".db.enc") && !$0.hasPrefix(".") }.sorted()
+        report.slots = names.count
+        if names.count < 10 { report.problems.append("only \(names.count) slots") }
+
+        var opened = [String: SecureBytes]()
+        for name in names {
+            let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path + "/data/" + name)))
+            do {
+                let header = try SlotHeader.decode(bytes)
+                if let counts = try open(bytes, header: header, password: credential) {
+                    if counts != (0, 0) { report.problems.append("decoy \(name) holds \(counts) items and folders") }
+                    report.decoys += 1
+                    continue
+                }
+                var matched = false
+                for (label, candidates) in vaults {
+                    for candidate in candidates where try open(bytes, header: header, password: candidate) != nil {
+                        if opened[label] != nil { report.problems.append("\(label) opens two slots") }
+                        opened[label] = candidate
+                        matched = true
+                    }
+                }
+                if !matched { report.problems.append("slot \(name) opens with no known password") }
+            } catch {
+                report.problems.append("slot \(name): \(error)")
+            }
+        }
+
+        var named = Set<String>()
+        for (label, candidates) in vaults {
+            guard let password = opened[label] else { continue }
+            let vault = try directory.unlock(password: password)
+            defer { vault.lock() }
+            var state = VaultState(password: candidates.firstIndex { same($0, password) } ?? -1, folders: [], items: [])
+            for folder in try vault.folders() {
+                if folder.isProtected {
+                    for candidate in folderPasswords where !vault.isOpen(folder) {
+                        try? vault.unlockFolder(folder, password: candidate)
+                    }
+                }
+                state.folders.append(try vault.folderPath(folder) + (folder.isProtected ? " (protected)" : ""))
+            }
+            for view in try vault.items() {
+                state.items.append((view.folderPath ?? "") + "/" + view.record.name)
+                named.insert(view.record.mediaId + ".data.enc")
+                if let thumb = view.record.thumbId { named.insert(thumb + ".thumb.enc") }
+            }
+            state.items.sort()
+            let (_, skipped, problems) = try vault.verify()
+            if skipped > 0 { report.problems.append("\(label): \(skipped) items in folders no known password opens") }
+            report.problems += problems.map { "\(label): item \($0.itemId): \($0.message)" }
+            report.vaults[label] = state
+        }
+        let pool = try FileManager.default.contentsOfDirectory(atPath: path + "/media").filter { !$0.hasPrefix(".") }
+        report.orphanMedia = Set(pool).subtracting(named).count
+        return report
+    }
+
+    /// Item and folder counts of the slot if `password` opens it, nil if it does not;
+    /// throws when it opens but its envelope or catalog does not.
+    private static func open(_ bytes: [UInt8], header: SlotHeader, password: SecureBytes) throws -> (Int, Int)? {
+        guard let key = try? SlotCodec.unwrapKey(header: header, password: password) else { return nil }
+        let catalog = try Catalog.restore(image: try SlotCodec.openCatalog(contents: bytes, header: header, key: key))
+        defer { catalog.close() }
+        let counts = try catalog.counts()
+        return (counts.items, counts.folders)
+    }
+}
+
+/// Byte equality, for telling which candidate password opened a vault.
+private func same(_ a: SecureBytes, _ b: SecureBytes) -> Bool {
+    a.withUnsafeBytes { x in b.withUnsafeBytes { y in x.elementsEqual(y) } }
+}
