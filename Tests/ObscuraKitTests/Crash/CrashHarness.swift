@@ -24,7 +24,7 @@ final class CrashFixture {
 
     /// In memory where the system has /dev/shm: every write fsyncs a dozen files, and a
     /// write here is replayed once per step.
-    static let base = FileManager.default.fileExists(atPath: "/dev/shm") ? "/dev/shm" : nil
+    static let base = FileManager.default.fileExists(atPath: "/dev/shm") ? "/dev/shm" : FileManager.default.temporaryDirectory.path
 
     init() throws {
         root = try TestRoot(parent: Self.base)
