@@ -91,16 +91,12 @@ extension Vault {
             // The pool's new names are made durable before the catalog that names them.
             try directory.pool.sync()
             try catalog.write { db in for row in rows { try row.insert(db) } }
-            do {
-                try persist()
-            } catch {
-                // The files go below: their rows must leave the session's catalog too, or
-                // the next persist would record items whose media no longer exists.
-                _ = try? catalog.write { db in for row in rows { _ = try row.delete(db) } }
-                throw error
-            }
+            // A failed persist resets the session's catalog to what the slot holds, rows
+            // or no rows (resynchronize()), so the next persist cannot name lost media.
+            try persist()
         } catch {
-            // A persist that failed after its slot was replaced leaves the rows on disk.
+            // A persist that failed after its slot was replaced leaves the rows on disk,
+            // and their files must stay: only files the catalog does not name go.
             cleanUp(created: written)
             throw error
         }

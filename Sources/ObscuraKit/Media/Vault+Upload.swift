@@ -36,12 +36,14 @@ extension Vault {
         case let .failed(message): return .failed(message)
         case let .imported(row, plain, written):
             do {
+                // The pool's new names are durable before the catalog that names them.
+                try directory.pool.sync()
                 try catalog.write { try row.insert($0) }
                 try persist()
-                try directory.pool.sync()
             } catch {
-                _ = try? catalog.write { try row.delete($0) }
-                for path in written { unlink(path) }
+                // As for importFiles: a failed persist leaves the session's catalog as the
+                // slot holds it, and only files that catalog does not name go.
+                cleanUp(created: written)
                 throw error
             }
             return .imported(plain)
