@@ -11,7 +11,8 @@ import Foundation
 import ObscuraCrypto
 import ObscuraKit
 
-// Modes: `unlock` (default), `media [PHOTO_DIR]` (seal throughput and photo import).
+// Modes: `unlock` (default), `media [PHOTO_DIR]` (seal throughput and photo import),
+// `export [WORKDIR]` (export and import of an unlocked 2 GiB vault beside age).
 let mode = CommandLine.arguments.dropFirst().first ?? "unlock"
 if mode == "media" {
     print("-- chunked seal, default allocator settings")
@@ -20,6 +21,11 @@ if mode == "media" {
     try SealBench.run()
     print("--")
     try ImportBench.run(photos: CommandLine.arguments.dropFirst(2).first)
+    exit(0)
+}
+if mode == "export" {
+    MemoryTuning.keepLargeBuffersOnHeap()  // as the obscura executable does at start
+    try ExportBench.run(workdir: CommandLine.arguments.dropFirst(2).first)
     exit(0)
 }
 
