@@ -61,7 +61,7 @@ let package = Package(
             ]
         ),
         .executableTarget(name: "obscura", dependencies: ["ObscuraCLI"]),
-        .executableTarget(name: "obscura-bench", dependencies: ["ObscuraKit", "ObscuraServer"]),
+        .executableTarget(name: "obscura-bench", dependencies: ["ObscuraKit"]),
         .executableTarget(name: "obscura-vectors", dependencies: ["ObscuraKit"]),
         .testTarget(name: "ObscuraCryptoTests", dependencies: ["ObscuraCrypto"]),
         // Test media made at run time, shared by the test targets.
