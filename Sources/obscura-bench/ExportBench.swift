@@ -110,8 +110,9 @@ enum ExportBench {
             if run.0 < seconds { (seconds, peakKiB) = run }
         }
         func line(_ label: String, bytes: Double, against other: Sample? = nil, _ name: String = "") -> String {
-            var text = String(format: "  %-44@ %6.2f s  %5.2f GB/s  peak %6.1f MiB",
-                              label as NSString, seconds, bytes / seconds / 1e9, Double(peakKiB) / 1024)
+            // %-44@ does not pad on Linux's Foundation; pad the label first.
+            var text = "  " + label.padding(toLength: 44, withPad: " ", startingAt: 0)
+                + String(format: " %6.2f s  %5.2f GB/s  peak %6.1f MiB", seconds, bytes / seconds / 1e9, Double(peakKiB) / 1024)
             if let other { text += String(format: "   %.2fx %@", other.seconds / seconds, name) }
             return text
         }
