@@ -16,13 +16,6 @@ final class PayloadSource {
     /// cache in user space is several times cheaper here than read(2)'s kernel copy
     /// (docs/BENCHMARKS.md), and a window of `window` bytes keeps resident memory bounded.
     static let window = 16 << 20
-    /// On Linux the window's page-cache pages are mapped when it is made, in one call,
-    /// rather than by a page fault per few pages as the copy walks through it.
-    #if os(Linux)
-    static let mapFlags = MAP_PRIVATE | MAP_POPULATE
-    #else
-    static let mapFlags = MAP_PRIVATE
-    #endif
     private var fd: Int32 = -1
     private var fileSize = 0
     private var mapping: UnsafeMutableRawPointer?
@@ -80,7 +73,7 @@ final class PayloadSource {
                         unmap()
                         mappingStart = offset
                         mappingSize = min(Self.window, fileSize - offset)
-                        guard let mapped = mmap(nil, mappingSize, PROT_READ, Self.mapFlags, fd, off_t(mappingStart)),
+                        guard let mapped = mmap(nil, mappingSize, PROT_READ, MAP_PRIVATE, fd, off_t(mappingStart)),
                               mapped != MAP_FAILED
                         else { throw StorageError.io(path, errno) }
                         _ = madvise(mapped, mappingSize, MADV_SEQUENTIAL)
