@@ -19,11 +19,7 @@ extension Vault {
         let export = try prepareExport(password: password, iterations: iterations)
         let temporary = path + ".partial-" + UUID().uuidString.prefix(8)
         try FileIO.createDurably(temporary) { fd in
-            var writeback = Writeback(fd: fd)
-            try export.write(progress: progress) {
-                try FileIO.writeAll(fd, $0, path: temporary)
-                writeback.wrote($0.count)
-            }
+            try export.write(progress: progress) { try FileIO.writeAll(fd, $0, path: temporary) }
         }
         do {
             try FileIO.rename(temporary, path)
