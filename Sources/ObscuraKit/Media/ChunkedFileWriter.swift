@@ -36,16 +36,24 @@ enum ChunkedFileWriter {
         progress: ((Int) -> Void)? = nil, sink: (UnsafeRawBufferPointer) throws -> Void
     ) throws -> [UInt8] {
         let header = cipher.header
-        let sealer = ChunkSealer(cipher: cipher, hashing: hashing, source: source)
-        defer { sealer.finish() }
+        var hasher = SHA256Stream()
+        let feeder = ChunkFeeder(header: header, source: source)
+        defer { feeder.finish() }
         try (prefix + header.encoded()).withUnsafeBytes(sink)
+        var sealed = [UInt8](repeating: 0, count: header.chunkSize + header.chunkOverhead)
         for index in 0..<header.chunkCount {
-            let sealed = try sealer.next()
-            try sink(sealed)
-            sealer.release()
-            progress?(header.plaintextLength(ofChunk: index))
+            let plain = try feeder.next()
+            let sealedLength = plain.count + header.chunkOverhead
+            if hashing { hasher.update(plain) }
+            try sealed.withUnsafeMutableBytes {
+                try cipher.seal(plain, index: index, into: UnsafeMutableRawBufferPointer(rebasing: $0[0..<sealedLength]))
+            }
+            feeder.release()
+            try sealed.withUnsafeBytes { try sink(UnsafeRawBufferPointer(rebasing: $0[0..<sealedLength])) }
+            progress?(plain.count)
         }
-        return try sealer.end()
+        try feeder.end()
+        return hashing ? hasher.finalize() : []
     }
 
     /// A source reading the file descriptor `fd`.
@@ -64,5 +72,103 @@ enum ChunkedFileWriter {
             }
             return n
         }
+    }
+}
+
+/// Reads chunk plaintexts on a second thread, up to two chunks ahead, so that reading
+/// (a kernel copy as costly as sealing on the machines measured) overlaps sealing and
+/// writing. The source is only ever called from that thread, and never after `finish()`.
+private final class ChunkFeeder: @unchecked Sendable {
+    // @unchecked: buffers alternate between the threads under the semaphores' handoff;
+    // `error` and `stopped` are written before a signal and read after the matching wait.
+    private let header: ChunkedHeader
+    private let source: ChunkedFileWriter.Source
+    private let buffers: [UnsafeMutableRawBufferPointer]
+    private let free = DispatchSemaphore(value: 2)
+    private let ready = DispatchSemaphore(value: 0)
+    private let exited = DispatchSemaphore(value: 0)
+    private var error: Error?
+    private var stopped = false
+    private var taken: UInt64 = 0
+
+    init(header: ChunkedHeader, source: @escaping ChunkedFileWriter.Source) {
+        self.header = header
+        self.source = source
+        buffers = (0..<2).map { _ in UnsafeMutableRawBufferPointer.allocate(byteCount: max(header.chunkSize, 1), alignment: 16) }
+        let thread = Thread { [self] in run() }
+        thread.start()
+    }
+
+    deinit {
+        for buffer in buffers {
+            secureZero(buffer.baseAddress!, buffer.count)
+            buffer.deallocate()
+        }
+    }
+
+    private func run() {
+        defer { exited.signal() }
+        var total: UInt64 = 0
+        for index in 0..<header.chunkCount {
+            free.wait()
+            if stopped { return }
+            let want = header.plaintextLength(ofChunk: index)
+            do {
+                let got = try fill(UnsafeMutableRawBufferPointer(rebasing: buffers[Int(index % 2)][0..<want]))
+                total += UInt64(got)
+                guard got == want else { throw StreamError.sizeMismatch(expected: header.totalSize, actual: total) }
+            } catch {
+                self.error = error
+                ready.signal()
+                return
+            }
+            ready.signal()
+        }
+        // The source must be exhausted exactly at the declared size.
+        var probe: UInt8 = 0
+        do {
+            if try withUnsafeMutableBytes(of: &probe, { try source($0) }) != 0 {
+                error = StreamError.sizeMismatch(expected: header.totalSize, actual: total + 1)
+            }
+        } catch {
+            self.error = error
+        }
+        ready.signal()
+    }
+
+    /// The next chunk's plaintext; valid until ``release()``.
+    func next() throws -> UnsafeRawBufferPointer {
+        ready.wait()
+        if let error { throw error }
+        let index = taken
+        taken += 1
+        return UnsafeRawBufferPointer(rebasing: buffers[Int(index % 2)][0..<header.plaintextLength(ofChunk: index)])
+    }
+
+    /// Hands the last chunk's buffer back for reading.
+    func release() { free.signal() }
+
+    /// Waits for the end-of-source check.
+    func end() throws {
+        ready.wait()
+        if let error { throw error }
+    }
+
+    /// Stops the reader thread and waits for it to leave, whatever state it is in.
+    func finish() {
+        stopped = true
+        free.signal()
+        free.signal()
+        exited.wait()
+    }
+
+    private func fill(_ buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+        var done = 0
+        while done < buffer.count {
+            let n = try source(UnsafeMutableRawBufferPointer(rebasing: buffer[done...]))
+            if n == 0 { break }
+            done += n
+        }
+        return done
     }
 }
