@@ -62,7 +62,7 @@ let package = Package(
             ]
         ),
         .executableTarget(name: "obscura", dependencies: ["ObscuraCLI"]),
-        .executableTarget(name: "obscura-bench", dependencies: ["ObscuraKit", "ObscuraServer", .product(name: "GRDB", package: "GRDB.swift")]),
+        .executableTarget(name: "obscura-bench", dependencies: ["ObscuraKit", .product(name: "GRDB", package: "GRDB.swift")]),
         .executableTarget(name: "obscura-vectors", dependencies: ["ObscuraKit"]),
         .testTarget(name: "ObscuraCryptoTests", dependencies: ["ObscuraCrypto"]),
         // Test media made at run time, shared by the test targets.

@@ -12,7 +12,8 @@ import ObscuraCrypto
 import ObscuraKit
 
 // Modes: `unlock` (default), `media [PHOTO_DIR]` (seal throughput and photo import),
-// `gallery [WORKDIR]` (item listing of a 100,000-item catalog, in process and over HTTP).
+// `gallery [WORKDIR]` (item listing of a 100,000-item catalog, in process and over HTTP),
+// `export [WORKDIR]` (export and import of an unlocked 2 GiB vault beside age).
 let mode = CommandLine.arguments.dropFirst().first ?? "unlock"
 if mode == "gallery" {
     try GalleryBench.run(workdir: CommandLine.arguments.dropFirst(2).first)
@@ -25,6 +26,11 @@ if mode == "media" {
     try SealBench.run()
     print("--")
     try ImportBench.run(photos: CommandLine.arguments.dropFirst(2).first)
+    exit(0)
+}
+if mode == "export" {
+    MemoryTuning.keepLargeBuffersOnHeap()  // as the obscura executable does at start
+    try ExportBench.run(workdir: CommandLine.arguments.dropFirst(2).first)
     exit(0)
 }
 
