@@ -24,12 +24,15 @@ final class ChunkedFileReader {
         self.path = path
         self.offset = offset
         let fd = try FileIO.openForReading(path)
-        self.fd = fd
+        // Everything is checked into locals and the descriptor stored last: once every
+        // stored property is set, a throw runs deinit, which closes the descriptor too,
+        // and a second close could close a descriptor another thread has just opened.
+        let header: ChunkedHeader
+        let cipher: ChunkCipher
         do {
             var headerBytes = [UInt8](repeating: 0, count: ChunkedFormat.headerSize)
             let n = headerBytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress!, $0.count, off_t(offset)) }
             guard n == ChunkedFormat.headerSize else { throw StreamError.truncated }
-            bytesRead += n
             header = try ChunkedHeader.decode(headerBytes)
             // §6.2 order: header, keys (protection must match), size, then chunks.
             cipher = try makeCipher(header)
@@ -41,6 +44,10 @@ final class ChunkedFileReader {
             close(fd)
             throw error
         }
+        self.header = header
+        self.cipher = cipher
+        self.fd = fd
+        bytesRead = ChunkedFormat.headerSize
     }
 
     deinit { close(fd) }
