@@ -85,10 +85,28 @@ let package = Package(
     ]
 )
 
-// libFuzzer targets (scripts/fuzz). They have no main of their own, libFuzzer supplies
-// it, so they only link with `-sanitize=fuzzer`: the manifest declares them only when
-// scripts/fuzz asks, and ordinary builds never see them.
-if Context.environment["OBSCURA_FUZZ"] == "1" {
+// Sanitizer builds (scripts/fuzz, scripts/tsan; docs/SECURITY.md "Hardening figures").
+// OBSCURA_SANITIZE=fuzzer or =thread instruments this package's own Swift modules only:
+// the dependencies keep the flags of an ordinary debug build, so a sanitizer build in
+// the ordinary scratch path recompiles a few of our modules instead of every dependency
+// (which `swift build --sanitize` would do). The fuzz targets have no main of their own,
+// libFuzzer supplies it, so they exist only in the fuzzer build.
+let sanitizer = Context.environment["OBSCURA_SANITIZE"]
+if sanitizer == "fuzzer" {
     package.targets.append(.executableTarget(
         name: "obscura-fuzz", dependencies: ["ObscuraKit", .product(name: "GRDB", package: "GRDB.swift")]))
+}
+if let sanitizer, ["fuzzer", "thread"].contains(sanitizer) {
+    // libFuzzer's coverage and ASan go together; TSan stands alone.
+    let flags = sanitizer == "fuzzer" ? ["-sanitize=fuzzer,address"] : ["-sanitize=thread"]
+    let instrumented: Set = [
+        "ObscuraCrypto", "ObscuraImaging", "ObscuraKit", "ObscuraCrashSupport",
+        "obscura-hardening", "obscura-fuzz",
+    ]
+    for target in package.targets where instrumented.contains(target.name) {
+        target.swiftSettings = (target.swiftSettings ?? []) + [.unsafeFlags(flags)]
+        if target.type == .executable {
+            target.linkerSettings = (target.linkerSettings ?? []) + [.unsafeFlags(flags)]
+        }
+    }
 }

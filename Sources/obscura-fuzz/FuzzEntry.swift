@@ -1,6 +1,6 @@
 // obscura-fuzz: libFuzzer targets for every parser of untrusted bytes (scripts/fuzz).
 //
-//     OBSCURA_FUZZ_TARGET=slot .build-fuzz/debug/obscura-fuzz CORPUS_DIR -max_total_time=60
+//     OBSCURA_FUZZ_TARGET=slot .build/debug/obscura-fuzz CORPUS_DIR -max_total_time=60
 //
 // One binary holds every target, chosen by OBSCURA_FUZZ_TARGET, so that the instrumented
 // build links once rather than once per target (linking is most of a rebuild here).

@@ -120,14 +120,18 @@ final class StressRun: @unchecked Sendable {
         lock.withLock { done[kind, default: 0] += 1 }
     }
 
-    /// Errors that a racing lock or delete explains are expected; the rest are not. Any
-    /// error once the vault is locked is the lock's doing: an operation already past its
-    /// check reads a zeroed key and fails authentication (never returns wrong bytes), or
-    /// finds the catalog closed. Real damage would still show in the final audit.
+    /// Errors that a racing lock or delete explains are expected; the rest are not. From
+    /// the moment `lock()` begins, before `isLocked` turns true while it waits for the
+    /// operations in progress, a new operation is refused with `VaultError.locked` (and
+    /// one that needs another, an import's persist say, too); any error once the vault is
+    /// locked is the lock's doing. Real damage would still show in the final audit.
     private func record(_ error: Error, locked: Bool) {
         let text = "\(error)"
         var explained = locked || (error as? StorageError)?.code == ENOENT
-        if case .noSuchItem = error as? VaultError { explained = true }
+        switch error as? VaultError {
+        case .noSuchItem, .locked: explained = true
+        default: break
+        }
         lock.withLock {
             if explained { expected[String(text.prefix(48)), default: 0] += 1 } else { unexpected.append(text) }
         }
