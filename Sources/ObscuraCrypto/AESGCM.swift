@@ -44,16 +44,27 @@ public enum AESGCM {
 
     /// Seals `plaintext` with an explicit nonce into `output` as ciphertext ‖ tag (no
     /// nonce: the chunked format derives it). `output` must hold `plaintext.count + 16`
-    /// bytes. Copies once from CryptoKit's buffer; used on the bulk path.
+    /// bytes. Copies once from CryptoKit's buffer.
     public static func sealDetached(
         _ plaintext: UnsafeRawBufferPointer, key: SecureBytes, nonce: [UInt8], authenticating aad: [UInt8],
         into output: UnsafeMutableRawBufferPointer
     ) throws {
         precondition(output.count == plaintext.count + tagSize, "sealDetached: output size")
+        let sealed = try sealDetached(plaintext, key: key, nonce: nonce, authenticating: aad)
+        sealed.withUnsafeBytes { output.copyMemory(from: $0) }
+    }
+
+    /// Seals `plaintext` with an explicit nonce and returns ciphertext ‖ tag in the buffer
+    /// CryptoKit produced, without copying it: the bulk path, where a 1 MiB copy per
+    /// chunk costs as much as the sealing (docs/BENCHMARKS.md, "Export and import").
+    public static func sealDetached(
+        _ plaintext: UnsafeRawBufferPointer, key: SecureBytes, nonce: [UInt8], authenticating aad: [UInt8]
+    ) throws -> SealedBytes {
         let box = try AES.GCM.seal(
             plaintext, using: try symmetricKey(key), nonce: try AES.GCM.Nonce(data: nonce), authenticating: aad)
-        box.ciphertext.copyBytes(to: UnsafeMutableRawBufferPointer(rebasing: output[0..<plaintext.count]))
-        box.tag.copyBytes(to: UnsafeMutableRawBufferPointer(rebasing: output[plaintext.count...]))
+        // A 12-byte nonce always has a combined form: nonce ‖ ciphertext ‖ tag.
+        guard let combined = box.combined else { throw CryptoError.invalidLength(what: "nonce", expected: nonceSize, actual: nonce.count) }
+        return SealedBytes(combined, from: nonceSize)
     }
 
     /// Opens ciphertext ‖ tag (no nonce) with an explicit nonce into `output`, which must

@@ -48,6 +48,20 @@ public struct ChunkCipher: Sendable {
         }
     }
 
+    /// Seals chunk `index` and returns its stored bytes in CryptoKit's own buffer, without
+    /// the copy into a caller's buffer that ``seal(_:index:into:)`` makes.
+    public func sealed(_ plaintext: UnsafeRawBufferPointer, index: UInt64) throws -> SealedBytes {
+        precondition(plaintext.count == header.plaintextLength(ofChunk: index), "chunk length mismatch")
+        let aad = associatedData(index)
+        guard let outerKey else {
+            return try AESGCM.sealDetached(plaintext, key: key, nonce: nonce(index), authenticating: aad)
+        }
+        let inner = try AESGCM.sealDetached(plaintext, key: key, nonce: nonce(index), authenticating: aad)
+        return try inner.withUnsafeBytes {
+            try AESGCM.sealDetached($0, key: outerKey, nonce: nonce(header.chunkCount + index), authenticating: aad)
+        }
+    }
+
     /// Seals chunk `index`; `plaintext` must be exactly that chunk's length.
     public func seal(_ plaintext: UnsafeRawBufferPointer, index: UInt64) throws -> [UInt8] {
         var out = [UInt8](repeating: 0, count: plaintext.count + header.chunkOverhead)
