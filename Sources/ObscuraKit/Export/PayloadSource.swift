@@ -1,8 +1,8 @@
 import Foundation
 import ObscuraCrypto
 
-/// An export payload as a sequence of in-memory and file segments, read in order by the
-/// chunked writer with memory bounded by one chunk.
+/// An export payload as a sequence of in-memory and file segments, read in order, chunk
+/// by chunk, with memory bounded by one mapping window and one chunk.
 final class PayloadSource {
     enum Segment {
         case bytes([UInt8])
@@ -12,19 +12,29 @@ final class PayloadSource {
     private var segments: [Segment]
     private var index = 0
     private var offset = 0
-    /// The current file segment is read through a sliding mapping: copying from the page
-    /// cache in user space is several times cheaper here than read(2)'s kernel copy
-    /// (docs/BENCHMARKS.md), and a window of `window` bytes keeps resident memory bounded.
+    /// File segments are read through a sliding mapping: copying from the page cache in
+    /// user space is several times cheaper here than read(2)'s kernel copy, and a chunk
+    /// that lies inside the mapping is sealed straight from it with no copy at all
+    /// (docs/BENCHMARKS.md). A window of `window` bytes keeps resident memory bounded.
     static let window = 16 << 20
     private var fd: Int32 = -1
     private var fileSize = 0
     private var mapping: UnsafeMutableRawPointer?
     private var mappingStart = 0
     private var mappingSize = 0
+    /// Chunks that span segments are gathered here. They may hold the manifest (names and
+    /// dates, in the clear before sealing), so the buffer is zeroed when released.
+    private var staging: UnsafeMutableRawBufferPointer?
 
     init(_ segments: [Segment]) { self.segments = segments }
 
-    deinit { closeFile() }
+    deinit {
+        closeFile()
+        if let staging {
+            secureZero(staging.baseAddress!, staging.count)
+            staging.deallocate()
+        }
+    }
 
     private func unmap() {
         if let mapping { munmap(mapping, mappingSize) }
@@ -48,6 +58,43 @@ final class PayloadSource {
         }
     }
 
+    /// The next `count` bytes, which must all remain (the caller asks for the chunk
+    /// lengths of ``totalSize``). Lent straight from the file's mapping when they lie in
+    /// one file segment, gathered into a buffer otherwise; valid until the next call.
+    func next(_ count: Int) throws -> UnsafeRawBufferPointer {
+        if count > 0, let lent = try lend(count) { return lent }
+        let buffer: UnsafeMutableRawBufferPointer
+        if let staging, staging.count >= count {
+            buffer = staging
+        } else {
+            if let staging {
+                secureZero(staging.baseAddress!, staging.count)
+                staging.deallocate()
+            }
+            buffer = .allocate(byteCount: max(count, 1), alignment: 16)
+            staging = buffer
+        }
+        var done = 0
+        while done < count {
+            let n = try read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[done..<count]))
+            // Only a source shorter than its own total gets here: a caller's error.
+            guard n > 0 else { throw StreamError.sizeMismatch(expected: totalSize, actual: UInt64(done)) }
+            done += n
+        }
+        return UnsafeRawBufferPointer(rebasing: buffer[0..<count])
+    }
+
+    /// `count` bytes of the current file segment, from its mapping, if they all lie in it.
+    private func lend(_ count: Int) throws -> UnsafeRawBufferPointer? {
+        guard index < segments.count, case let .file(path, size) = segments[index] else { return nil }
+        try openIfNeeded(path: path, size: size)
+        guard fileSize - offset >= count else { return nil }
+        try map(path: path, covering: count)
+        let lent = UnsafeRawBufferPointer(start: mapping! + (offset - mappingStart), count: count)
+        offset += count
+        return lent
+    }
+
     /// Fills `buffer` from the current segment; 0 at the end of the last one. A file that
     /// is shorter than when it was measured is an error (the total is in every chunk).
     func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
@@ -61,24 +108,9 @@ final class PayloadSource {
                     return n
                 }
             case let .file(path, size):
-                if fd < 0 {
-                    fd = try FileIO.openForReading(path)
-                    var st = stat()
-                    guard fstat(fd, &st) == 0 else { throw StorageError.io(path, errno) }
-                    guard Int64(st.st_size) == size else { throw VaultError.sourceChanged }
-                    fileSize = Int(size)
-                }
+                try openIfNeeded(path: path, size: size)
                 if offset < fileSize {
-                    if mapping == nil || offset >= mappingStart + mappingSize {
-                        unmap()
-                        mappingStart = offset
-                        mappingSize = min(Self.window, fileSize - offset)
-                        guard let mapped = mmap(nil, mappingSize, PROT_READ, MAP_PRIVATE, fd, off_t(mappingStart)),
-                              mapped != MAP_FAILED
-                        else { throw StorageError.io(path, errno) }
-                        _ = madvise(mapped, mappingSize, MADV_SEQUENTIAL)
-                        mapping = mapped
-                    }
+                    try map(path: path, covering: 1)
                     let n = min(buffer.count, mappingStart + mappingSize - offset)
                     buffer.copyMemory(from: UnsafeRawBufferPointer(start: mapping! + (offset - mappingStart), count: n))
                     offset += n
@@ -91,6 +123,33 @@ final class PayloadSource {
         }
         return 0
     }
+
+    private func openIfNeeded(path: String, size: Int64) throws {
+        guard fd < 0 else { return }
+        fd = try FileIO.openForReading(path)
+        var st = stat()
+        guard fstat(fd, &st) == 0 else { throw StorageError.io(path, errno) }
+        guard Int64(st.st_size) == size else { throw VaultError.sourceChanged }
+        fileSize = Int(size)
+    }
+
+    /// Makes the mapping cover `count` bytes from `offset`, moving the window if needed:
+    /// it starts at the page holding `offset` (mmap offsets are page-aligned).
+    private func map(path: String, covering count: Int) throws {
+        if mapping != nil, offset >= mappingStart, offset + count <= mappingStart + mappingSize { return }
+        unmap()
+        mappingStart = offset & ~(Self.pageSize - 1)
+        mappingSize = min(max(Self.window, offset - mappingStart + count), fileSize - mappingStart)
+        guard let mapped = mmap(nil, mappingSize, PROT_READ, MAP_PRIVATE, fd, off_t(mappingStart)), mapped != MAP_FAILED
+        else {
+            mappingSize = 0
+            throw StorageError.io(path, errno)
+        }
+        _ = madvise(mapped, mappingSize, MADV_SEQUENTIAL)
+        mapping = mapped
+    }
+
+    private static let pageSize = Int(sysconf(Int32(_SC_PAGESIZE)))
 }
 
 /// Reads a decrypted payload front to back, chunk by chunk.
