@@ -20,7 +20,13 @@ extension Vault {
         let export = try prepareExport(password: password, iterations: iterations)
         let temporary = path + ".partial-" + UUID().uuidString.prefix(8)
         try FileIO.createDurably(temporary) { fd in
-            try export.write(progress: progress) { try FileIO.writeAll(fd, $0, path: temporary) }
+            // Sealing on this thread, writing on another: the write's copy into the page
+            // cache is the larger cost (docs/BENCHMARKS.md, "Export and import").
+            let writer = BackgroundWriter(fd: fd, path: temporary)
+            let sealing = Result { try export.write(progress: progress, emit: writer.write) }
+            // A write error (a full disk) is the cause of any sealing-side failure it led to.
+            try writer.finish()
+            try sealing.get()
         }
         let steps = directory.store.steps
         do {
@@ -93,14 +99,26 @@ public struct PreparedExport: @unchecked Sendable {
     public var fileSize: UInt64 { UInt64(header.count) + cipher.header.fileSize }
 
     /// Seals the payload and hands the file's bytes to `sink` in order, with bounded
-    /// memory. The buffer given to `sink` is reused: consume it before returning.
-    /// `progress` gets payload bytes done and the payload's total.
+    /// memory. The buffer given to `sink` is valid only during the call: consume it before
+    /// returning. `progress` gets payload bytes done and the payload's total.
     public func write(progress: ((UInt64, UInt64) -> Void)? = nil, sink: (UnsafeRawBufferPointer) throws -> Void) throws {
+        try write(progress: progress, emit: { try $0.withUnsafeBytes(sink) })
+    }
+
+    /// Seals the payload and hands the file's pieces to `emit` in order, owned: the export
+    /// header with the chunked header, then each sealed chunk as CryptoKit returned it.
+    /// Chunks that lie inside one media file are sealed straight from its mapping, so a
+    /// byte is read once and copied only by the sealing (docs/FORMAT.md §7).
+    public func write(progress: ((UInt64, UInt64) -> Void)? = nil, emit: (SealedBytes) throws -> Void) throws {
+        let chunked = cipher.header
         let total = source.totalSize
         var done: UInt64 = 0
-        try ChunkedFileWriter.write(prefix: header, cipher: cipher, hashing: false, source: source.read, progress: { n in
-            done += UInt64(n)
+        try emit(SealedBytes(header + chunked.encoded()))
+        for index in 0..<chunked.chunkCount {
+            let length = chunked.plaintextLength(ofChunk: index)
+            try emit(try cipher.sealed(try source.next(length), index: index))
+            done += UInt64(length)
             progress?(done, total)
-        }, sink: sink)
+        }
     }
 }

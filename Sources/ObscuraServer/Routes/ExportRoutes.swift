@@ -68,13 +68,13 @@ final class ExportPipe: @unchecked Sendable {
     init(_ export: PreparedExport) {
         Thread { [self] in
             do {
-                try export.write { bytes in
+                try export.write(emit: { sealed in
                     space.wait()
                     if lock.withLock({ cancelled }) { throw CancellationError() }
-                    let piece = ByteBuffer(bytes: bytes)
+                    let piece = sealed.withUnsafeBytes { ByteBuffer(bytes: $0) }
                     lock.withLock { queue.append(piece) }
                     ready.signal()
-                }
+                })
                 lock.withLock { finished = true }
             } catch {
                 lock.withLock {
