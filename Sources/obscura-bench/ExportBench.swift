@@ -71,17 +71,34 @@ enum ExportBench {
         let poolCopy = pool.map { vaultCopy + "/media/" + ($0 as NSString).lastPathComponent }
         let exportPath = base + "/v.obscura", agePath = base + "/age.out", ageDecrypted = base + "/age.dec"
         var export = Sample(), ageEncrypt = Sample(), importSample = Sample(), ageDecrypt = Sample()
+        // obscura fsyncs what it writes; age does not. The "+ fsync" references pay the same
+        // durability, so that a disk's write speed is not counted against obscura alone.
+        var ageEncryptSync = Sample(), ageDecryptSync = Sample()
+        // The medium's own cost: the same size written and fsynced, no crypto at all.
+        var plainWrite = Sample()
+        let mebibytes = Int((bytes / 1_048_576).rounded(.up))
         do {
             let vault = try VaultDirectory(path: vaultCopy, deviceSecrets: secrets).unlock(password: vaultPassword)
-            for run in 0..<runs {
-                let last = run == runs - 1
-                try? FileManager.default.removeItem(atPath: exportPath)
+            let files = poolCopy.map { "'\($0)'" }.joined(separator: " ")
+            let encrypt = "cat \(files) | age -e -r \(recipient) -o '\(agePath)'"
+            // Every timed run starts with neither output present, so both write with the
+            // same memory in use: here writing into memory the machine has not touched
+            // lately costs 2-4x more (docs/BENCHMARKS.md, "Export and import").
+            let clear = { for path in [exportPath, agePath] { try? FileManager.default.removeItem(atPath: path) } }
+            for _ in 0..<runs {
+                clear()
                 export.add(try timed { try vault.exportVault(to: exportPath, password: exportPassword) })
-                if !last { try? FileManager.default.removeItem(atPath: exportPath) }
-                try? FileManager.default.removeItem(atPath: agePath)
-                let files = poolCopy.map { "'\($0)'" }.joined(separator: " ")
-                ageEncrypt.add(try timedProcess("cat \(files) | age -e -r \(recipient) -o '\(agePath)'", work: base))
+                clear()
+                ageEncrypt.add(try timedProcess(encrypt, work: base))
+                clear()
+                ageEncryptSync.add(try timedProcess(encrypt + " && sync '\(agePath)'", work: base))
+                clear()
+                plainWrite.add(try timedProcess("dd if=/dev/zero of='\(agePath)' bs=1M count=\(mebibytes) conv=fsync status=none", work: base))
             }
+            // The files the import runs read, made again untimed.
+            clear()
+            try vault.exportVault(to: exportPath, password: exportPassword)
+            try shell(encrypt)
         }
         if vaultCopy != vaultPath { try? FileManager.default.removeItem(atPath: vaultCopy) }
         let targetPath = base + "/target"
@@ -92,28 +109,40 @@ enum ExportBench {
                 importSample.add(try timed { try target.importVault(from: exportPath, password: exportPassword) })
             }
             try? FileManager.default.removeItem(atPath: targetPath)
-            ageDecrypt.add(try timedProcess("age -d -i '\(key)' -o '\(ageDecrypted)' '\(agePath)'", work: base))
+            let decrypt = "age -d -i '\(key)' -o '\(ageDecrypted)' '\(agePath)'"
+            ageDecrypt.add(try timedProcess(decrypt, work: base))
+            try? FileManager.default.removeItem(atPath: ageDecrypted)
+            ageDecryptSync.add(try timedProcess(decrypt + " && sync '\(ageDecrypted)'", work: base))
             try? FileManager.default.removeItem(atPath: ageDecrypted)
         }
         for path in [exportPath, agePath] { try? FileManager.default.removeItem(atPath: path) }
         print(export.line("obscura export (KDF, seal, fsync, rename)", bytes: bytes, against: ageEncrypt, "age -e"))
         print(ageEncrypt.line("age -e, the same bytes, to a file", bytes: bytes))
+        print(ageEncryptSync.line("age -e, then fsync of its output", bytes: bytes, versus: export, "obscura export"))
+        print(plainWrite.line("dd of zeros, same size, conv=fsync", bytes: bytes, versus: export, "obscura export"))
         print(importSample.line("obscura import (KDF, verify, fsync, sweep)", bytes: bytes, against: ageDecrypt, "age -d"))
         print(ageDecrypt.line("age -d, to a file", bytes: bytes))
+        print(ageDecryptSync.line("age -d, then fsync of its output", bytes: bytes, versus: importSample, "obscura import"))
     }
 
     /// Best time of a series, with the peak memory of that run.
     struct Sample {
         var seconds = Double.infinity
         var peakKiB = 0
+        /// Every run's seconds, in order: the spread shows how noisy the machine was.
+        var all: [Double] = []
         mutating func add(_ run: (Double, Int)) {
+            all.append(run.0)
             if run.0 < seconds { (seconds, peakKiB) = run }
         }
-        func line(_ label: String, bytes: Double, against other: Sample? = nil, _ name: String = "") -> String {
+        /// `against`: this run's speed-up over `other`; `versus`: `other`'s speed-up over this.
+        func line(_ label: String, bytes: Double, against other: Sample? = nil, versus: Sample? = nil, _ name: String = "") -> String {
             // %-44@ does not pad on Linux's Foundation; pad the label first.
             var text = "  " + label.padding(toLength: 44, withPad: " ", startingAt: 0)
                 + String(format: " %6.2f s  %5.2f GB/s  peak %6.1f MiB", seconds, bytes / seconds / 1e9, Double(peakKiB) / 1024)
+            text += "  (" + all.map { String(format: "%.2f", $0) }.joined(separator: " ") + ")"
             if let other { text += String(format: "   %.2fx %@", other.seconds / seconds, name) }
+            if let versus { text += String(format: "   %@ %.2fx this", name, seconds / versus.seconds) }
             return text
         }
     }
