@@ -31,7 +31,15 @@ nonisolated(unsafe) var importTarget: VaultDirectory?
 
 func makeScratch() throws {
     try FileManager.default.createDirectory(atPath: fuzzScratch, withIntermediateDirectories: true)
+    // libFuzzer ends a bounded run with exit(), so the scratch goes with the process
+    // instead of piling up in /dev/shm (memory) run after run. A crash keeps it.
+    if !scratchRemovalRegistered {
+        scratchRemovalRegistered = true
+        atexit { try? FileManager.default.removeItem(atPath: fuzzScratch) }
+    }
 }
+
+nonisolated(unsafe) var scratchRemovalRegistered = false
 
 func makeImportTarget() throws {
     try makeScratch()
