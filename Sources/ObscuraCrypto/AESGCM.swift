@@ -42,21 +42,10 @@ public enum AESGCM {
         return out
     }
 
-    /// Seals `plaintext` with an explicit nonce into `output` as ciphertext ‖ tag (no
-    /// nonce: the chunked format derives it). `output` must hold `plaintext.count + 16`
-    /// bytes. Copies once from CryptoKit's buffer.
-    public static func sealDetached(
-        _ plaintext: UnsafeRawBufferPointer, key: SecureBytes, nonce: [UInt8], authenticating aad: [UInt8],
-        into output: UnsafeMutableRawBufferPointer
-    ) throws {
-        precondition(output.count == plaintext.count + tagSize, "sealDetached: output size")
-        let sealed = try sealDetached(plaintext, key: key, nonce: nonce, authenticating: aad)
-        sealed.withUnsafeBytes { output.copyMemory(from: $0) }
-    }
-
-    /// Seals `plaintext` with an explicit nonce and returns ciphertext ‖ tag in the buffer
-    /// CryptoKit produced, without copying it: the bulk path, where a 1 MiB copy per
-    /// chunk costs as much as the sealing (docs/BENCHMARKS.md, "Export and import").
+    /// Seals `plaintext` with an explicit nonce and returns ciphertext ‖ tag (no nonce: the
+    /// chunked format derives it) in the buffer CryptoKit produced, without copying it:
+    /// on the bulk path a 1 MiB copy per chunk costs as much as the sealing
+    /// (docs/BENCHMARKS.md, "Export and import").
     public static func sealDetached(
         _ plaintext: UnsafeRawBufferPointer, key: SecureBytes, nonce: [UInt8], authenticating aad: [UInt8]
     ) throws -> SealedBytes {

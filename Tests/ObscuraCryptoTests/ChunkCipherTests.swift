@@ -57,23 +57,6 @@ import Testing
         }
     }
 
-    /// The zero-copy seal (the export path) and the copying seal must store the same bytes.
-    @Test func lentSealMatchesTheCopyingSeal() throws {
-        let plaintext = SeededRandom(seed: "lent").bytes(10_000)
-        for outer in [nil, folderKey] {
-            let h = header(total: 10_000, protected: outer != nil)
-            let cipher = try ChunkCipher(header: h, key: mek, outerKey: outer, context: context)
-            let expected = try sealAll(plaintext, h, outer: outer)
-            for i in 0..<h.chunkCount {
-                let start = Int(i) * h.chunkSize
-                let piece = plaintext[start..<(start + h.plaintextLength(ofChunk: i))]
-                let lent = try piece.withUnsafeBytes { try cipher.sealed($0, index: i) }
-                #expect(lent.count == piece.count + h.chunkOverhead)
-                #expect(lent.withUnsafeBytes { Array($0) } == expected[Int(i)])
-            }
-        }
-    }
-
     @Test func reorderedChunksFail() throws {
         let h = header(total: 3 * 4096)
         let sealed = try sealAll(SeededRandom(seed: "r").bytes(3 * 4096), h)

@@ -29,34 +29,20 @@ public struct ChunkCipher: Sendable {
     }
 
     /// Seals chunk `index` into `output`, which must hold exactly the sealed size
-    /// (plaintext length + ``ChunkedHeader/chunkOverhead``); the bulk path, no allocation
-    /// beyond CryptoKit's own.
+    /// (plaintext length + ``ChunkedHeader/chunkOverhead``): ``sealed(_:index:)`` and one
+    /// copy out of CryptoKit's buffer.
     public func seal(_ plaintext: UnsafeRawBufferPointer, index: UInt64, into output: UnsafeMutableRawBufferPointer) throws {
-        precondition(plaintext.count == header.plaintextLength(ofChunk: index), "chunk length mismatch")
         precondition(output.count == plaintext.count + header.chunkOverhead, "sealed chunk size")
-        let aad = associatedData(index)
-        guard let outerKey else {
-            try AESGCM.sealDetached(plaintext, key: key, nonce: nonce(index), authenticating: aad, into: output)
-            return
-        }
-        var inner = [UInt8](repeating: 0, count: plaintext.count + AESGCM.tagSize)
-        try inner.withUnsafeMutableBytes {
-            try AESGCM.sealDetached(plaintext, key: key, nonce: nonce(index), authenticating: aad, into: $0)
-        }
-        try inner.withUnsafeBytes {
-            try AESGCM.sealDetached($0, key: outerKey, nonce: nonce(header.chunkCount + index), authenticating: aad, into: output)
-        }
+        try sealed(plaintext, index: index).withUnsafeBytes { output.copyMemory(from: $0) }
     }
 
-    /// Seals chunk `index` and returns its stored bytes in CryptoKit's own buffer, without
-    /// the copy into a caller's buffer that ``seal(_:index:into:)`` makes.
+    /// Seals chunk `index` and returns its stored bytes (ciphertext ‖ tag, one tag per
+    /// layer) in CryptoKit's own buffer, without copying them: the export path.
     public func sealed(_ plaintext: UnsafeRawBufferPointer, index: UInt64) throws -> SealedBytes {
         precondition(plaintext.count == header.plaintextLength(ofChunk: index), "chunk length mismatch")
         let aad = associatedData(index)
-        guard let outerKey else {
-            return try AESGCM.sealDetached(plaintext, key: key, nonce: nonce(index), authenticating: aad)
-        }
         let inner = try AESGCM.sealDetached(plaintext, key: key, nonce: nonce(index), authenticating: aad)
+        guard let outerKey else { return inner }
         return try inner.withUnsafeBytes {
             try AESGCM.sealDetached($0, key: outerKey, nonce: nonce(header.chunkCount + index), authenticating: aad)
         }
