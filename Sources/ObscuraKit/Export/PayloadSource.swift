@@ -30,10 +30,15 @@ final class PayloadSource {
 
     deinit {
         closeFile()
+        releaseStaging()
+    }
+
+    private func releaseStaging() {
         if let staging {
             secureZero(staging.baseAddress!, staging.count)
             staging.deallocate()
         }
+        staging = nil
     }
 
     private func unmap() {
@@ -67,10 +72,7 @@ final class PayloadSource {
         if let staging, staging.count >= count {
             buffer = staging
         } else {
-            if let staging {
-                secureZero(staging.baseAddress!, staging.count)
-                staging.deallocate()
-            }
+            releaseStaging()
             buffer = .allocate(byteCount: max(count, 1), alignment: 16)
             staging = buffer
         }

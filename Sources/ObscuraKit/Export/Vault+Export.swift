@@ -42,7 +42,7 @@ extension Vault {
     }
 
     /// Derives the export KEK and lays out the payload of an export (docs/FORMAT.md §7),
-    /// ready to be streamed by ``PreparedExport/write(progress:sink:)``: to a file, or
+    /// ready to be streamed by ``PreparedExport/write(progress:emit:)``: to a file, or
     /// straight into a download.
     public func prepareExport(password: SecureBytes, iterations: Int = PasswordKDF.exportIterations) throws -> PreparedExport {
         try enter()
@@ -95,18 +95,12 @@ public struct PreparedExport: @unchecked Sendable {
     let cipher: ChunkCipher
     let source: PayloadSource
 
-    /// The size in bytes of the `.obscura` file ``write(progress:sink:)`` produces.
+    /// The size in bytes of the `.obscura` file ``write(progress:emit:)`` produces.
     public var fileSize: UInt64 { UInt64(header.count) + cipher.header.fileSize }
 
-    /// Seals the payload and hands the file's bytes to `sink` in order, with bounded
-    /// memory. The buffer given to `sink` is valid only during the call: consume it before
-    /// returning. `progress` gets payload bytes done and the payload's total.
-    public func write(progress: ((UInt64, UInt64) -> Void)? = nil, sink: (UnsafeRawBufferPointer) throws -> Void) throws {
-        try write(progress: progress, emit: { try $0.withUnsafeBytes(sink) })
-    }
-
-    /// Seals the payload and hands the file's pieces to `emit` in order, owned: the export
-    /// header with the chunked header, then each sealed chunk as CryptoKit returned it.
+    /// Seals the payload and hands the file's pieces to `emit` in order, owned, with
+    /// bounded memory: the export header with the chunked header, then each sealed chunk
+    /// as CryptoKit returned it. `progress` gets payload bytes done and the payload's total.
     /// Chunks that lie inside one media file are sealed straight from its mapping, so a
     /// byte is read once and copied only by the sealing (docs/FORMAT.md §7).
     public func write(progress: ((UInt64, UInt64) -> Void)? = nil, emit: (SealedBytes) throws -> Void) throws {
