@@ -85,7 +85,7 @@ let package = Package(
     ]
 )
 
-// Sanitizer builds (scripts/fuzz, scripts/tsan; docs/SECURITY.md "Hardening figures").
+// Sanitizer builds (scripts/fuzz, scripts/tsan; docs/HARDENING.md "Fuzzing", "Thread Sanitizer").
 // OBSCURA_SANITIZE=fuzzer or =thread instruments this package's own Swift modules only:
 // the dependencies keep the flags of an ordinary debug build, so a sanitizer build in
 // the ordinary scratch path recompiles a few of our modules instead of every dependency

@@ -10,7 +10,7 @@ import Glibc
 /// Each suite runs a small version by default, to keep `swift test` cheap, and a larger
 /// one when `OBSCURA_HARDEN_FULL=1` (what `scripts/harden` sets). Suites report their
 /// figures as `HARDEN-FIGURE` lines on standard output, which `scripts/harden` collects
-/// into its summary table and docs/SECURITY.md quotes.
+/// into its summary table and docs/HARDENING.md quotes.
 public enum Hardening {
     /// Whether the full-size runs were asked for.
     public static let full = ProcessInfo.processInfo.environment["OBSCURA_HARDEN_FULL"] == "1"

@@ -17,7 +17,7 @@ import Testing
         write: @escaping (CrashFixture) throws -> Void
     ) throws {
         let outcome = try CrashHarness.everyStep(setUp: setUp, write: write)
-        // The figures docs/SECURITY.md quotes.
+        // The figures docs/HARDENING.md quotes.
         print("crash harness: \(name): \(outcome.steps) steps, \(2 * outcome.steps) images checked, "
               + "old \(outcome.sawOld), new \(outcome.sawNew), \(outcome.failures.count) failures")
         #expect(outcome.steps >= minimumSteps)
