@@ -8,7 +8,7 @@ public enum PasswordKDF {
     public static let saltSize = 32
     /// Derived key size in bytes.
     public static let outputSize = 32
-    /// Vault passwords (DESIGN.md, key hierarchy).
+    /// Vault passwords (docs/FORMAT.md §2; docs/SECURITY.md, "Key hierarchy").
     public static let vaultIterations = 600_000
     /// Folder passwords.
     public static let folderIterations = 100_000

@@ -1,7 +1,7 @@
 import Foundation
 import ObscuraCrypto
 
-/// The session's cache of viewer previews (DESIGN.md, session lifecycle): a memory tier,
+/// The session's cache of viewer previews (docs/SECURITY.md, "Preview cache"): a memory tier,
 /// and a disk tier in a private temporary directory whose entries are sealed under a
 /// random key that exists only in this object. ``clear()`` (at lock) zeroes the key,
 /// empties memory and deletes the directory; a crashed session's directory holds only

@@ -63,7 +63,7 @@ extension Vault {
 
 /// An anonymous file in memory that holds one upload while it arrives, so that the
 /// importer (and ffprobe, for videos) can read it like a file without a plaintext byte
-/// reaching persistent storage (DESIGN.md, Media).
+/// reaching persistent storage (docs/SECURITY.md, web gallery, "plaintext on disk").
 ///
 /// On Linux it is a POSIX shared-memory object (tmpfs under /dev/shm) unlinked the
 /// moment it is made: no name leads to it, and it vanishes with its descriptor. Its

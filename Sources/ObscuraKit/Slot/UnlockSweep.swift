@@ -1,7 +1,7 @@
 import Dispatch
 import ObscuraCrypto
 
-/// The fixed-sweep unlock (DESIGN.md, Hidden Vaults): a password is tried against every
+/// The fixed-sweep unlock (docs/FORMAT.md §3.5): a password is tried against every
 /// slot, with no early return, spread over all cores; the caller decides from the
 /// collected results.
 enum UnlockSweep {

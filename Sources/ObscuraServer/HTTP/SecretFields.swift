@@ -3,8 +3,8 @@ import Hummingbird
 import ObscuraCrypto
 
 /// Reads the string fields of a small request body straight into zeroing buffers, so a
-/// password never passes through a Swift `String` (DESIGN.md: keys never pass through
-/// String), and wipes the body afterwards.
+/// password never passes through a Swift `String` (docs/SECURITY.md, "Key hygiene":
+/// passwords and keys never become a `String`), and wipes the body afterwards.
 ///
 /// Two encodings: a flat JSON object whose values are strings or null (the API's
 /// password routes), and `application/x-www-form-urlencoded` (the export form).

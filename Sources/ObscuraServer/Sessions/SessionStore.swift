@@ -4,7 +4,7 @@ import ObscuraCrypto
 import ObscuraKit
 
 /// Every session of the server and every vault they unlocked, with the rules of
-/// DESIGN.md's session lifecycle: one `Vault` per slot however many sessions share it,
+/// docs/SECURITY.md's session lifecycle: one `Vault` per slot however many share it,
 /// auto-lock after inactivity, folder keys dropped when the gallery is hidden, and the
 /// progressive delay on failed unlocks.
 final class SessionStore: @unchecked Sendable {

@@ -1,6 +1,6 @@
 import Foundation
 
-/// The progressive delay on failed unlocks (DESIGN.md, session lifecycle), shared by
+/// The progressive delay on failed unlocks (docs/SECURITY.md, session lifecycle), shared by
 /// the whole server so that dropping the cookie does not reset it: no delay for the
 /// first ``freeFailures`` failures, then 2, 4, 8, ... seconds, at most ``maximumDelay``.
 /// A success resets it. It lives in memory: a restart forgets it, and a restart costs
