@@ -16,10 +16,13 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", exact: "2.28.1"),
     ],
     targets: [
+        // Plain C wrappers for the system calls Swift cannot call (variadic or unwrapped).
+        .target(name: "CObscuraSystem"),
         // Crypto primitives; knows nothing of vaults.
         .target(
             name: "ObscuraCrypto",
             dependencies: [
+                "CObscuraSystem",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
             ]
@@ -34,6 +37,7 @@ let package = Package(
         .target(
             name: "ObscuraKit",
             dependencies: [
+                "CObscuraSystem",
                 "ObscuraCrypto",
                 "ObscuraImaging",
                 .product(name: "GRDB", package: "GRDB.swift"),
@@ -74,6 +78,7 @@ let package = Package(
             dependencies: [
                 "ObscuraServer", "ObscuraKit", "ObscuraCrypto", "ObscuraTestSupport",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .testTarget(name: "ObscuraCLITests", dependencies: ["ObscuraCLI", "ObscuraKit", "ObscuraTestSupport"]),

@@ -23,6 +23,8 @@ public struct ObscuraCommand: ParsableCommand {
     /// Parses `arguments` (the process's own when nil), runs the command, and exits
     /// with the documented code.
     public static func main(_ arguments: [String]? = nil) -> Never {
+        // Before any key or photo is in memory: no core file, no ptrace attach.
+        ProcessHardening.apply()
         MemoryTuning.keepLargeBuffersOnHeap()
         let arguments = arguments ?? Array(CommandLine.arguments.dropFirst())
         LogLevel.bootstrap(arguments: arguments)

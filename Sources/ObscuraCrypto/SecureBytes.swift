@@ -7,8 +7,10 @@ import Glibc
 /// A fixed-size buffer for key material that zeroes its bytes when released.
 ///
 /// Keys, passwords and other secrets live here rather than in `String`, `Array` or
-/// `Data`, whose storage may be copied or freed without being cleared. The pages are
-/// locked into memory where the system allows it, so that secrets stay out of swap.
+/// `Data`, whose storage may be copied or freed without being cleared. Each buffer has
+/// whole pages of its own, locked into memory where the system allows it (so that
+/// secrets stay out of swap) and, on Linux, marked `MADV_DONTDUMP` (so that no core
+/// dump holds them, whatever the process's settings).
 public final class SecureBytes: @unchecked Sendable {
     // @unchecked: the buffer is written only through `withUnsafeMutableBytes` and
     // `zeroize`, and callers do not share a SecureBytes across threads while writing.
@@ -20,14 +22,25 @@ public final class SecureBytes: @unchecked Sendable {
     /// Creates a zero-filled buffer of `count` bytes.
     public init(count: Int) {
         precondition(count >= 0, "SecureBytes: negative count")
-        // One byte at least, so that the base address is never nil.
-        storage = .allocate(byteCount: max(count, 1), alignment: 16)
+        // Whole pages: madvise and mlock act on pages, and a page shared with other
+        // data would carry their flags too. One page at least, so the base is never nil.
+        let page = Self.pageSize
+        storage = .allocate(byteCount: (max(count, 1) + page - 1) / page * page, alignment: page)
         storage.initializeMemory(as: UInt8.self, repeating: 0)
         storageCount = count
+        #if os(Linux)
+        _ = madvise(storage.baseAddress!, storage.count, MADV_DONTDUMP)
+        #endif
         _ = mlock(storage.baseAddress!, storage.count)
     }
 
     private let storageCount: Int
+
+    /// The system's page size.
+    static let pageSize = Int(sysconf(Int32(_SC_PAGESIZE)))
+
+    /// The address of the first byte (tests look its pages up in /proc/self/smaps).
+    package var baseAddress: UInt { UInt(bitPattern: storage.baseAddress!) }
 
     /// Creates a buffer holding a copy of `bytes`.
     public convenience init<C: Collection>(copying bytes: C) where C.Element == UInt8 {
@@ -71,6 +84,10 @@ public final class SecureBytes: @unchecked Sendable {
     deinit {
         zeroize()
         _ = munlock(storage.baseAddress!, storage.count)
+        #if os(Linux)
+        // The pages go back to the allocator: dumpable again, like any other memory.
+        _ = madvise(storage.baseAddress!, storage.count, MADV_DODUMP)
+        #endif
         storage.deallocate()
     }
 }

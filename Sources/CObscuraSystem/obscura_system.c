@@ -1,0 +1,40 @@
+#include "obscura_system.h"
+
+#include <errno.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
+
+int obscura_system_set_dumpable(int dumpable) {
+#ifdef __linux__
+    return prctl(PR_SET_DUMPABLE, (unsigned long)dumpable, 0UL, 0UL, 0UL);
+#else
+    (void)dumpable;
+    errno = ENOSYS;
+    return -1;
+#endif
+}
+
+int obscura_system_get_dumpable(void) {
+#ifdef __linux__
+    return prctl(PR_GET_DUMPABLE, 0UL, 0UL, 0UL, 0UL);
+#else
+    errno = ENOSYS;
+    return -1;
+#endif
+}
+
+int obscura_system_memfd_secret(unsigned int flags) {
+#if defined(__linux__) && defined(SYS_memfd_secret)
+    return (int)syscall(SYS_memfd_secret, flags);
+#elif defined(__linux__) && (defined(__x86_64__) || defined(__aarch64__))
+    // Older kernel headers lack the name; the number is the same on both.
+    return (int)syscall(447, flags);
+#else
+    (void)flags;
+    errno = ENOSYS;
+    return -1;
+#endif
+}
