@@ -53,57 +53,34 @@ struct ExportRoutes {
 /// Runs an export's sealing loop on its own thread and hands the sealed pieces to the
 /// response writer, at most ``depth`` pieces ahead: memory stays bounded however slow
 /// the client reads, and a client that goes away stops the export.
-final class ExportPipe: @unchecked Sendable {
-    // @unchecked: `queue` and `state` are guarded by `lock`; the semaphores hand off.
+final class ExportPipe: Sendable {
     static let depth = 4
 
-    private let lock = NSLock()
-    private let space = DispatchSemaphore(value: depth)
-    private let ready = DispatchSemaphore(value: 0)
-    private var queue: [ByteBuffer] = []
-    private var finished = false
-    private var failure: Error?
-    private var cancelled = false
+    private let handoff = BoundedHandoff<ByteBuffer>(capacity: depth)
 
     init(_ export: PreparedExport) {
-        Thread { [self] in
+        let handoff = self.handoff
+        Thread {
             do {
                 try export.write(emit: { sealed in
-                    space.wait()
-                    if lock.withLock({ cancelled }) { throw CancellationError() }
-                    let piece = sealed.withUnsafeBytes { ByteBuffer(bytes: $0) }
-                    lock.withLock { queue.append(piece) }
-                    ready.signal()
+                    try handoff.put(sealed.withUnsafeBytes { ByteBuffer(bytes: $0) })
                 })
-                lock.withLock { finished = true }
+                handoff.finish()
             } catch {
-                lock.withLock {
-                    finished = true
-                    failure = error
-                }
+                handoff.finish(throwing: error)
             }
-            ready.signal()
         }.start()
     }
 
     /// The next sealed piece; nil at the end.
     func next() async throws -> ByteBuffer? {
-        try await Blocking.run { [self] in
-            ready.wait()
-            return try lock.withLock { () -> ByteBuffer? in
-                if !queue.isEmpty {
-                    space.signal()
-                    return queue.removeFirst()
-                }
-                if let failure { throw failure }
-                return nil
-            }
-        }
+        let handoff = self.handoff
+        return try await Blocking.run { try handoff.take() }
     }
 
     /// Stops the export (the client went away).
-    func cancel() {
-        lock.withLock { cancelled = true }
-        space.signal()
-    }
+    func cancel() { handoff.cancel() }
+
+    // A response dropped before its body ran must not leave the thread waiting for room.
+    deinit { handoff.cancel() }
 }
