@@ -41,12 +41,15 @@ public struct GalleryServer {
 
     let configuration: Configuration
     let store: SessionStore
+    /// This launch's access token and cookie name.
+    let access: LaunchAccess
     let allowedHosts = NIOLockedValueBox<Set<String>>([])
 
     /// A server over `directory` (opened, and so locked, by the caller).
     public init(directory: VaultDirectory, configuration: Configuration) {
         self.configuration = configuration
         store = SessionStore(directory: directory, minuteSeconds: configuration.minuteSeconds, iterations: configuration.iterations)
+        access = LaunchAccess(secure: configuration.usesTLS)
         allowedHosts.withLockedValue { $0 = OriginMiddleware<GalleryContext>.hosts(bound: configuration.host, port: configuration.port) }
     }
 
@@ -55,28 +58,31 @@ public struct GalleryServer {
         let router = Router(context: GalleryContext.self)
         router.add(middleware: SecurityHeadersMiddleware(tls: configuration.usesTLS))
         router.add(middleware: OriginMiddleware(allowedHosts: allowedHosts, scheme: configuration.usesTLS ? "https" : "http"))
-        router.add(middleware: SessionMiddleware(store: store))
-        SessionRoutes(store: store, secureCookies: configuration.usesTLS).register(on: router)
+        router.add(middleware: SessionMiddleware(store: store, access: access))
+        SessionRoutes(store: store, access: access).register(on: router)
         ItemRoutes().register(on: router)
         MediaRoutes().register(on: router)
         UploadRoutes(limit: configuration.uploadLimit).register(on: router)
-        FolderRoutes().register(on: router)
+        FolderRoutes(store: store).register(on: router)
         SettingsRoutes(store: store).register(on: router)
         ExportRoutes().register(on: router)
         StaticRoutes(root: webRoot).register(on: router)
         return router
     }
 
-    /// Builds the application; `onRunning` gets the URL once the socket is bound.
-    public func application(onRunning: @escaping @Sendable (String) -> Void = { _ in }) throws -> some ApplicationProtocol {
+    /// Builds the application; `onRunning` gets the link to open once the socket is
+    /// bound: the URL with this launch's access token in its fragment, in a zeroing
+    /// buffer (docs/API.md, "Access token").
+    public func application(onRunning: @escaping @Sendable (SecureBytes) -> Void = { _ in }) throws -> some ApplicationProtocol {
         guard let webRoot = configuration.webRoot ?? StaticRoutes.defaultRoot() else {
             throw ServerError.webRootMissing
         }
         let server: HTTPServerBuilder
         if let cert = configuration.tlsCertificate, let key = configuration.tlsKey {
             let chain = try NIOSSLCertificate.fromPEMFile(cert).map { NIOSSLCertificateSource.certificate($0) }
-            let tls = TLSConfiguration.makeServerConfiguration(
+            var tls = TLSConfiguration.makeServerConfiguration(
                 certificateChain: chain, privateKey: .privateKey(try NIOSSLPrivateKey(file: key, format: .pem)))
+            tls.minimumTLSVersion = Self.minimumTLSVersion
             server = try .tls(.http1(), tlsConfiguration: tls)
         } else {
             server = .http1()
@@ -84,6 +90,7 @@ public struct GalleryServer {
         let scheme = configuration.usesTLS ? "https" : "http"
         let host = configuration.host
         let allowedHosts = self.allowedHosts
+        let access = self.access
         // The level is the command line's (--verbose, OBSCURA_LOG_LEVEL).
         let logger = Logger(label: "obscura.server")
         return Application(
@@ -95,11 +102,14 @@ public struct GalleryServer {
                 let port = channel.localAddress?.port ?? 0
                 allowedHosts.withLockedValue { $0 = OriginMiddleware<GalleryContext>.hosts(bound: host, port: port) }
                 let shown = host.contains(":") ? "[\(host)]" : host
-                onRunning("\(scheme)://\(shown):\(port)/")
+                onRunning(access.link("\(scheme)://\(shown):\(port)/"))
             },
             logger: logger
         )
     }
+
+    /// The oldest TLS version served: NIOSSL's server default would accept 1.0.
+    static let minimumTLSVersion = TLSVersion.tlsv12
 
     /// Locks every vault this server unlocked.
     public func lockAll() { store.lockAll() }

@@ -127,10 +127,14 @@ enum GalleryBench {
                                           environment: ["XDG_CONFIG_HOME": work + "/config"], banner: "Obscura gallery: ",
                                           log: work + "/serve.log")
         defer { server.stop() }
-        let base = server.banner.trimmingCharacters(in: .whitespaces).trimmingCharacters(in: CharacterSet(charactersIn: "/"))
+        // The printed link carries the launch's access token in its fragment.
+        let link = server.banner.trimmingCharacters(in: .whitespaces).split(separator: "#", maxSplits: 1)
+        let base = String(link[0]).trimmingCharacters(in: CharacterSet(charactersIn: "/"))
+        let token = link.count > 1 ? String(link[1].dropFirst("token=".count)) : ""
         let jar = work + "/cookies"
         try? FileManager.default.removeItem(atPath: jar)
-        let session = try curl(["-c", jar, base + "/api/session"])
+        let session = try curl(["-c", jar, "-X", "POST", "-H", "Content-Type: application/json",
+                                "--data", "{\"token\": \"\(token)\"}", base + "/api/session"])
         guard let csrf = (try JSONSerialization.jsonObject(with: Data(session.utf8)) as? [String: Any])?["csrf"] as? String else {
             throw BenchError("no CSRF token in \(session)")
         }

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import HummingbirdTesting
+import ObscuraCrypto
 import Testing
 @testable import ObscuraServer
 
@@ -42,12 +43,15 @@ import Testing
     @Test func theSessionCookieIsHttpOnlyAndStrict() async throws {
         let harness = try ServerHarness()
         try await harness.test { browser in
-            let response = try await browser.send(.get, "/api/session")
+            let response = try await browser.send(.post, "/api/session", json: ["token": browser.token])
             let cookie = try #require(response.headers[.setCookie])
-            #expect(cookie.hasPrefix("obscura_session="))
+            let name = harness.server.access.cookieName
+            #expect(name.hasPrefix("obscura_") && name.count == "obscura_".count + 12)
+            #expect(cookie.hasPrefix(name + "="))
             #expect(cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict") && cookie.contains("Path=/"))
+            #expect(!cookie.contains("Secure"))
             // 256 bits, base64url without padding: 43 characters.
-            let value = cookie.split(separator: ";")[0].dropFirst("obscura_session=".count)
+            let value = cookie.split(separator: ";")[0].dropFirst(name.count + 1)
             #expect(value.count == 43)
         }
     }
@@ -83,7 +87,8 @@ import Testing
                 #expect(response.status == .forbidden, "\(origin)")
             }
             for host in ["localhost:8750", "[::1]:8750", "127.0.0.1:8750"] {
-                let response = try await browser.client.execute(uri: "/api/session", method: .get, headers: [.hostHeader: host])
+                let response = try await browser.client.execute(
+                    uri: "/api/session", method: .get, headers: [.hostHeader: host, .cookie: browser.cookie ?? ""])
                 #expect(response.status == .ok, "\(host)")
             }
         }
@@ -104,7 +109,7 @@ import Testing
             }
             #expect(try await browser.send(.post, "/api/export/password").status == .unauthorized)
             // A session that never unlocked is no better off.
-            let stranger = Browser(client: browser.client)
+            let stranger = browser.another()
             try await stranger.start()
             #expect(try await stranger.send(.get, "/api/items").status == .unauthorized)
             #expect(try await stranger.send(.get, "/api/items/\(id)/original").status == .unauthorized)
@@ -115,7 +120,7 @@ import Testing
         let harness = try ServerHarness()
         try await harness.test { browser in
             try await browser.createVault("pw one")
-            let second = Browser(client: browser.client)
+            let second = browser.another()
             try await second.start()
             #expect(try await second.send(.post, "/api/unlock", json: ["password": "pw one"]).status == .ok)
             #expect(try await second.send(.get, "/api/items").status == .ok)
@@ -130,9 +135,10 @@ import Testing
 
     @Test func failedUnlocksMeetAProgressiveDelay() async throws {
         let harness = try ServerHarness()
+        // Made outside the server: a create through the page would count as a guess.
+        try harness.directory.createVault(password: SecureBytes(copying: Array("right".utf8)), iterations: testIterations).lock()
         try await harness.test { browser in
-            try await browser.createVault("right")
-            try await browser.send(.post, "/api/lock")
+            try await browser.start()
             for _ in 0..<UnlockThrottle.freeFailures + 1 {
                 let response = try await browser.send(.post, "/api/unlock", json: ["password": "wrong"])
                 #expect(response.status == .unauthorized)
@@ -143,7 +149,7 @@ import Testing
             #expect(delayed.status == .tooManyRequests)
             #expect(Int(delayed.headers[.retryAfter] ?? "") ?? 0 >= 1)
             #expect(try delayed.json()["retryAfter"] as? Int ?? 0 >= 1)
-            let other = Browser(client: browser.client)
+            let other = browser.another()
             try await other.start()
             #expect(try await other.send(.post, "/api/unlock", json: ["password": "right"]).status == .tooManyRequests)
         }

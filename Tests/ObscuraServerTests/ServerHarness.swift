@@ -16,7 +16,7 @@ final class ServerHarness: @unchecked Sendable {
     let directory: VaultDirectory
     let server: GalleryServer
 
-    init(minuteSeconds: Double = 60, uploadLimit: Int64 = 64 << 20) throws {
+    init(minuteSeconds: Double = 60, uploadLimit: Int64 = 64 << 20, tls: (cert: String, key: String)? = nil) throws {
         root = FileManager.default.temporaryDirectory.appendingPathComponent("obscura-server-test-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
         directory = try VaultDirectory(
@@ -27,6 +27,8 @@ final class ServerHarness: @unchecked Sendable {
         configuration.minuteSeconds = minuteSeconds
         configuration.uploadLimit = uploadLimit
         configuration.webRoot = Self.webRoot
+        configuration.tlsCertificate = tls?.cert
+        configuration.tlsKey = tls?.key
         server = GalleryServer(directory: directory, configuration: configuration)
     }
 
@@ -39,23 +41,48 @@ final class ServerHarness: @unchecked Sendable {
     static let webRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("Sources/ObscuraServer/Resources/web").path
 
+    /// This launch's access token, as the printed link carries it.
+    var token: String { server.access.token.withUnsafeBytes { String(decoding: $0, as: UTF8.self) } }
+
     /// Runs `body` against the server in process.
     func test<T: Sendable>(_ body: @escaping @Sendable (Browser) async throws -> T) async throws -> T {
-        try await server.application().test(.router) { client in
-            try await body(Browser(client: client))
+        let token = self.token
+        return try await server.application().test(.router) { client in
+            try await body(Browser(client: client, token: token))
+        }
+    }
+
+    /// Runs `body` against the server listening on a loopback port; the browser names
+    /// that port in `Host`.
+    func testLive<T: Sendable>(_ body: @escaping @Sendable (Browser, Int) async throws -> T) async throws -> T {
+        let token = self.token
+        return try await server.application().test(.live) { client in
+            guard let port = client.port else { throw HarnessError.noPort }
+            return try await body(Browser(client: client, token: token, host: "127.0.0.1:\(port)"), port)
         }
     }
 }
 
-/// A browser's view of the API: it keeps the session cookie and CSRF token, and sends
-/// the Host and Origin a same-origin page would.
+/// A browser's view of the API: it keeps the session cookie (following every new one the
+/// server sets) and CSRF token, and sends the Host and Origin a same-origin page would.
 final class Browser: @unchecked Sendable {
     // @unchecked: one test task drives it at a time, except read-only concurrent GETs.
     let client: any TestClientProtocol
+    /// The launch's access token, which ``start()`` trades for a session.
+    let token: String
+    /// The Host (and so Origin) this browser names.
+    let host: String
     var cookie: String?
     var csrf: String?
 
-    init(client: any TestClientProtocol) { self.client = client }
+    init(client: any TestClientProtocol, token: String, host: String = testHost) {
+        self.client = client
+        self.token = token
+        self.host = host
+    }
+
+    /// A second browser on the same server, with no session yet.
+    func another() -> Browser { Browser(client: client, token: token, host: host) }
 
     /// Sends a request; `json` is encoded as the body. State-changing methods carry the
     /// CSRF token unless `csrf` is false.
@@ -64,10 +91,10 @@ final class Browser: @unchecked Sendable {
         _ method: HTTPRequest.Method, _ uri: String, json: [String: Any]? = nil, body: [UInt8]? = nil,
         headers extra: HTTPFields = [:], csrf sendCSRF: Bool = true
     ) async throws -> TestResponse {
-        var headers: HTTPFields = [.hostHeader: testHost]
+        var headers: HTTPFields = [.hostHeader: host]
         if let cookie { headers[.cookie] = cookie }
         if method != .get && method != .head {
-            if extra[.origin] == nil { headers[.origin] = "http://\(testHost)" }
+            if extra[.origin] == nil { headers[.origin] = "http://\(host)" }
             if sendCSRF, let csrf { headers[.xCSRFToken] = csrf }
         }
         headers.append(contentsOf: extra)
@@ -76,13 +103,15 @@ final class Browser: @unchecked Sendable {
             buffer = ByteBuffer(bytes: try JSONSerialization.data(withJSONObject: json))
             headers[.contentType] = "application/json"
         }
-        return try await client.execute(uri: uri, method: method, headers: headers, body: buffer)
+        let response = try await client.execute(uri: uri, method: method, headers: headers, body: buffer)
+        if let set = response.headers[.setCookie] { cookie = String(set.split(separator: ";")[0]) }
+        return response
     }
 
-    /// Opens a session: takes the cookie and the CSRF token.
+    /// Opens a session with the access token: takes the cookie and the CSRF token.
     func start() async throws {
-        let response = try await send(.get, "/api/session")
-        cookie = response.headers[.setCookie].map { String($0.split(separator: ";")[0]) }
+        let response = try await send(.post, "/api/session", json: ["token": token])
+        precondition(response.status == .created, "no session: \(response.status)")
         csrf = try response.json()["csrf"] as? String
     }
 
@@ -110,3 +139,6 @@ extension TestResponse {
     /// The body's bytes.
     var bytes: [UInt8] { Array(body.readableBytesView) }
 }
+
+/// The live test client reported no port.
+enum HarnessError: Error { case noPort }

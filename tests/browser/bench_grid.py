@@ -102,7 +102,7 @@ def start_server(binary, workdir):
 
     threading.Thread(target=drain, daemon=True).start()
     try:
-        return process, found.get(timeout=60).rstrip("/")
+        return process, found.get(timeout=60)
     except queue.Empty:
         process.kill()
         sys.exit(f"bench_grid: {binary} printed no '{BANNER}URL' line")
@@ -145,7 +145,7 @@ def main():
     server, url = start_server(args.obscura, args.workdir)
     driver = start_browser()
     try:
-        driver.get(url + "/")
+        driver.get(url)  # the printed link: the page trades its token for a session
         state = lambda: driver.execute_script(STATE)  # noqa: E731
         wait(driver, lambda: driver.execute_script("return !document.getElementById('unlock-view').hidden"), 15, "the unlock page")
         driver.execute_script(PROBE)

@@ -24,9 +24,15 @@ START_TIMEOUT = 90  # the first run initialises the vault: ten slots, real PBKDF
 
 
 class Server:
-    def __init__(self, process, url, log):
+    """`url` is the origin (no trailing slash); `link` the URL the server printed,
+    carrying the launch's access token in its fragment; `token` that token."""
+
+    def __init__(self, process, link, log):
         self.process = process
-        self.url = url
+        self.link = link
+        base, _, fragment = link.partition("#")
+        self.url = base.rstrip("/")
+        self.token = fragment.partition("token=")[2]
         self.log = log
 
     def log_tail(self, lines=40):
@@ -64,7 +70,7 @@ def server(workdir):
     except queue.Empty:
         process.kill()
         pytest.fail(f"the server printed no '{BANNER}URL' line in {START_TIMEOUT} s:\n" + "\n".join(log[-40:]))
-    srv = Server(process, url.rstrip("/"), log)
+    srv = Server(process, url, log)
     yield srv
     process.terminate()
     try:

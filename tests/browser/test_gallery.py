@@ -14,7 +14,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import WebDriverWait
 
-from conftest import shoot
+from conftest import BANNER, shoot
 
 PASSWORD = "correct horse battery staple"
 FOLDER_PASSWORD = "tulips in april"
@@ -90,8 +90,15 @@ def select_tile(driver, tile_id):
 
 @pytest.fixture(scope="module")
 def page(browser, server):
+    # Without the printed link's token the page gets no session and says so.
     browser.get(server.url + "/")
-    wait(browser, lambda: shown(browser, "#unlock-view"), 15, "the unlock page")
+    wait(browser, lambda: "obscura serve" in el(browser, "#unlock-notice").text, 15, "the no-session notice")
+    assert browser.get_cookies() == []
+    browser.get(server.link)
+    wait(browser, lambda: shown(browser, "#unlock-view") and el(browser, "#unlock-notice").text == "", 15,
+         "the unlock page")
+    # The token left the address bar as soon as the page read it.
+    assert "token" not in browser.current_url, browser.current_url
     return browser
 
 
@@ -458,12 +465,13 @@ def test_no_csp_violations_or_script_errors(page):
 def test_no_secret_in_the_server_log(page, server):
     """The server ran at trace level: nothing it said holds a password, the session
     cookie or the CSRF token, in any spelling a log or a URL would use."""
-    cookie = next(c["value"] for c in page.get_cookies() if c["name"] == "obscura_session")
+    cookie = next(c["value"] for c in page.get_cookies() if c["name"].startswith("obscura_"))
     csrf = page.execute_script(
         "return await fetch('/api/session').then(r => r.json()).then(s => s.csrf)")
-    secrets = [PASSWORD, FOLDER_PASSWORD, cookie, csrf] + SECRETS_SEEN
+    secrets = [PASSWORD, FOLDER_PASSWORD, cookie, csrf, server.token] + SECRETS_SEEN
     assert len(SECRETS_SEEN) == 1, "the export test did not record its password"
-    log = "\n".join(server.log)
+    # The banner is the one line meant to carry the access token (to the terminal).
+    log = "\n".join(line for line in server.log if BANNER not in line)
     assert "obscura" in log.lower(), "the server said nothing at trace level"
     for secret in secrets:
         for form in {secret, urllib.parse.quote(secret), urllib.parse.quote_plus(secret), secret.replace("-", "")}:

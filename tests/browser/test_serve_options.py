@@ -2,6 +2,7 @@
 refusal to serve plain HTTP beyond loopback without --insecure-lan."""
 
 import http.client
+import json
 import os
 import ssl
 import subprocess
@@ -28,8 +29,9 @@ def test_https_sets_secure_cookies_and_hsts(tmp_path):
         while BANNER not in line and time.monotonic() < deadline:
             line = process.stdout.readline()
         assert BANNER in line, process.stderr.read() if process.poll() is not None else "no banner"
-        url = line.split(BANNER, 1)[1].strip()
-        assert url.startswith("https://127.0.0.1:")
+        link = line.split(BANNER, 1)[1].strip()
+        assert link.startswith("https://127.0.0.1:")
+        url, _, fragment = link.partition("#token=")
         port = int(url.rstrip("/").rsplit(":", 1)[1])
         context = ssl.create_default_context(cafile=str(tmp_path / "cert.pem"))
         context.check_hostname = False
@@ -37,8 +39,14 @@ def test_https_sets_secure_cookies_and_hsts(tmp_path):
         connection.request("GET", "/api/session")
         response = connection.getresponse()
         response.read()
-        assert response.status == 200
+        assert response.status == 401  # no session without the access token
+        connection.request("POST", "/api/session", body=json.dumps({"token": fragment}),
+                           headers={"Content-Type": "application/json"})
+        response = connection.getresponse()
+        response.read()
+        assert response.status == 201
         cookie = response.getheader("Set-Cookie") or ""
+        assert cookie.startswith("__Host-obscura_"), cookie
         assert "Secure" in cookie and "HttpOnly" in cookie and "SameSite=Strict" in cookie, cookie
         assert response.getheader("Strict-Transport-Security") == "max-age=31536000"
     finally:

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import ObscuraCrypto
 import ObscuraKit
 import ObscuraServer
 
@@ -64,9 +65,14 @@ struct ServeCommand: ParsableCommand {
                 """)
         }
         let server = GalleryServer(directory: directory, configuration: configuration)
-        let app = try server.application { url in
-            // Written straight to the descriptor: scripts wait for this line.
-            FileHandle.standardOutput.write(Data("Obscura gallery: \(url)\n".utf8))
+        let app = try server.application { link in
+            // Written straight to the descriptor (scripts wait for this line), from the
+            // zeroing buffer: the access token never passes through a String.
+            var line = Array("Obscura gallery: ".utf8)
+            link.withUnsafeBytes { line.append(contentsOf: $0) }
+            line.append(UInt8(ascii: "\n"))
+            FileHandle.standardOutput.write(Data(line))
+            line.withUnsafeMutableBytes { secureZero($0.baseAddress!, $0.count) }
         }
         let done = DispatchSemaphore(value: 0)
         let failure = FailureBox()

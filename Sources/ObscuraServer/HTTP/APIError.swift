@@ -20,6 +20,8 @@ struct APIError: HTTPResponseError {
     /// The session has no unlocked vault: the app shows the unlock page.
     static let locked = APIError(.unauthorized, "locked")
     static let csrf = APIError(.forbidden, "missing or wrong CSRF token")
+    /// The request has no session: only the launch's access token makes one.
+    static let noSession = APIError(.unauthorized, "no session: open the link that `obscura serve` printed")
     static func notFound(_ what: String = "not found") -> APIError { APIError(.notFound, what) }
     static func badRequest(_ why: String) -> APIError { APIError(.badRequest, why) }
     /// The progressive delay on failed unlocks is running.

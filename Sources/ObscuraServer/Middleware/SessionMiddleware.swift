@@ -1,31 +1,33 @@
 import Hummingbird
 
-/// Finds the session the cookie names and enforces CSRF (docs/API.md): a request that
-/// changes state must carry the session's token in `X-CSRF-Token`. The export form
-/// carries it as a form field, which its route checks.
+/// Finds the session the cookie names, refuses API requests that have none, and
+/// enforces CSRF (docs/API.md): a request that changes state must carry the session's
+/// token in `X-CSRF-Token`. The export form carries it as a form field, which its route
+/// checks; the access-token exchange comes before any session exists.
 struct SessionMiddleware: RouterMiddleware {
     typealias Context = GalleryContext
-    /// The session cookie's name.
-    static let cookieName = "obscura_session"
     /// Paths whose handler checks the CSRF token itself (form posts).
     static let formPaths: Set<String> = ["/api/export"]
+    /// Where the page trades the launch's access token for a session.
+    static let claimPath = "/api/session"
 
     let store: SessionStore
+    let access: LaunchAccess
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var context = context
         context.store = store
-        context.session = store.session(request.cookies[Self.cookieName]?.value)
-        if request.method != .get && request.method != .head && !Self.formPaths.contains(request.uri.path) {
+        context.session = store.session(request.cookies[access.cookieName]?.value)
+        let path = request.uri.path
+        let isClaim = request.method == .post && path == Self.claimPath
+        if path.hasPrefix("/api/") && !isClaim && context.session == nil {
+            throw APIError.noSession
+        }
+        if request.method != .get && request.method != .head && !isClaim && !Self.formPaths.contains(path) {
             guard let session = context.session, session.checkCSRF(request.headers[.xCSRFToken]) else {
                 throw APIError.csrf
             }
         }
         return try await next(request, context)
-    }
-
-    /// The `Set-Cookie` value for `session`.
-    static func cookie(for session: Session, secure: Bool) -> String {
-        "\(cookieName)=\(session.id); Path=/; HttpOnly; SameSite=Strict" + (secure ? "; Secure" : "")
     }
 }

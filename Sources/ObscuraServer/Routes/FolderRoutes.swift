@@ -3,6 +3,8 @@ import ObscuraKit
 
 /// `/api/folders...` (docs/API.md, "Folders").
 struct FolderRoutes {
+    let store: SessionStore
+
     struct Folders: Encodable { var folders: [FolderJSON] }
 
     func register(on router: Router<GalleryContext>) {
@@ -30,7 +32,7 @@ struct FolderRoutes {
             return try JSON.response(try await Blocking.run { () -> FolderJSON in
                 defer { password.zeroize() }
                 let folder = try ItemRoutes.folder(id, in: vault)
-                try vault.unlockFolder(folder, password: password)
+                try store.unlockFolder(folder, of: vault, password: password)
                 return try FolderJSON(folder, in: vault)
             })
         }

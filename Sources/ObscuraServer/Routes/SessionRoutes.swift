@@ -2,10 +2,10 @@ import Hummingbird
 import ObscuraKit
 
 /// `/api/session`, `/api/unlock`, `/api/vaults`, `/api/lock`, `/api/visibility`
-/// (docs/API.md, "Session, unlock, lock").
+/// (docs/API.md, "Access token" and "Session, unlock, lock").
 struct SessionRoutes {
     let store: SessionStore
-    let secureCookies: Bool
+    let access: LaunchAccess
 
     struct SessionState: Encodable {
         var unlocked: Bool
@@ -23,16 +23,15 @@ struct SessionRoutes {
     }
 
     func register(on router: Router<GalleryContext>) {
-        router.get("/api/session") { request, context -> Response in
-            let existing = context.session
-            let session = existing ?? store.newSession()
-            let vault = store.unlockedVault(of: session)
-            var response = try JSON.response(SessionState(
-                unlocked: vault != nil, csrf: session.csrf, autoLockMinutes: try vault.map { try $0.autoLockMinutes() }))
-            if existing == nil {
-                response.headers[.setCookie] = SessionMiddleware.cookie(for: session, secure: secureCookies)
-            }
-            return response
+        router.post("/api/session") { request, context -> Response in
+            // A fresh session whatever the request carried: nobody can plant an id.
+            let token = try await SecretFields.json(from: request)["token"]
+            defer { token?.zeroize() }
+            guard access.check(token) else { throw APIError(.unauthorized, "wrong access token") }
+            return try state(of: store.newSession(), status: .created, cookie: true)
+        }
+        router.get("/api/session") { _, context -> Response in
+            try state(of: try context.requireSession(), cookie: false)
         }
         router.post("/api/unlock") { request, context -> Response in
             let session = try context.requireSession()
@@ -40,7 +39,7 @@ struct SessionRoutes {
             let password = try fields.require("password")
             try await Blocking.run { try store.unlock(session, password: password) }
             password.zeroize()
-            return try JSON.response(["unlocked": true])
+            return try withCookie(JSON.response(["unlocked": true]), session)
         }
         router.post("/api/vaults") { request, context -> Response in
             let session = try context.requireSession()
@@ -48,11 +47,12 @@ struct SessionRoutes {
             let password = try fields.require("password")
             try await Blocking.run { try store.create(session, password: password) }
             password.zeroize()
-            return try JSON.response(["unlocked": true], status: .created)
+            return try withCookie(JSON.response(["unlocked": true], status: .created), session)
         }
         router.post("/api/lock") { _, context -> Response in
-            store.lockVault(of: try context.requireSession())
-            return JSON.noContent()
+            let session = try context.requireSession()
+            store.lockVault(of: session)
+            return withCookie(JSON.noContent(), session)
         }
         router.post("/api/visibility") { request, context -> Response in
             struct Body: Decodable { var hidden: Bool }
@@ -60,5 +60,20 @@ struct SessionRoutes {
             store.visibility(of: try context.requireSession(), hidden: body.hidden)
             return JSON.noContent()
         }
+    }
+
+    private func state(of session: Session, status: HTTPResponse.Status = .ok, cookie: Bool) throws -> Response {
+        let vault = store.unlockedVault(of: session)
+        let response = try JSON.response(SessionState(
+            unlocked: vault != nil, csrf: session.csrf, autoLockMinutes: try vault.map { try $0.autoLockMinutes() }),
+            status: status)
+        return cookie ? withCookie(response, session) : response
+    }
+
+    /// `response` with the session's (new) cookie.
+    private func withCookie(_ response: Response, _ session: Session) -> Response {
+        var response = response
+        response.setCookie(access.cookie(for: session))
+        return response
     }
 }

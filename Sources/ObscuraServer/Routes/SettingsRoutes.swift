@@ -29,15 +29,7 @@ struct SettingsRoutes {
                     current.zeroize()
                     new.zeroize()
                 }
-                // A guess at the current password meets the unlock delay too.
-                let wait = store.throttle.wait()
-                guard wait <= 0 else {
-                    throw APIError.tooManyAttempts(seconds: Int(wait.rounded(.up)))
-                }
-                let correct = try vault.checkPassword(current)
-                store.throttle.record(success: correct)
-                guard correct else { throw APIError(.unauthorized, "the current password is wrong") }
-                try vault.changePassword(to: new)
+                try store.changePassword(of: vault, current: current, new: new)
             }
             return JSON.noContent()
         }

@@ -2,19 +2,32 @@ import Foundation
 import ObscuraCrypto
 
 /// One browser's session: a random 256-bit id (the cookie), its CSRF token, and the
-/// vault it unlocked. Tabs of one browser share it through the cookie.
+/// vault it unlocked. Tabs of one browser share it through the cookie. Only the launch's
+/// access token makes one (``LaunchAccess``), and its id changes at every unlock and
+/// lock (``SessionStore/rotate(_:)``), so an id seen before an unlock is worth nothing
+/// after it.
 final class Session: @unchecked Sendable {
-    // @unchecked: `binding` is guarded by `lock`; the rest is immutable.
+    // @unchecked: `binding` and `_id` are guarded by `lock`; `csrf` is immutable.
     /// The cookie value: 32 random bytes, base64url.
-    let id: String
+    var id: String { lock.withLock { _id } }
     /// The CSRF token: 32 random bytes, base64url, sent back in `X-CSRF-Token`.
     let csrf: String
     private let lock = NSLock()
+    private var _id: String
     private var _binding: SessionStore.OpenVault?
 
     init(random: RandomSource = SystemRandom()) {
-        id = Self.token(random)
+        _id = Self.token(random)
         csrf = Self.token(random)
+    }
+
+    /// Gives the session a new random id and returns the old one (only the store calls
+    /// this, under its own lock, so that its table follows).
+    func renew(random: RandomSource = SystemRandom()) -> String {
+        lock.withLock {
+            defer { _id = Self.token(random) }
+            return _id
+        }
     }
 
     /// The vault this session unlocked, as the store opened it. Once the store locks

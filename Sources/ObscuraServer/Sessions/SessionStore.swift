@@ -3,10 +3,10 @@ import Logging
 import ObscuraCrypto
 import ObscuraKit
 
-/// Every session of the server and every vault they unlocked, with the rules of
-/// docs/SECURITY.md's session lifecycle: one `Vault` per slot however many share it,
-/// auto-lock after inactivity, folder keys dropped when the gallery is hidden, and the
-/// progressive delay on failed unlocks.
+/// Every session of the server and every vault they unlocked, with the session rules of
+/// docs/SECURITY.md ("Session lifecycle"): one `Vault` per slot however many sessions share
+/// it, auto-lock after inactivity, folder keys dropped when the gallery is hidden, and
+/// the progressive delay on every password check.
 final class SessionStore: @unchecked Sendable {
     // @unchecked: `sessions` and `open` are guarded by `lock`; `unlockLock` serialises
     // unlock attempts so that the delay cannot be raced by parallel requests.
@@ -19,7 +19,7 @@ final class SessionStore: @unchecked Sendable {
     let minuteSeconds: Double
     /// PBKDF2 rounds for vaults made through the gallery (the production default).
     let iterations: Int
-    private let logger = Logger(label: "obscura.server")
+    private let logger: Logger
     private let lock = NSLock()
     private let unlockLock = NSLock()
     private var sessions: [String: (session: Session, seen: Double)] = [:]
@@ -39,8 +39,12 @@ final class SessionStore: @unchecked Sendable {
         }
     }
 
-    init(directory: VaultDirectory, minuteSeconds: Double = 60, iterations: Int = PasswordKDF.vaultIterations) {
+    init(
+        directory: VaultDirectory, minuteSeconds: Double = 60, iterations: Int = PasswordKDF.vaultIterations,
+        logger: Logger = Logger(label: "obscura.server")
+    ) {
         self.directory = directory
+        self.logger = logger
         self.minuteSeconds = minuteSeconds
         self.iterations = iterations
     }
@@ -91,53 +95,90 @@ final class SessionStore: @unchecked Sendable {
         }
     }
 
-    // MARK: Unlock, create, lock
+    /// Gives `session` a new id (at unlock and at lock: an id known before either is
+    /// worth nothing after it); the caller sends the new cookie.
+    func rotate(_ session: Session) {
+        lock.withLock {
+            let old = session.renew()
+            if let entry = sessions.removeValue(forKey: old) { sessions[session.id] = entry }
+        }
+    }
+
+    // MARK: Password checks (the progressive delay)
 
     /// Unlocks the vault `password` opens for `session`. Blocking (a full sweep).
     ///
     /// - Throws: ``APIError`` 429 during the progressive delay, 401 for a wrong password.
     func unlock(_ session: Session, password: SecureBytes) throws {
-        try unlockLock.withLock {
-            try checkDelay()
+        try guarded {
             let vault: Vault
             do {
                 vault = try directory.unlock(password: password)
             } catch VaultError.wrongPassword {
-                throttle.record(success: false)
+                throttle.recordFailure()
                 logger.info("failed unlock")
                 throw APIError(.unauthorized, "wrong password")
             }
-            throttle.record(success: true)
             attach(vault, to: session)
         }
+        rotate(session)
     }
 
     /// Creates a vault for `password` (a decoy becomes it) and unlocks it for `session`.
+    /// Counted as a failed guess whatever the outcome: "in use" and "created" tell
+    /// whether the password opens a vault, as a failed unlock does.
     func create(_ session: Session, password: SecureBytes) throws {
-        try unlockLock.withLock {
-            // Creating answers "in use" for a password that opens a vault: an oracle
-            // the delay must cover too.
-            try checkDelay()
+        try guarded {
+            throttle.recordFailure()
             let vault: Vault
             do {
                 vault = try directory.createVault(password: password, iterations: iterations)
             } catch VaultError.passwordInUse {
-                throttle.record(success: false)
                 throw APIError(.conflict, VaultError.passwordInUse.description)
             } catch VaultError.noFreeSlot {
                 throw APIError(.conflict, "no free slot is left in this vault directory; use the command line's `create --allow-extended-slots`")
             }
             attach(vault, to: session)
         }
+        rotate(session)
     }
 
-    private func checkDelay() throws {
-        let wait = throttle.wait()
-        guard wait <= 0 else {
-            let seconds = Int(wait.rounded(.up))
-            throw APIError.tooManyAttempts(seconds: seconds)
+    /// Changes the password of `vault`: a wrong `current` is a failure, and so is every
+    /// check of `new` (whether it opens another vault is the answer a guess wants).
+    func changePassword(of vault: Vault, current: SecureBytes, new: SecureBytes) throws {
+        try guarded {
+            guard try vault.checkPassword(current) else {
+                throttle.recordFailure()
+                throw APIError(.unauthorized, "the current password is wrong")
+            }
+            throttle.recordFailure()
+            try vault.changePassword(to: new)
         }
     }
+
+    /// Unlocks the protected `folder` of `vault`; a wrong password is a failure.
+    func unlockFolder(_ folder: FolderRecord, of vault: Vault, password: SecureBytes) throws {
+        try guarded {
+            do {
+                try vault.unlockFolder(folder, password: password)
+            } catch VaultError.wrongFolderPassword {
+                throttle.recordFailure()
+                throw VaultError.wrongFolderPassword
+            }
+        }
+    }
+
+    /// Runs one password check: one at a time, so parallel requests cannot race past
+    /// the delay, and only once the delay has run out.
+    private func guarded<T>(_ check: () throws -> T) throws -> T {
+        try unlockLock.withLock {
+            let wait = throttle.wait()
+            guard wait <= 0 else { throw APIError.tooManyAttempts(seconds: Int(wait.rounded(.up))) }
+            return try check()
+        }
+    }
+
+    // MARK: Lock
 
     /// Binds `vault` to `session`, sharing an already open `Vault` of the same slot (two
     /// catalogs of one slot in memory would overwrite each other's changes).
@@ -157,8 +198,10 @@ final class SessionStore: @unchecked Sendable {
         duplicate?.lock()
     }
 
-    /// Locks the vault of `session`: for every session that shares it.
+    /// Locks the vault of `session`: for every session that shares it. The session
+    /// gets a new id.
     func lockVault(of session: Session) {
+        rotate(session)
         guard let binding = session.binding else { return }
         session.binding = nil
         lock.withLock {
@@ -196,10 +239,9 @@ final class SessionStore: @unchecked Sendable {
             for slot in expired.keys { open.removeValue(forKey: slot) }
             return Array(expired.values)
         }
-        for entry in idle {
-            entry.vault.lock()
-            logger.info("auto-locked a vault after inactivity")
-        }
+        for entry in idle { entry.vault.lock() }
+        // Debug only: a line per vault at the default level would count the open vaults.
+        if !idle.isEmpty { logger.debug("auto-lock after inactivity") }
     }
 
     /// Locks every vault (at shutdown).

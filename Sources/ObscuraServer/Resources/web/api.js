@@ -28,11 +28,25 @@ export function csrfToken() {
   return csrf;
 }
 
-/** GET /api/session: sets the cookie on first call and hands out the CSRF token. */
+/**
+ * The session and its CSRF token. Opened from the link `obscura serve` printed, the
+ * page trades the access token in the fragment for a session cookie (POST
+ * /api/session) and takes the token out of the address bar; afterwards the
+ * cookie alone names the session (GET /api/session).
+ */
 export async function loadSession() {
-  const session = await send('GET', '/api/session');
+  const token = takeAccessToken();
+  const session = token ? await send('POST', '/api/session', { token }) : await send('GET', '/api/session');
   csrf = session.csrf;
   return session;
+}
+
+/** The access token from `#token=...`, removed from the address bar and history. */
+function takeAccessToken() {
+  const match = /^#(?:.*&)?token=([0-9a-f]+)/.exec(location.hash);
+  if (!match) return null;
+  history.replaceState(null, '', location.pathname + location.search);
+  return match[1];
 }
 
 export const get = (path) => request('GET', path);
