@@ -12,6 +12,14 @@ public enum SHA256Digest {
         return Array(hasher.finalize())
     }
 
+    /// Returns SHA-256 of the bytes at `bytes`, read in place (no copy of a plaintext
+    /// is made on the heap).
+    public static func hash(_ bytes: UnsafeRawBufferPointer) -> [UInt8] {
+        var hasher = SHA256()
+        hasher.update(bufferPointer: bytes)
+        return Array(hasher.finalize())
+    }
+
     /// Returns SHA-256 of a secret's bytes.
     public static func hash(_ secret: SecureBytes) -> [UInt8] {
         secret.withUnsafeBytes { Array(SHA256.hash(data: $0)) }

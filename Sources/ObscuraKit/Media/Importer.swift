@@ -118,39 +118,66 @@ extension Vault {
             return .failed(Self.describe(error))
         }
         defer { close(fd) }
-        return importOne(fd: fd, path: path, name: (path as NSString).lastPathComponent, folderId: folderId,
+        return importOne(.file(fd: fd, path: path), name: (path as NSString).lastPathComponent, folderId: folderId,
                          pixelLimit: pixelLimit, batch: batch)
     }
 
-    /// Imports the file open at `fd` (read from its start), named `name`; `path` is where
-    /// the video tools can open the same file. Never throws.
+    /// Where one file's plaintext is read from.
+    enum ImportInput {
+        /// An open descriptor, read from its start; `path` is where the video tools can
+        /// open the same file.
+        case file(fd: Int32, path: String)
+        /// Bytes in memory (an upload held in secret memory): photos and plain files
+        /// only, since the video tools run in other processes and need a path.
+        case memory(UnsafeRawBufferPointer)
+    }
+
+    /// Imports one file from `input`, named `name`. Never throws.
     func importOne(
-        fd: Int32, path: String, name: String, folderId: String?, pixelLimit: Int, batch: ImportBatch
+        _ input: ImportInput, name: String, folderId: String?, pixelLimit: Int, batch: ImportBatch
     ) -> FileOutcome {
         var created = [String]()
         do {
-            var st = stat()
-            guard fstat(fd, &st) == 0 else { throw StorageError.io(path, errno) }
-            let size = Int64(st.st_size)
+            let size: Int64
+            let prefix: [UInt8]
+            switch input {
+            case let .file(fd, path):
+                var st = stat()
+                guard fstat(fd, &st) == 0 else { throw StorageError.io(path, errno) }
+                size = Int64(st.st_size)
+                // Everything is read through the one descriptor: the path is opened once.
+                prefix = try FileIO.read(fd: fd, limit: ContentSniffer.prefixLength, path: path)
+            case let .memory(bytes):
+                size = Int64(bytes.count)
+                prefix = Array(bytes.prefix(ContentSniffer.prefixLength))
+            }
             guard size > 0 else { return .failed("empty file") }
-            // Everything is read through the one descriptor: the path is opened once.
-            let prefix = try FileIO.read(fd: fd, limit: ContentSniffer.prefixLength, path: path)
             let (kind, mimeType) = ContentSniffer.sniff(prefix)
 
-            // Photos are read once into memory; other files are streamed twice (hash, seal).
+            // Photos from a file are read once into memory; other files are streamed
+            // twice (hash, seal). Bytes already in memory are used where they are.
             var photo: [UInt8]? = nil
             let hash: [UInt8]
-            if kind == .photo {
-                guard size <= Self.maximumPhotoFileSize else {
-                    return .failed("image file too large (\(size) bytes; limit \(Self.maximumPhotoFileSize))")
-                }
+            if kind == .photo && size > Self.maximumPhotoFileSize {
+                return .failed("image file too large (\(size) bytes; limit \(Self.maximumPhotoFileSize))")
+            }
+            switch input {
+            case let .file(fd, path) where kind == .photo:
                 let bytes = try FileIO.read(fd: fd, limit: Int.max, path: path)
                 hash = SHA256Digest.hash(bytes)
                 photo = bytes
-            } else {
+            case let .file(fd, path):
                 hash = try Self.hashFile(fd: fd, path: path)
+            case let .memory(bytes):
+                hash = SHA256Digest.hash(bytes)
             }
             guard batch.claim(Data(hash)) else { return .duplicate }
+            // The whole plaintext, when it is in memory.
+            func inMemory<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R? {
+                if let photo { return try photo.withUnsafeBytes(body) }
+                if case let .memory(bytes) = input { return try body(bytes) }
+                return nil
+            }
 
             let mediaId = UUID().uuidString.lowercased()
             var row = ItemRecord(
@@ -158,9 +185,9 @@ extension Vault {
                 name: name, mimeType: mimeType, size: size,
                 importedAt: Date().timeIntervalSince1970, folderId: folderId, favorite: false, contentHash: Data(hash))
             var thumbnail: [UInt8]? = nil
-            switch kind {
-            case .photo:
-                try photo!.withUnsafeBytes { raw in
+            switch (kind, input) {
+            case (.photo, _):
+                try inMemory { raw in
                     let info = try Imaging.probe(raw, pixelLimit: pixelLimit)
                     row.width = info.width
                     row.height = info.height
@@ -168,7 +195,7 @@ extension Vault {
                     row.takenAt = info.takenAt?.timeIntervalSince1970
                     thumbnail = try Imaging.thumbnail(raw, maxSide: Imaging.thumbnailSize, pixelLimit: pixelLimit)
                 }
-            case .video:
+            case let (.video, .file(_, path)):
                 // A video ffmpeg cannot read is still stored; it just gets the generic icon.
                 if let info = try? Video.probe(path: path) {
                     row.duration = info.duration
@@ -176,18 +203,17 @@ extension Vault {
                     row.height = info.height
                 }
                 thumbnail = try? Video.poster(path: path)
-            case .file:
+            case (.video, .memory), (.file, _):
                 break
             }
 
             created.append(directory.pool.dataPath(mediaId))
-            if let photo {
+            let sealed = try inMemory { raw in
                 // Hashed already, from the same bytes in memory.
-                _ = try photo.withUnsafeBytes { raw in
-                    try sealOriginal(mediaId: mediaId, size: UInt64(size), folderId: folderId, hashing: false,
-                                     source: ChunkedFileWriter.source(bytes: raw), progress: batch.sealed)
-                }
-            } else {
+                try sealOriginal(mediaId: mediaId, size: UInt64(size), folderId: folderId, hashing: false,
+                                 source: ChunkedFileWriter.source(bytes: raw), progress: batch.sealed)
+            }
+            if sealed == nil, case let .file(fd, path) = input {
                 guard lseek(fd, 0, SEEK_SET) == 0 else { throw StorageError.io(path, errno) }
                 let sealedHash = try sealOriginal(mediaId: mediaId, size: UInt64(size), folderId: folderId,
                                                   source: ChunkedFileWriter.source(fd: fd, path: path), progress: batch.sealed)

@@ -4,7 +4,7 @@ import ObscuraImaging
 
 /// Files that arrive as bytes (the web gallery's uploads) rather than as paths.
 extension Vault {
-    /// What ``importUpload(fd:name:into:pixelLimit:)`` did.
+    /// What ``importUpload(_:name:into:pixelLimit:)`` did.
     public enum UploadOutcome: Sendable, Equatable {
         /// Imported; the item as the session sees it.
         case imported(ItemRecord)
@@ -14,24 +14,37 @@ extension Vault {
         case failed(String)
     }
 
-    /// Imports one uploaded file held at `fd` (an anonymous in-memory file: see
-    /// ``UploadBuffer``; its position does not matter) under the name `name`, and persists the catalog.
+    /// Imports one uploaded file held in `buffer` under the name `name`, and persists the
+    /// catalog. A video held in secret memory moves to shared memory first: the video
+    /// tools run in other processes, which reach it only through a path.
     ///
     /// - Throws: only when the catalog cannot be persisted (the file's pool output is
     ///   removed); a file that cannot be imported is ``UploadOutcome/failed(_:)``.
     public func importUpload(
-        fd: Int32, name: String, into folder: FolderRecord? = nil, pixelLimit: Int = Imaging.defaultPixelLimit
+        _ buffer: UploadBuffer, name: String, into folder: FolderRecord? = nil, pixelLimit: Int = Imaging.defaultPixelLimit
     ) throws -> UploadOutcome {
         try enter()
         defer { leave() }
         if let folder { _ = try outerKey(forFolder: folder.id) }
         let known = try catalog.read { db in Set(try Data.fetchAll(db, sql: "SELECT contentHash FROM item")) }
         let batch = ImportBatch(known: known, total: 1, bytes: 0, progress: nil)
-        // The video tools run in other processes: they reach our descriptor through /proc.
-        let path = "/proc/\(getpid())/fd/\(fd)"
         let cleanName = Self.uploadName(name)
-        guard lseek(fd, 0, SEEK_SET) == 0 else { throw StorageError.io(path, errno) }
-        switch importOne(fd: fd, path: path, name: cleanName, folderId: folder?.id, pixelLimit: pixelLimit, batch: batch) {
+        if buffer.withContents({ ContentSniffer.sniff(Array($0.prefix(ContentSniffer.prefixLength))).0 }) == .video {
+            try buffer.moveToSharedMemory()
+        }
+        let outcome: FileOutcome
+        if let held = buffer.withContents({ bytes in
+            importOne(.memory(bytes), name: cleanName, folderId: folder?.id, pixelLimit: pixelLimit, batch: batch)
+        }) {
+            outcome = held
+        } else {
+            // The video tools reach our descriptor through /proc.
+            let fd = try buffer.sharedDescriptor()
+            let path = "/proc/\(getpid())/fd/\(fd)"
+            guard lseek(fd, 0, SEEK_SET) == 0 else { throw StorageError.io(path, errno) }
+            outcome = importOne(.file(fd: fd, path: path), name: cleanName, folderId: folder?.id, pixelLimit: pixelLimit, batch: batch)
+        }
+        switch outcome {
         case .duplicate: return .duplicate
         case let .failed(message): return .failed(message)
         case let .imported(row, plain, written):
@@ -59,42 +72,4 @@ extension Vault {
         return cleaned.isEmpty || cleaned == "." || cleaned == ".." ? "upload" : cleaned
     }
 
-}
-
-/// An anonymous file in memory that holds one upload while it arrives, so that the
-/// importer (and ffprobe, for videos) can read it like a file without a plaintext byte
-/// reaching persistent storage (docs/SECURITY.md, web gallery, "plaintext on disk").
-///
-/// On Linux it is a POSIX shared-memory object (tmpfs under /dev/shm) unlinked the
-/// moment it is made: no name leads to it, and it vanishes with its descriptor. Its
-/// pages are zeroed by the kernel before reuse.
-public final class UploadBuffer: @unchecked Sendable {
-    // @unchecked: filled by one request, then read by one import, one after the other.
-    /// The descriptor, open for reading and writing.
-    public let fd: Int32
-    /// Bytes written so far.
-    public private(set) var size: Int64 = 0
-
-    /// Makes an empty buffer.
-    public init() throws {
-        #if os(Linux)
-        let name = "/obscura-upload-" + UUID().uuidString
-        let fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw StorageError.io("upload buffer", errno) }
-        shm_unlink(name)
-        self.fd = fd
-        #else
-        // No anonymous tmpfs file on this platform: uploads are refused rather than
-        // written to disk in the clear.
-        throw StorageError.io("upload buffer", ENOTSUP)
-        #endif
-    }
-
-    deinit { close(fd) }
-
-    /// Appends `bytes`.
-    public func append(_ bytes: UnsafeRawBufferPointer) throws {
-        try FileIO.writeAll(fd, bytes, path: "upload buffer")
-        size += Int64(bytes.count)
-    }
 }

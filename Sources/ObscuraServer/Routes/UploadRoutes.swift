@@ -3,8 +3,9 @@ import Hummingbird
 import ObscuraKit
 
 /// `POST /api/upload`: one file per request, its raw bytes as the body (docs/API.md).
-/// The body goes into an ``UploadBuffer`` in memory, never to disk in the clear; the
-/// importer then treats it as any file: content sniffing, thumbnail, sealing.
+/// The body goes into an ``UploadBuffer`` in memory (secret memory where the kernel
+/// offers it), never to disk in the clear; the importer then treats it as any file:
+/// content sniffing, thumbnail, sealing.
 struct UploadRoutes {
     /// The largest upload accepted.
     let limit: Int64
@@ -15,10 +16,11 @@ struct UploadRoutes {
             let query = request.uri.queryParameters
             let name = query["name"].map { String($0).removingPercentEncoding ?? String($0) } ?? "upload"
             let folderId = query["folder"].map(String.init)
-            if let length = request.headers[.contentLength].flatMap({ Int64($0) }), length > limit {
+            let length = request.headers[.contentLength].flatMap { Int64($0) }
+            if let length, length > limit {
                 throw APIError(.contentTooLarge, "file too large (limit \(limit) bytes)")
             }
-            let buffer = try UploadBuffer()
+            let buffer = try UploadBuffer(expectedSize: length)
             for try await piece in request.body {
                 guard buffer.size + Int64(piece.readableBytes) <= limit else {
                     throw APIError(.contentTooLarge, "file too large (limit \(limit) bytes)")
@@ -28,7 +30,7 @@ struct UploadRoutes {
             guard buffer.size > 0 else { throw APIError(.unprocessableContent, "empty file") }
             let outcome = try await Blocking.run { () -> Vault.UploadOutcome in
                 let folder = try folderId.flatMap { $0.isEmpty ? nil : try ItemRoutes.folder($0, in: vault) }
-                return try vault.importUpload(fd: buffer.fd, name: name, into: folder)
+                return try vault.importUpload(buffer, name: name, into: folder)
             }
             switch outcome {
             case let .imported(item):
