@@ -128,9 +128,10 @@ import Testing
             try Data(v.body).write(to: URL(fileURLWithPath: path))
             let payload = try ExportFile(path: path).open(password: SecureBytes(copying: Array(v.fields["password"]!.utf8)))
             let manifestLength = try payload.integer(UInt32.self)
-            let manifest = try JSONSerialization.jsonObject(with: Data(try payload.bytes(UInt64(manifestLength)))) as! [String: Any]
+            let manifest = try ExportManifest.decode(try payload.bytes(UInt64(manifestLength)))
             let slot = try payload.bytes(try payload.integer(UInt64.self))
             let header = try SlotHeader.decode(slot)
+            try manifest.check(against: header)
             let mek = try SlotCodec.unwrapKey(header: header, password: SecureBytes(copying: Array(v.fields["vault_password"]!.utf8)))
             guard try payload.integer(UInt8.self) == 1 else { return "damaged" }
             let context = try payload.bytes(16)
@@ -143,8 +144,7 @@ import Testing
                 let start = Int(chunked.fileOffset(ofChunk: i))
                 photo += try cipher.open(media[start..<(start + chunked.plaintextLength(ofChunk: i) + 16)], index: i)
             }
-            let items = (manifest["items"] as? [Any])?.count ?? 0
-            return "\(items)" == v.fields["items"] && VectorSet.hex(SHA256Digest.hash(photo)) == v.fields["photo_sha256"]
+            return "\(manifest.items.count)" == v.fields["items"] && VectorSet.hex(SHA256Digest.hash(photo)) == v.fields["photo_sha256"]
                 ? "success" : "wrong plaintext"
         } catch ExportError.notAnExport {
             return "unsupported"

@@ -150,6 +150,16 @@ struct ExportManifest: Codable {
         return [UInt8](try encoder.encode(self))
     }
 
+    /// Refuses a manifest of another `format`, or whose `vault` does not repeat the
+    /// carried slot's header: iteration count, salt and wrapped MEK (§7.4).
+    func check(against header: SlotHeader) throws {
+        guard format == ExportFormat.manifestFormat else { throw ExportError.damaged("manifest format") }
+        guard header.salt == Array(vault.salt), header.wrappedKey == Array(vault.wrappedKey),
+              vault.iterations == Int(header.iterations) else {
+            throw ExportError.damaged("manifest and slot disagree")
+        }
+    }
+
     /// Reads a manifest's bytes.
     static func decode(_ bytes: [UInt8]) throws -> ExportManifest {
         let decoder = JSONDecoder()

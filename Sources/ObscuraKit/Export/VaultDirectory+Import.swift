@@ -30,7 +30,6 @@ extension VaultDirectory {
                 throw ExportError.damaged("manifest length")
             }
             let manifest = try ExportManifest.decode(try payload.bytes(UInt64(manifestLength)))
-            guard manifest.format == ExportFormat.manifestFormat else { throw ExportError.damaged("manifest format") }
             let slotLength = try payload.integer(UInt64.self)
             guard slotLength >= UInt64(SlotFormat.headerSize), slotLength <= Self.maximumSlotSize,
                   slotLength <= payload.remaining else {
@@ -38,11 +37,7 @@ extension VaultDirectory {
             }
             let slot = try payload.bytes(slotLength)
             let header = try SlotHeader.decode(slot)
-            // §7.4: `vault` repeats the slot header; all three fields must agree.
-            guard header.salt == Array(manifest.vault.salt), header.wrappedKey == Array(manifest.vault.wrappedKey),
-                  manifest.vault.iterations == Int(header.iterations) else {
-                throw ExportError.damaged("manifest and slot disagree")
-            }
+            try manifest.check(against: header)
             try refuseIfPresent(header: header, manifest: manifest)
 
             // Media records, each to a temporary file in the pool.

@@ -169,15 +169,19 @@ extension VectorSet {
             items: [.init(id: "0a1b2c3d-4e5f-4061-8273-94a5b6c7d8e9", kind: "photo", name: "vector.jpg",
                           mimeType: "image/jpeg", size: Int64(photo.count), takenAt: nil, folderId: nil,
                           mediaId: mediaId, thumbId: nil)])
-        let json = try manifest.encoded()
-        var payload = [UInt8]()
-        payload.appendBigEndian(UInt32(json.count))
-        payload += json
-        payload.appendBigEndian(UInt64(slot.count))
-        payload += slot
-        payload += [ExportFormat.RecordKind.original.rawValue] + Vault.context(mediaId)
-        payload.appendBigEndian(UInt64(media.count))
-        payload += media + [ExportFormat.RecordKind.end.rawValue]
+        /// The payload plaintext (§7.3) around one manifest.
+        func payloadBytes(_ manifest: ExportManifest) throws -> [UInt8] {
+            let json = try manifest.encoded()
+            var payload = [UInt8]()
+            payload.appendBigEndian(UInt32(json.count))
+            payload += json
+            payload.appendBigEndian(UInt64(slot.count))
+            payload += slot
+            payload += [ExportFormat.RecordKind.original.rawValue] + Vault.context(mediaId)
+            payload.appendBigEndian(UInt64(media.count))
+            return payload + media + [ExportFormat.RecordKind.end.rawValue]
+        }
+        let payload = try payloadBytes(manifest)
 
         let password = "K3Y9Q-7ZTPM-2WX4N-8BCDR"
         let salt = random.bytes(32)
@@ -225,6 +229,15 @@ extension VectorSet {
         add("payload_chunk_size", "damaged",
             exportHeader + (try seal(payload, key: kek, context: exportHeader, prefix: prefix, chunkSize: 4096)),
             "the payload sealed with 4,096-byte chunks instead of 1 MiB")
+        func resealed(_ edit: (inout ExportManifest) -> Void) throws -> [UInt8] {
+            var edited = manifest
+            edit(&edited)
+            return exportHeader + (try seal(try payloadBytes(edited), key: kek, context: exportHeader, prefix: prefix,
+                                            chunkSize: ExportFormat.chunkSize))
+        }
+        add("manifest_format_2", "damaged", try resealed { $0.format = 2 }, "the manifest's format is 2")
+        add("manifest_iterations_disagree", "damaged", try resealed { $0.vault.iterations += 1 },
+            "the manifest's vault iterations differ from the carried slot header's")
         return out
     }
 
