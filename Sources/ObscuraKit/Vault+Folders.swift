@@ -5,9 +5,6 @@ import ObscuraCrypto
 /// Folders, nested by path ("Trips/2024"), optionally protected by a password
 /// (docs/FORMAT.md §3.3, §6.4).
 extension Vault {
-    /// The HKDF-free label bound into a wrapped folder key's associated data.
-    static let folderKeyLabel = Array("obscura folder key v1".utf8)
-
     /// Every folder, ordered by path.
     public func folders() throws -> [FolderRecord] {
         try enter()
@@ -58,14 +55,8 @@ extension Vault {
             id: UUID().uuidString.lowercased(), parentId: parent?.id, name: name,
             createdAt: Date().timeIntervalSince1970)
         if let password {
-            let salt = directory.random.bytes(PasswordKDF.saltSize)
-            let kek = try PasswordKDF.deriveKey(password: password, salt: salt, iterations: iterations)
-            let folderKey = SecureBytes(randomCount: AESGCM.keySize, using: directory.random)
-            record.kdfSalt = Data(salt)
-            record.kdfIterations = iterations
-            record.wrappedKey = Data(try AESGCM.sealSecret(
-                folderKey, key: kek, authenticating: Self.folderKeyLabel + Array(record.id.utf8), using: directory.random))
-            record.keyVerifier = Data(SHA256Digest.hash(kek))
+            let folderKey = SecureBytes(randomCount: FolderProtection.keySize, using: directory.random)
+            try FolderProtection.protect(&record, key: folderKey, password: password, iterations: iterations, using: directory.random)
             stateLock.withLock { folderKeys[record.id] = folderKey }
         }
         try catalog.write { try record.insert($0) }
@@ -73,19 +64,16 @@ extension Vault {
         return record
     }
 
-    /// Unlocks a protected folder for this session. The verifier is checked first (one
-    /// derivation, constant-time compare); then the folder key is unwrapped.
+    /// Unlocks a protected folder for this session (docs/FORMAT.md §6.4): the record is
+    /// checked, the verifier compared (one derivation, constant time), then the folder key
+    /// unwrapped. An unprotected folder needs no unlocking; a protected record with a
+    /// missing or damaged field throws ``VaultError/corrupt(_:)`` rather than leaving the
+    /// folder silently locked.
     public func unlockFolder(_ folder: FolderRecord, password: SecureBytes) throws {
         try enter()
         defer { leave() }
-        guard let salt = folder.kdfSalt, let iterations = folder.kdfIterations,
-              let wrapped = folder.wrappedKey, let verifier = folder.keyVerifier
-        else { return }
-        let kek = try PasswordKDF.deriveKey(password: password, salt: Array(salt), iterations: iterations)
-        guard ConstantTime.equals(SHA256Digest.hash(kek), Array(verifier)) else {
-            throw VaultError.wrongFolderPassword
-        }
-        let key = try AESGCM.openSecret(wrapped, key: kek, authenticating: Self.folderKeyLabel + Array(folder.id.utf8))
+        guard folder.isProtected else { return }
+        let key = try FolderProtection.unwrap(folder, password: password)
         stateLock.withLock { folderKeys[folder.id] = key }
     }
 

@@ -57,8 +57,7 @@ extension Vault {
     func concealed(_ item: ItemRecord, key folderKey: SecureBytes) throws -> ItemRecord {
         var row = item
         let meta = ProtectedMeta(name: item.name, mimeType: item.mimeType, takenAt: item.takenAt, width: item.width, height: item.height)
-        row.protectedMeta = Data(try SealedBlob.seal(
-            try JSONEncoder().encode(meta), key: folderKey, context: Self.context(item.id), using: directory.random))
+        row.protectedMeta = Data(try meta.sealed(folderKey: folderKey, itemId: item.id, using: directory.random))
         row.name = ""
         row.mimeType = ""
         row.takenAt = nil
@@ -70,8 +69,7 @@ extension Vault {
     /// Opens the sealed fields of an item in an unlocked protected folder.
     func revealed(_ item: ItemRecord) throws -> ItemRecord {
         guard let sealed = item.protectedMeta, let folderKey = try outerKey(forFolder: item.folderId) else { return item }
-        let meta = try JSONDecoder().decode(
-            ProtectedMeta.self, from: Data(try SealedBlob.open(sealed, key: folderKey, context: Self.context(item.id))))
+        let meta = try ProtectedMeta.open(sealed, folderKey: folderKey, itemId: item.id)
         var row = item
         row.name = meta.name
         row.mimeType = meta.mimeType

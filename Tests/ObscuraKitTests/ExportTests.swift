@@ -98,6 +98,47 @@ import Testing
         #expect(try target.importVault(from: file, password: pw("e")) == 1)
     }
 
+    /// §7.4: `vault` repeats the slot header, all three fields, and `format` is 1. The
+    /// payload of a real export is resealed with one manifest field edited.
+    @Test func manifestDisagreeingWithItsSlotIsRefused() throws {
+        let a = try TestRoot(), b = try TestRoot()
+        let vault = try a.initialized().createVault(password: pw("v"), iterations: testIterations)
+        try vault.addRaw([1, 2, 3], name: "tiny")
+        let file = a.path + "/v.obscura"
+        try vault.exportVault(to: file, password: pw("e"), iterations: 1)
+        let payload = try ExportFile(path: file).open(password: pw("e"))
+        let plain = try payload.bytes(payload.remaining)
+        let m = Int(plain.readBigEndian(UInt32.self, at: 0))
+        let manifest = try JSONSerialization.jsonObject(with: Data(plain[4..<(4 + m)])) as! [String: Any]
+        let target = try b.initialized()
+        func reimport(_ edit: (inout [String: Any]) -> Void) throws {
+            var edited = manifest
+            edit(&edited)
+            let json = [UInt8](try JSONSerialization.data(withJSONObject: edited))
+            var bytes = [UInt8]()
+            bytes.appendBigEndian(UInt32(json.count))
+            bytes += json + plain[(4 + m)...]
+            let path = a.path + "/edited-\(UUID().uuidString).obscura"
+            try bytes.withUnsafeBytes { raw in
+                try ExportFormat.write(to: path, password: pw("e"), iterations: 1, totalSize: UInt64(bytes.count),
+                                       source: ChunkedFileWriter.source(bytes: raw), using: SystemRandom())
+            }
+            try target.importVault(from: path, password: pw("e"))
+        }
+        #expect(throws: ExportError.damaged("manifest and slot disagree")) {
+            try reimport { fields in
+                var vault = fields["vault"] as! [String: Any]
+                vault["iterations"] = (vault["iterations"] as! Int) + 1
+                fields["vault"] = vault
+            }
+        }
+        #expect(throws: ExportError.damaged("manifest format")) { try reimport { $0["format"] = 2 } }
+        #expect(try target.decoyNames().count == 10, "nothing was imported")
+        // The same payload, re-encoded but unedited, imports: the refusals above are the edits'.
+        try reimport { _ in }
+        #expect(try target.decoyNames().count == 9)
+    }
+
     @Test func generatedPasswordsAndLenientInput() {
         let generated = ExportFormat.generatePassword()
         let text = String(decoding: generated.withUnsafeBytes { Array($0) }, as: UTF8.self)

@@ -99,6 +99,24 @@ import Testing
         #expect(try v.items(in: secret).map(\.record.name) == ["hidden-name.jpg"])
     }
 
+    /// §6.4: a protected folder (wrappedKey set) whose salt, count or verifier is missing
+    /// is damaged; unlocking it says so instead of returning as if it had worked.
+    @Test func incompleteProtectedFolderRecordIsCorrupt() throws {
+        let root = try TestRoot()
+        let v = try vault(root)
+        let secret = try v.createFolder("Secret", password: pw("fpw"), iterations: testIterations)
+        v.lockFolders()
+        let edits: [(inout FolderRecord) -> Void] = [{ $0.kdfSalt = nil }, { $0.kdfIterations = nil }, { $0.keyVerifier = nil }]
+        for edit in edits {
+            var damaged = secret
+            edit(&damaged)
+            #expect(throws: VaultError.self) { try v.unlockFolder(damaged, password: pw("fpw")) }
+            #expect(!v.isOpen(damaged))
+        }
+        try v.unlockFolder(secret, password: pw("fpw"))
+        #expect(v.isOpen(secret))
+    }
+
     @Test func moveAcrossProtectionReencrypts() throws {
         let root = try TestRoot()
         let v = try vault(root)

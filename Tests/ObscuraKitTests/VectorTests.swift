@@ -43,12 +43,12 @@ import Testing
     @Test func committedVectorsAreWhatTheGeneratorWrites() throws {
         let generated = try VectorSet.all()
         var committed = [String: [UInt8]]()
-        for kind in ["slot", "chunked", "export"] {
+        for kind in VectorSet.directories {
             for name in try FileManager.default.contentsOfDirectory(atPath: Self.root + "/" + kind) {
                 committed[kind + "/" + name] = [UInt8](try Data(contentsOf: URL(fileURLWithPath: Self.root + "/" + kind + "/" + name)))
             }
         }
-        #expect(committed.count >= 30)
+        #expect(committed.count >= 60)
         #expect(Set(committed.keys) == Set(generated.keys))
         for (name, bytes) in generated { #expect(committed[name] == bytes, "\(name) differs from the generator") }
     }
@@ -57,7 +57,10 @@ import Testing
     static func slotOutcome(_ v: Vector) -> String {
         do {
             let header = try SlotHeader.decode(v.body)
-            let key = try SlotCodec.unwrapKey(header: header, password: SecureBytes(copying: Array(v.fields["password"]!.utf8)))
+            // A decoy's password bytes are the credential of its device secret (§4.1).
+            let password = v.fields["device_secret"].map { DeviceSecretStore.credential(from: SecureBytes(copying: unhex($0))) }
+                ?? SecureBytes(copying: Array(v.fields["password"]!.utf8))
+            let key = try SlotCodec.unwrapKey(header: header, password: password)
             let catalog = try SlotCodec.openCatalog(contents: v.body, header: header, key: key)
             return VectorSet.hex(SHA256Digest.hash(catalog)) == v.fields["catalog_sha256"] ? "success" : "wrong catalog"
         } catch SlotError.truncated {
@@ -125,9 +128,10 @@ import Testing
             try Data(v.body).write(to: URL(fileURLWithPath: path))
             let payload = try ExportFile(path: path).open(password: SecureBytes(copying: Array(v.fields["password"]!.utf8)))
             let manifestLength = try payload.integer(UInt32.self)
-            let manifest = try JSONSerialization.jsonObject(with: Data(try payload.bytes(UInt64(manifestLength)))) as! [String: Any]
+            let manifest = try ExportManifest.decode(try payload.bytes(UInt64(manifestLength)))
             let slot = try payload.bytes(try payload.integer(UInt64.self))
             let header = try SlotHeader.decode(slot)
+            try manifest.check(against: header)
             let mek = try SlotCodec.unwrapKey(header: header, password: SecureBytes(copying: Array(v.fields["vault_password"]!.utf8)))
             guard try payload.integer(UInt8.self) == 1 else { return "damaged" }
             let context = try payload.bytes(16)
@@ -140,9 +144,10 @@ import Testing
                 let start = Int(chunked.fileOffset(ofChunk: i))
                 photo += try cipher.open(media[start..<(start + chunked.plaintextLength(ofChunk: i) + 16)], index: i)
             }
-            let items = (manifest["items"] as? [Any])?.count ?? 0
-            return "\(items)" == v.fields["items"] && VectorSet.hex(SHA256Digest.hash(photo)) == v.fields["photo_sha256"]
+            return "\(manifest.items.count)" == v.fields["items"] && VectorSet.hex(SHA256Digest.hash(photo)) == v.fields["photo_sha256"]
                 ? "success" : "wrong plaintext"
+        } catch ExportError.notAnExport {
+            return "unsupported"
         } catch ExportError.wrongPassword {
             return "wrong password"
         } catch {
@@ -154,5 +159,77 @@ import Testing
         let vectors = try Self.load("export")
         #expect(vectors.count >= 8)
         for v in vectors { #expect(Self.exportOutcome(v) == v.expect, "export/\(v.name)") }
+    }
+
+    /// The folder-key unwrap of §6.4, in the vocabulary of the folder vectors.
+    static func folderOutcome(_ v: Vector) -> String {
+        let record = FolderRecord(
+            id: v.fields["folder_id"]!, parentId: nil, name: "vector", createdAt: 0,
+            kdfSalt: Data(unhex(v.fields["kdf_salt"])), kdfIterations: Int(v.fields["kdf_iterations"]!)!,
+            wrappedKey: Data(v.body), keyVerifier: Data(unhex(v.fields["key_verifier"])))
+        do {
+            let key = try FolderProtection.unwrap(record, password: SecureBytes(copying: Array(v.fields["password"]!.utf8)))
+            return key.withUnsafeBytes { VectorSet.hex($0) } == v.fields["folder_key"] ? "success" : "wrong key"
+        } catch VaultError.wrongFolderPassword {
+            return "wrong password"
+        } catch VaultError.corrupt {
+            return "corrupt"
+        } catch {
+            return "unexpected \(error)"
+        }
+    }
+
+    @Test func folderVectors() throws {
+        let vectors = try Self.load("folder")
+        #expect(vectors.count >= 8)
+        for v in vectors { #expect(Self.folderOutcome(v) == v.expect, "folder/\(v.name)") }
+    }
+
+    /// An item's `protectedMeta` opened under the folder key (§6.4); on success every
+    /// field must equal the vector's, whose values are JSON text.
+    static func metaOutcome(_ v: Vector) -> String {
+        let meta: ProtectedMeta
+        do {
+            meta = try ProtectedMeta.open(v.body, folderKey: SecureBytes(copying: unhex(v.fields["folder_key"])),
+                                          itemId: v.fields["item_id"]!)
+        } catch {
+            return "failure"
+        }
+        func json(_ key: String) -> Any? {
+            let value = try? JSONSerialization.jsonObject(with: Data(v.fields[key]!.utf8), options: .fragmentsAllowed)
+            return value is NSNull ? nil : value
+        }
+        let same = json("name") as? String == meta.name && json("mimeType") as? String == meta.mimeType
+            && (json("takenAt") as? Double) == meta.takenAt && (json("width") as? Int) == meta.width
+            && (json("height") as? Int) == meta.height
+        return same ? "success" : "wrong fields"
+    }
+
+    @Test func metaVectors() throws {
+        let vectors = try Self.load("meta")
+        #expect(vectors.count >= 5)
+        for v in vectors { #expect(Self.metaOutcome(v) == v.expect, "meta/\(v.name)") }
+    }
+
+    /// A device-secret file loaded as the vault loads it, then its credential and
+    /// Crockford form (§4.1, §4.2).
+    static func deviceOutcome(_ v: Vector) -> String {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("vector-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        do {
+            try Data(v.body).write(to: URL(fileURLWithPath: path))
+            let secret = try DeviceSecretStore(path: path).load()
+            let credential = DeviceSecretStore.credential(from: secret).withUnsafeBytes { VectorSet.hex($0) }
+            let text = String(decoding: Crockford32.encode(secret).withUnsafeBytes { Array($0) }, as: UTF8.self)
+            return credential == v.fields["credential"] && text == v.fields["crockford"] ? "success" : "wrong credential"
+        } catch {
+            return "failure"
+        }
+    }
+
+    @Test func deviceVectors() throws {
+        let vectors = try Self.load("device")
+        #expect(vectors.count >= 3)
+        for v in vectors { #expect(Self.deviceOutcome(v) == v.expect, "device/\(v.name)") }
     }
 }

@@ -1,12 +1,17 @@
 """A second, independent reader of Obscura's formats, written from docs/FORMAT.md alone.
 
 It reads `.obscura` exports (§7), opens a vault's MEK from its slot header with the vault
-password (§3), and decrypts chunked media files (§6). Python's standard library and the
-`cryptography` package (AES-GCM) only; nothing here is shared with the Swift code.
+password (§3), derives the decoy credential from a device secret (§4.1), decrypts chunked
+media files and single-shot blobs (§6), and unwraps folder keys and opens protected
+metadata (§6.4). Python's standard library and the `cryptography` package (AES-GCM) only;
+nothing here is shared with the Swift code.
 """
+import base64
+import binascii
 import hashlib
 import hmac
 import json
+import re
 import struct
 import uuid
 
@@ -21,15 +26,58 @@ CHUNKED_HEADER_SIZE = 24
 SLOT_MAGIC = b"OBSV"
 SLOT_HEADER_SIZE = 172
 TAG = 16
+NONCE = 12
+KEY = 32
 CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
+MAX_ITERATIONS = 10_000_000
+EXPORT_CHUNK_SIZE = 1 << 20
+DEVICE_SECRET_SIZE = 32
+CREDENTIAL_INFO = b"obscura device credential v1"
+FOLDER_KEY_LABEL = b"obscura folder key v1"
+# §3.3: pool ids are lower-case 8-4-4-4-12 hex; anything else is refused before use.
+CANONICAL_UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 
 
 class FormatError(Exception):
     """The bytes do not follow docs/FORMAT.md, or fail authentication."""
 
 
+class Unsupported(FormatError):
+    """An export refused from its 64-byte header alone, before any derivation (§7.1)."""
+
+
 class WrongPassword(Exception):
-    """The export password does not match the header's verification tag."""
+    """The password does not match (export verification tag, slot, folder verifier)."""
+
+
+def in_range(iterations: int) -> bool:
+    """§2: every stored PBKDF2 count must be in 1 ... 10,000,000."""
+    return 1 <= iterations <= MAX_ITERATIONS
+
+
+def hkdf_sha256(ikm: bytes, info: bytes, length: int = 32, salt: bytes = b"") -> bytes:
+    """RFC 5869 with SHA-256; an empty salt is HashLen (32) zero bytes."""
+    prk = hmac.new(salt or b"\x00" * 32, ikm, hashlib.sha256).digest()
+    out, block, counter = b"", b"", 1
+    while len(out) < length:
+        block = hmac.new(prk, block + info + bytes([counter]), hashlib.sha256).digest()
+        out += block
+        counter += 1
+    return out[:length]
+
+
+def device_credential(secret_file: bytes) -> bytes:
+    """§4.1: the decoy credential from the bytes of a device-secret file (exactly 32)."""
+    if len(secret_file) != DEVICE_SECRET_SIZE:
+        raise FormatError("a device secret is exactly 32 bytes")
+    return hkdf_sha256(secret_file, CREDENTIAL_INFO)
+
+
+def crockford_encode(data: bytes) -> str:
+    """§4.2: most significant bit first, 5 bits a symbol, the last group zero-padded."""
+    bits = "".join(f"{b:08b}" for b in data)
+    bits += "0" * (-len(bits) % 5)
+    return "".join(CROCKFORD[int(bits[i:i + 5], 2)] for i in range(0, len(bits), 5))
 
 
 def pbkdf2(password: bytes, salt: bytes, iterations: int) -> bytes:
@@ -50,10 +98,31 @@ def canonical_export_password(typed: str) -> bytes:
     return typed.encode()
 
 
+def open_box(key: bytes, box: bytes, ad: bytes) -> bytes:
+    """§1: a sealed box, nonce (12) ‖ ciphertext ‖ tag (16)."""
+    if len(box) < NONCE + TAG:
+        raise FormatError("shorter than a sealed box")
+    try:
+        return AESGCM(key).decrypt(box[:NONCE], box[NONCE:], ad)
+    except InvalidTag:
+        raise FormatError("sealed box failed authentication")
+
+
+def open_blob(data: bytes, key: bytes, context: bytes, outer_key: bytes = None) -> bytes:
+    """§6.5: a single-shot blob; protected, the outer box (same associated data) first."""
+    if data[:4] == CHUNKED_MAGIC:
+        raise FormatError("a chunked file, not a blob")
+    if outer_key is not None:
+        data = open_box(outer_key, data, context)
+    return open_box(key, data, context)
+
+
 def decrypt_chunked(data: bytes, key: bytes, context: bytes, outer_key: bytes = None) -> bytes:
     """§6: a chunked file (header at the start of `data`), every chunk authenticated."""
     if data[:4] != CHUNKED_MAGIC:
         raise FormatError("not a chunked file")
+    if len(data) < CHUNKED_HEADER_SIZE:
+        raise FormatError("truncated")
     header = data[:CHUNKED_HEADER_SIZE]
     version, flags = struct.unpack(">HH", header[4:8])
     prefix = header[8:12]
@@ -91,10 +160,12 @@ class Export:
         with open(path, "rb") as f:
             header = f.read(EXPORT_HEADER_SIZE)
             if len(header) != EXPORT_HEADER_SIZE or header[:4] != EXPORT_MAGIC:
-                raise FormatError("not an Obscura export")
+                raise Unsupported("not an Obscura export")
             version, flags, iterations = struct.unpack(">HHI", header[4:12])
-            if version != 1 or flags != 0 or not 1 <= iterations <= 10_000_000:
-                raise FormatError("unsupported export header")
+            if version != 1 or flags != 0 or not in_range(iterations):
+                raise Unsupported("unsupported export header")
+            if header[60:64] == b"\x00" * 4:
+                raise Unsupported("zero nonce prefix")
             salt, tag = header[12:44], header[44:60]
             kek = pbkdf2(canonical_export_password(password), salt, iterations)
             expected = AESGCM(kek).encrypt(b"\x00" * 12, VERIFICATION_TEXT, header[:44])[-TAG:]
@@ -102,11 +173,16 @@ class Export:
                 raise WrongPassword()
             self.bytes_read_at_check = f.tell()
             body = f.read()
+        # §7.3: the payload header's prefix, flags and chunk size are fixed.
         if body[8:12] != header[60:64]:
             raise FormatError("payload prefix differs from the header's")
+        if body[4:6] != b"\x00\x01" or body[6:8] != b"\x00\x00" or body[12:16] != struct.pack(">I", EXPORT_CHUNK_SIZE):
+            raise FormatError("payload header is not the export's")
         payload = decrypt_chunked(body, kek, context=header)
         (m,) = struct.unpack(">I", payload[:4])
         self.manifest = json.loads(payload[4:4 + m])
+        if self.manifest.get("format") != 1:
+            raise FormatError("manifest format")
         pos = 4 + m
         (s,) = struct.unpack(">Q", payload[pos:pos + 8])
         self.slot = payload[pos + 8:pos + 8 + s]
@@ -124,8 +200,13 @@ class Export:
         if pos != len(payload):
             raise FormatError("trailing payload")
         vault = self.manifest["vault"]
-        if self.slot[8:12] != struct.pack(">I", vault["iterations"]):
+        if (self.slot[8:12] != struct.pack(">I", vault["iterations"])
+                or self.slot[12:44] != b64(vault["salt"]) or self.slot[44:104] != b64(vault["wrapped_key"])):
             raise FormatError("manifest and slot disagree")
+        for item in self.items:
+            for key in ("media_id", "thumb_id"):
+                if item.get(key) is not None and not CANONICAL_UUID.fullmatch(item[key]):
+                    raise FormatError(f"{key} is not a canonical UUID")
 
     @property
     def items(self):
@@ -156,3 +237,32 @@ def open_mek(slot: bytes, password: bytes) -> bytes:
         return AESGCM(kek).decrypt(wrapped[:12], wrapped[12:], h[:44])
     except InvalidTag:
         raise WrongPassword()
+
+
+def b64(text: str) -> bytes:
+    """§7.4: standard base64 (RFC 4648 §4: `+`, `/`, `=` padding), strictly."""
+    try:
+        return base64.b64decode(text, validate=True)
+    except binascii.Error:
+        raise FormatError("not standard base64")
+
+
+def unwrap_folder_key(folder_id: str, password: bytes, salt: bytes, iterations: int,
+                      wrapped: bytes, verifier: bytes) -> bytes:
+    """§6.4 `unlock_folder`: range, verifier, then the wrapped key and its length."""
+    if not in_range(iterations):
+        raise FormatError("folder iteration count out of range")
+    kek = pbkdf2(password, salt, iterations)
+    if not hmac.compare_digest(hashlib.sha256(kek).digest(), verifier):
+        raise WrongPassword()
+    key = open_box(kek, wrapped, FOLDER_KEY_LABEL + folder_id.encode())
+    if len(key) != KEY:
+        raise FormatError("a folder key is 32 bytes")
+    return key
+
+
+def open_protected_meta(sealed: bytes, folder_key: bytes, item_id: str) -> dict:
+    """§6.4: one sealed box under the folder key, the item id's 16 bytes as associated
+    data; the JSON's five keys, an absent one read as null."""
+    meta = json.loads(open_box(folder_key, sealed, uuid.UUID(item_id).bytes))
+    return {key: meta.get(key) for key in ("name", "mimeType", "takenAt", "width", "height")}

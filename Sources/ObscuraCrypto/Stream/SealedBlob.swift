@@ -5,7 +5,8 @@
 /// two formats apart from the first four bytes.
 public enum SealedBlob {
     /// Seals `plaintext` under `key`, and again under `outerKey` when given (a
-    /// folder-protected thumbnail: the inner sealed box is the outer layer's plaintext).
+    /// folder-protected thumbnail: the inner sealed box is the outer layer's plaintext,
+    /// and both layers take `context` as associated data, §6.5).
     public static func seal(
         _ plaintext: some Collection<UInt8>, key: SecureBytes, outerKey: SecureBytes? = nil,
         context: [UInt8], using random: RandomSource = SystemRandom()

@@ -26,6 +26,12 @@ public final class ExportFile {
         guard (1...PasswordKDF.maximumIterations).contains(iterations) else {
             throw ExportError.notAnExport("iteration count out of range")
         }
+        // §7.1: an all-zero prefix would make payload chunk 0's nonce the verification
+        // seal's all-zero nonce under the same KEK; no writer makes one, so it is refused
+        // from the header alone, before anything is derived.
+        guard header[ExportFormat.prefixOffset..<ExportFormat.headerSize].contains(where: { $0 != 0 }) else {
+            throw ExportError.notAnExport("zero nonce prefix")
+        }
         salt = Array(header[12..<ExportFormat.tagOffset])
     }
 
@@ -44,7 +50,10 @@ public final class ExportFile {
         let context = header
         do {
             let reader = try ChunkedFileReader(path: path, offset: UInt64(ExportFormat.headerSize)) { chunked in
-                guard chunked.noncePrefix == noncePrefix, !chunked.isFolderProtected else {
+                // §7.3: the payload header's prefix, flags and chunk size are all fixed
+                // by the export format; a reader checks every one.
+                guard chunked.noncePrefix == noncePrefix, chunked.flags == 0,
+                      chunked.chunkSize == ExportFormat.chunkSize else {
                     throw ExportError.damaged("payload header does not match the export header")
                 }
                 return try ChunkCipher(header: chunked, key: kek, outerKey: nil, context: context)

@@ -21,9 +21,11 @@ public enum ExportFormat {
     public static let verificationNonce = [UInt8](repeating: 0, count: AESGCM.nonceSize)
     /// §7.3: payload chunk size, 1 MiB.
     public static let chunkSize = 1 << 20
-    /// §7.4: record kinds in the payload's file section.
+    /// §7.4: the manifest's `format` value; readers refuse any other.
+    static let manifestFormat = 1
+    /// §7.3: record kinds in the payload's file section.
     enum RecordKind: UInt8 { case end = 0, original = 1, thumbnail = 2 }
-    /// §7.5: characters of a generated export password (100 bits).
+    /// §7.2: characters of a generated export password (100 bits).
     public static let generatedPasswordLength = 20
 
     /// The export KEK's verification tag over header bytes [0, 44).
@@ -105,7 +107,11 @@ public enum ExportFormat {
     }
 }
 
-/// The JSON manifest at the start of an export's payload (docs/FORMAT.md §7.3).
+/// The JSON manifest at the start of an export's payload (docs/FORMAT.md §7.4).
+///
+/// Optional fields that are nil are left out of the JSON (the synthesised `Codable`
+/// conformance encodes them with `encodeIfPresent`); reading, an absent key and `null`
+/// are the same. `Data` fields are standard base64 with padding (RFC 4648 §4).
 struct ExportManifest: Codable {
     struct Vault: Codable {
         var iterations: Int
@@ -142,6 +148,16 @@ struct ExportManifest: Codable {
         encoder.keyEncodingStrategy = .convertToSnakeCase
         encoder.outputFormatting = .sortedKeys
         return [UInt8](try encoder.encode(self))
+    }
+
+    /// Refuses a manifest of another `format`, or whose `vault` does not repeat the
+    /// carried slot's header: iteration count, salt and wrapped MEK (§7.4).
+    func check(against header: SlotHeader) throws {
+        guard format == ExportFormat.manifestFormat else { throw ExportError.damaged("manifest format") }
+        guard header.salt == Array(vault.salt), header.wrappedKey == Array(vault.wrappedKey),
+              vault.iterations == Int(header.iterations) else {
+            throw ExportError.damaged("manifest and slot disagree")
+        }
     }
 
     /// Reads a manifest's bytes.

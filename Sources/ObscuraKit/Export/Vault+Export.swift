@@ -52,7 +52,7 @@ extension Vault {
         let slotLength = SlotFormat.headerSize + (try SlotCodec.sealedCatalogLength(contents: contents, header: header, key: key))
         let (items, folders) = try catalog.read { db in (try ItemRecord.fetchAll(db), try FolderRecord.fetchAll(db)) }
         let manifest = ExportManifest(
-            format: Int(ExportFormat.version), createdAt: Date().timeIntervalSince1970,
+            format: ExportFormat.manifestFormat, createdAt: Date().timeIntervalSince1970,
             vault: .init(iterations: Int(header.iterations), salt: Data(header.salt), wrappedKey: Data(header.wrappedKey)),
             folders: folders.map { .init(id: $0.id, parentId: $0.parentId, name: $0.name, protected: $0.isProtected) },
             items: items.map {

@@ -37,9 +37,7 @@ extension VaultDirectory {
             }
             let slot = try payload.bytes(slotLength)
             let header = try SlotHeader.decode(slot)
-            guard header.salt == Array(manifest.vault.salt), header.wrappedKey == Array(manifest.vault.wrappedKey) else {
-                throw ExportError.damaged("manifest and slot disagree")
-            }
+            try manifest.check(against: header)
             try refuseIfPresent(header: header, manifest: manifest)
 
             // Media records, each to a temporary file in the pool.

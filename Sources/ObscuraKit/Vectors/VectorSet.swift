@@ -10,8 +10,12 @@ public enum VectorSet {
 
     /// Every vector file, by path relative to `testdata/`.
     public static func all() throws -> [String: [UInt8]] {
-        try slotVectors().merging(chunkedVectors()) { a, _ in a }.merging(exportVectors()) { a, _ in a }
+        try [slotVectors(), chunkedVectors(), exportVectors(), folderVectors(), deviceVectors()]
+            .reduce(into: [:]) { all, set in all.merge(set) { a, _ in a } }
     }
+
+    /// The directories of `testdata/`, one per kind of vector (§5).
+    public static let directories = ["slot", "chunked", "export", "folder", "meta", "device"]
 
     /// One vector file: `key: value` lines, a blank line, the raw bytes.
     static func file(_ fields: [(String, String)], _ body: [UInt8]) -> [UInt8] {
@@ -76,6 +80,17 @@ public enum VectorSet {
             iterations: iterations, using: random)
         add("password_changed", "success", rewrapped + random.bytes(slotSize - rewrapped.count), password: "battery staple",
             "after a password change: new salt and wrapped MEK, same sealed catalog bytes as valid")
+
+        // Drawn after every byte above, so that adding it changed no earlier file.
+        let deviceSecret = SecureBytes(randomCount: DeviceSecretStore.size, using: random)
+        let decoy = try SlotCodec.seal(
+            password: DeviceSecretStore.credential(from: deviceSecret), iterations: iterations,
+            key: SecureBytes(randomCount: 32, using: random), catalog: catalog, using: random)
+        out["slot/decoy"] = file([
+            ("expect", "success"), ("device_secret", hex(deviceSecret.withUnsafeBytes { Array($0) })),
+            ("iterations", "\(iterations)"), ("catalog_sha256", catalogHash),
+            ("comment", "a decoy: its password bytes are the 32 credential bytes of the device secret (§4.1)"),
+        ], decoy + random.bytes(slotSize - decoy.count))
         return out
     }
 
@@ -127,6 +142,9 @@ public enum VectorSet {
         add("blob_flipped", "failure", blob.with(30, blob[30] ^ 1), plain: thumbnail, "one bit of the ciphertext")
         let protectedBlob = try SealedBlob.seal(thumbnail, key: mek, outerKey: folderKey, context: context, using: random)
         add("blob_protected", "success", protectedBlob, plain: thumbnail, folderKey: true, "inner sealed box sealed again under the folder key")
+        add("truncated_in_header", "truncated", Array(plain.prefix(20)), "starts with OBSK but ends inside the 24-byte header")
+        add("blob_short", "failure", Array(blob.prefix(AESGCM.overhead - 1)), plain: thumbnail,
+            "a single-shot blob shorter than a nonce and a tag")
         return out
     }
 }
@@ -145,21 +163,25 @@ extension VectorSet {
         let photo = random.bytes(5000)
         let media = try seal(photo, key: mek, context: Vault.context(mediaId), prefix: random.bytes(4), chunkSize: 4096)
         let manifest = ExportManifest(
-            format: 1, createdAt: 1_700_000_000,
+            format: ExportFormat.manifestFormat, createdAt: 1_700_000_000,
             vault: .init(iterations: iterations, salt: Data(header.salt), wrappedKey: Data(header.wrappedKey)),
             folders: [],
             items: [.init(id: "0a1b2c3d-4e5f-4061-8273-94a5b6c7d8e9", kind: "photo", name: "vector.jpg",
                           mimeType: "image/jpeg", size: Int64(photo.count), takenAt: nil, folderId: nil,
                           mediaId: mediaId, thumbId: nil)])
-        let json = try manifest.encoded()
-        var payload = [UInt8]()
-        payload.appendBigEndian(UInt32(json.count))
-        payload += json
-        payload.appendBigEndian(UInt64(slot.count))
-        payload += slot
-        payload += [ExportFormat.RecordKind.original.rawValue] + Vault.context(mediaId)
-        payload.appendBigEndian(UInt64(media.count))
-        payload += media + [ExportFormat.RecordKind.end.rawValue]
+        /// The payload plaintext (§7.3) around one manifest.
+        func payloadBytes(_ manifest: ExportManifest) throws -> [UInt8] {
+            let json = try manifest.encoded()
+            var payload = [UInt8]()
+            payload.appendBigEndian(UInt32(json.count))
+            payload += json
+            payload.appendBigEndian(UInt64(slot.count))
+            payload += slot
+            payload += [ExportFormat.RecordKind.original.rawValue] + Vault.context(mediaId)
+            payload.appendBigEndian(UInt64(media.count))
+            return payload + media + [ExportFormat.RecordKind.end.rawValue]
+        }
+        let payload = try payloadBytes(manifest)
 
         let password = "K3Y9Q-7ZTPM-2WX4N-8BCDR"
         let salt = random.bytes(32)
@@ -168,7 +190,8 @@ extension VectorSet {
             iterations: iterations)
         let headerPrefix = ExportFormat.headerPrefix(iterations: iterations, salt: salt)
         let prefix: [UInt8] = [0x5A, 0x17, 0xC3, 0x08]
-        let exportHeader = headerPrefix + (try ExportFormat.verificationTag(kek: kek, headerPrefix: headerPrefix)) + prefix
+        let tag = try ExportFormat.verificationTag(kek: kek, headerPrefix: headerPrefix)
+        let exportHeader = headerPrefix + tag + prefix
         let valid = exportHeader + (try seal(payload, key: kek, context: exportHeader, prefix: prefix, chunkSize: ExportFormat.chunkSize))
 
         var out = [String: [UInt8]]()
@@ -189,6 +212,139 @@ extension VectorSet {
         add("payload_flipped", "damaged", valid.with(200, valid[200] ^ 1), "a payload byte: its chunk fails")
         add("prefix_mismatch", "damaged", valid.with(62, valid[62] ^ 1), "the header's prefix differs from the payload's")
         add("truncated", "damaged", Array(valid.dropLast(10)), "the end of the last chunk is missing")
+        // Refused from the 64-byte header alone, before any derivation (§7.1).
+        add("magic_flipped", "unsupported", valid.with(0, valid[0] ^ 1), "not OBSX")
+        add("short_header", "unsupported", Array(valid.prefix(ExportFormat.headerSize - 1)), "shorter than the 64-byte header")
+        add("iterations_zero", "unsupported", valid.with(8, 0).with(9, 0).with(10, 0).with(11, 0),
+            "an iteration count of 0 is outside 1...10,000,000")
+        var tooMany = valid
+        tooMany.replaceSubrange(8..<12, with: [0x00, 0x98, 0x96, 0x81])
+        add("iterations_above_maximum", "unsupported", tooMany, "an iteration count of 10,000,001 is outside 1...10,000,000")
+        // Complete, correctly sealed files that break one rule of §7.1 or §7.3 only.
+        let zero = [UInt8](repeating: 0, count: ChunkedFormat.noncePrefixSize)
+        let zeroHeader = headerPrefix + tag + zero
+        add("prefix_zero", "unsupported",
+            zeroHeader + (try seal(payload, key: kek, context: zeroHeader, prefix: zero, chunkSize: ExportFormat.chunkSize)),
+            "nonce prefix 00000000 in the header and the payload: chunk 0 would reuse the verification nonce")
+        add("payload_chunk_size", "damaged",
+            exportHeader + (try seal(payload, key: kek, context: exportHeader, prefix: prefix, chunkSize: 4096)),
+            "the payload sealed with 4,096-byte chunks instead of 1 MiB")
+        func resealed(_ edit: (inout ExportManifest) -> Void) throws -> [UInt8] {
+            var edited = manifest
+            edit(&edited)
+            return exportHeader + (try seal(try payloadBytes(edited), key: kek, context: exportHeader, prefix: prefix,
+                                            chunkSize: ExportFormat.chunkSize))
+        }
+        add("manifest_format_2", "damaged", try resealed { $0.format = 2 }, "the manifest's format is 2")
+        add("manifest_iterations_disagree", "damaged", try resealed { $0.vault.iterations += 1 },
+            "the manifest's vault iterations differ from the carried slot header's")
+        return out
+    }
+
+    // MARK: Folder keys and protected metadata (§6.4)
+
+    static func folderVectors() throws -> [String: [UInt8]] {
+        let random = SeededRandom(seed: "obscura folder vectors v1")
+        let password = "folder pw"
+        let folderKey = SecureBytes(randomCount: FolderProtection.keySize, using: random)
+        var valid = FolderRecord(id: "3c2b1a09-8f7e-4d6c-8b5a-49382716a5f4", parentId: nil, name: "Secret", createdAt: 1_700_000_000)
+        try FolderProtection.protect(&valid, key: folderKey, password: SecureBytes(copying: Array(password.utf8)),
+                                     iterations: iterations, using: random)
+        let folderKeyHex = hex(folderKey.withUnsafeBytes { Array($0) })
+        var out = [String: [UInt8]]()
+
+        func add(_ name: String, _ expect: String, _ record: FolderRecord, password typed: String = password, _ comment: String) {
+            var fields = [
+                ("expect", expect), ("folder_id", record.id), ("password", typed),
+                ("kdf_salt", hex(record.kdfSalt ?? Data())), ("kdf_iterations", "\(record.kdfIterations ?? 0)"),
+                ("key_verifier", hex(record.keyVerifier ?? Data())),
+            ]
+            if expect == "success" { fields.append(("folder_key", folderKeyHex)) }
+            fields.append(("comment", comment))
+            out["folder/" + name] = file(fields, Array(record.wrappedKey ?? Data()))
+        }
+        func changed(_ edit: (inout FolderRecord) -> Void) -> FolderRecord {
+            var copy = valid
+            edit(&copy)
+            return copy
+        }
+        func flipped(_ data: Data?, at offset: Int) -> Data {
+            var bytes = Array(data ?? Data())
+            bytes[offset] ^= 0x01
+            return Data(bytes)
+        }
+        add("valid", "success", valid, "the folder record's key columns; the body is wrappedKey")
+        add("wrong_password", "wrong password", valid, password: "folder pv", "the verifier does not match")
+        add("verifier_flipped", "wrong password", changed { $0.keyVerifier = flipped($0.keyVerifier, at: 3) },
+            "a damaged verifier reads as a wrong password: the verifier is checked before the unwrap")
+        add("wrapped_key_flipped", "corrupt", changed { $0.wrappedKey = flipped($0.wrappedKey, at: 30) },
+            "the right password, but the wrapped key fails its tag")
+        add("other_folder", "corrupt", changed { $0.id = "3c2b1a09-8f7e-4d6c-8b5a-49382716a5f5" },
+            "the record's key columns under another folder id: the id is associated data of the wrapped key")
+        add("iterations_zero", "corrupt", changed { $0.kdfIterations = 0 }, "refused before deriving (§2)")
+        add("iterations_above_maximum", "corrupt", changed { $0.kdfIterations = PasswordKDF.maximumIterations + 1 },
+            "refused before deriving (§2)")
+        let kek = try PasswordKDF.deriveKey(password: SecureBytes(copying: Array(password.utf8)),
+                                            salt: Array(valid.kdfSalt!), iterations: iterations)
+        let shortKey = SecureBytes(randomCount: 16, using: random)
+        add("key_16_bytes", "corrupt", changed {
+            $0.wrappedKey = Data(try! AESGCM.sealSecret(
+                shortKey, key: kek, authenticating: FolderProtection.associatedData(folderId: valid.id), using: random))
+        }, "an authentic wrapped key of 16 bytes: a folder key is 32 bytes")
+
+        // protectedMeta (§6.4) under the folder key above.
+        func addMeta(_ name: String, _ expect: String, _ sealed: [UInt8], _ meta: ProtectedMeta?, itemId: String, _ comment: String) {
+            var fields = [("expect", expect), ("folder_key", folderKeyHex), ("item_id", itemId)]
+            if let meta {
+                // Each expected field as JSON text: a string, a number or null.
+                func json(_ value: (some Encodable)?) -> String {
+                    guard let value else { return "null" }
+                    let encoder = JSONEncoder()
+                    encoder.outputFormatting = .withoutEscapingSlashes
+                    return String(decoding: try! encoder.encode(value), as: UTF8.self)
+                }
+                fields += [("name", json(meta.name)), ("mimeType", json(meta.mimeType)), ("takenAt", json(meta.takenAt)),
+                           ("width", json(meta.width)), ("height", json(meta.height))]
+            }
+            fields.append(("comment", comment))
+            out["meta/" + name] = file(fields, sealed)
+        }
+        let itemId = "9e8d7c6b-5a49-4382-a716-0f1e2d3c4b5a"
+        let full = ProtectedMeta(name: "IMG_0042.jpg", mimeType: "image/jpeg", takenAt: 1_700_000_000.25, width: 4032, height: 3024)
+        let fullSealed = try full.sealed(folderKey: folderKey, itemId: itemId, using: random)
+        addMeta("full", "success", fullSealed, full, itemId: itemId, "every field, a fractional takenAt")
+        let sparse = ProtectedMeta(name: "scan.pdf", mimeType: "application/pdf", takenAt: nil, width: nil, height: nil)
+        addMeta("nulls_omitted", "success", try sparse.sealed(folderKey: folderKey, itemId: itemId, using: random), sparse,
+                itemId: itemId, "takenAt, width and height are nil: the JSON has no such keys")
+        let explicit = Array(#"{"height":null,"mimeType":"text/plain","name":"notes.txt","takenAt":null,"width":null}"#.utf8)
+        addMeta("explicit_nulls", "success",
+                try SealedBlob.seal(explicit, key: folderKey, context: Vault.context(itemId), using: random),
+                ProtectedMeta(name: "notes.txt", mimeType: "text/plain", takenAt: nil, width: nil, height: nil),
+                itemId: itemId, "null values written out read the same as absent keys")
+        addMeta("ciphertext_flipped", "failure", fullSealed.with(20, fullSealed[20] ^ 1), nil, itemId: itemId,
+                "one bit of the ciphertext")
+        addMeta("other_item", "failure", fullSealed, nil, itemId: "9e8d7c6b-5a49-4382-a716-0f1e2d3c4b5b",
+                "the item id is the associated data: another item's row cannot borrow it")
+        return out
+    }
+
+    // MARK: Device secret and decoy credential (§4.1)
+
+    static func deviceVectors() throws -> [String: [UInt8]] {
+        let random = SeededRandom(seed: "obscura device vectors v1")
+        let secret = SecureBytes(randomCount: DeviceSecretStore.size, using: random)
+        let bytes = secret.withUnsafeBytes { Array($0) }
+        var out = [String: [UInt8]]()
+        out["device/valid"] = file([
+            ("expect", "success"),
+            ("credential", hex(DeviceSecretStore.credential(from: secret).withUnsafeBytes { Array($0) })),
+            ("crockford", String(decoding: Crockford32.encode(secret).withUnsafeBytes { Array($0) }, as: UTF8.self)),
+            ("comment", "a device-secret file; credential = HKDF-SHA256 of it, crockford = its base32 form (§4.2)"),
+        ], bytes)
+        out["device/short"] = file([("expect", "failure"), ("comment", "31 bytes: the file must be exactly 32")],
+                                   Array(bytes.prefix(31)))
+        out["device/long"] = file([("expect", "failure"), ("comment", "33 bytes: the file must be exactly 32")],
+                                  bytes + [0x0A])
         return out
     }
 
