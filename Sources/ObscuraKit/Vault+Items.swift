@@ -87,15 +87,14 @@ extension Vault {
         try enter()
         defer { leave() }
         let doomed = try ids.map(item)
+        let pool = directory.pool
+        // Before any row goes: an id that cannot be a pool path refuses the whole delete.
+        let files = try doomed.flatMap { try pool.files(of: $0) }
         try catalog.write { db in
             for item in doomed { _ = try item.delete(db) }
         }
         try persist()
-        let pool = directory.pool
-        for item in doomed {
-            try pool.remove(pool.dataPath(item.mediaId))
-            if let thumbId = item.thumbId { try pool.remove(pool.thumbPath(thumbId)) }
-        }
+        for file in files { try pool.remove(file) }
         try pool.sync()
     }
 
@@ -117,8 +116,8 @@ extension Vault {
                 let sourceKey = try outerKey(forFolder: item.folderId)
                 if sourceKey != targetKey {
                     let (media, thumb) = try reseal(row, into: folder?.id)
-                    created += [directory.pool.dataPath(media)] + (thumb.map { [directory.pool.thumbPath($0)] } ?? [])
-                    replaced += [directory.pool.dataPath(row.mediaId)] + (row.thumbId.map { [directory.pool.thumbPath($0)] } ?? [])
+                    created += [try directory.pool.dataPath(media)] + (try thumb.map { [try directory.pool.thumbPath($0)] } ?? [])
+                    replaced += try directory.pool.files(of: row)
                     row.mediaId = media
                     row.thumbId = thumb
                 }

@@ -34,7 +34,7 @@ import Testing
     func damaged(_ root: TestRoot, _ change: (inout [UInt8]) -> Void) throws -> (Vault, ItemRecord) {
         let v = try vault(root)
         let item = try v.addRaw(SeededRandom(seed: "d").bytes(3 * ChunkedFormat.defaultChunkSize + 5), name: "x")
-        let path = v.directory.pool.dataPath(item.mediaId)
+        let path = try v.directory.pool.dataPath(item.mediaId)
         var file = try FileIO.read(path)
         change(&file)
         try Data(file).write(to: URL(fileURLWithPath: path))
@@ -110,7 +110,7 @@ import Testing
         let moved = try v.item(item.id)
         #expect(moved.mediaId != item.mediaId && moved.folderId == secret.id)
         #expect(try FileIO.read(v.directory.pool.dataPath(moved.mediaId))[7] == 1)
-        #expect(!FileManager.default.fileExists(atPath: v.directory.pool.dataPath(item.mediaId)))
+        #expect(try !FileManager.default.fileExists(atPath: v.directory.pool.dataPath(item.mediaId)))
         #expect(try v.read(moved, range: 0..<3000) == bytes)
         try v.moveItems([item.id], to: plain)
         let back = try v.item(item.id)

@@ -67,7 +67,7 @@ extension VaultDirectory {
     public func destroy(_ vault: Vault) throws {
         try vault.requireUnlocked()
         let files = try vault.catalog.read { db in
-            try ItemRecord.fetchAll(db).flatMap { [pool.dataPath($0.mediaId)] + ($0.thumbId.map { [pool.thumbPath($0)] } ?? []) }
+            try ItemRecord.fetchAll(db).flatMap { try pool.files(of: $0) }
         }
         let credential = DeviceSecretStore.credential(from: try deviceSecrets.load())
         let iterations = Int(vault.header.iterations)

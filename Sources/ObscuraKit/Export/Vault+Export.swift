@@ -69,8 +69,8 @@ extension Vault {
         segments += [.bytes(head), .bytes(Array(contents[0..<slotLength]))]
         let pool = directory.pool
         for item in items {
-            var files = [(ExportFormat.RecordKind.original, item.mediaId, pool.dataPath(item.mediaId))]
-            if let thumb = item.thumbId { files.append((.thumbnail, thumb, pool.thumbPath(thumb))) }
+            var files = [(ExportFormat.RecordKind.original, item.mediaId, try pool.dataPath(item.mediaId))]
+            if let thumb = item.thumbId { files.append((.thumbnail, thumb, try pool.thumbPath(thumb))) }
             for (kind, id, file) in files {
                 let size = Int64(try FileIO.size(file))
                 var record = [kind.rawValue] + Self.context(id)

@@ -180,7 +180,7 @@ extension Vault {
                 break
             }
 
-            created.append(directory.pool.dataPath(mediaId))
+            created.append(try directory.pool.dataPath(mediaId))
             if let photo {
                 // Hashed already, from the same bytes in memory.
                 _ = try photo.withUnsafeBytes { raw in
@@ -195,7 +195,7 @@ extension Vault {
             }
             if let thumbnail {
                 let thumbId = UUID().uuidString.lowercased()
-                created.append(directory.pool.thumbPath(thumbId))
+                created.append(try directory.pool.thumbPath(thumbId))
                 try sealThumbnail(thumbId: thumbId, jpeg: thumbnail, folderId: folderId)
                 row.thumbId = thumbId
             }
