@@ -23,10 +23,11 @@ enum Terminal {
     static var stdinIsTerminal: Bool { isatty(0) == 1 }
 
     /// Reads one line of standard input, byte by byte so that nothing past the newline is
-    /// consumed. Returns nil at end of input with nothing read.
+    /// consumed. Returns nil at end of input with nothing read. The line collects in a
+    /// ``SecureBuffer``, which zeroes what it outgrows: a password of any length leaves
+    /// no copy in freed memory.
     static func readLine(fd: Int32 = 0) -> SecureBytes? {
-        var buffer = [UInt8]()
-        defer { buffer.withUnsafeMutableBytes { if let b = $0.baseAddress { secureZero(b, $0.count) } } }
+        let buffer = SecureBuffer()
         var byte: UInt8 = 0
         var sawAny = false
         while true {
@@ -40,7 +41,7 @@ enum Terminal {
         byte = 0
         guard sawAny else { return nil }
         if buffer.last == UInt8(ascii: "\r") { buffer.removeLast() }
-        return SecureBytes(copying: buffer)
+        return buffer.take()
     }
 
     /// Prompts on the controlling terminal and reads a line with echo turned off.
