@@ -60,7 +60,7 @@ struct DeviceSecretCommand: ParsableCommand {
             let store = DeviceSecretStore.defaultStore()
             if store.exists {
                 if try store.load() == secret {
-                    print("This device secret is already installed; nothing changed.")
+                    Terminal.output("This device secret is already installed; nothing changed.")
                     return
                 }
                 guard force else {
@@ -68,7 +68,7 @@ struct DeviceSecretCommand: ParsableCommand {
                 }
             }
             try store.save(secret)
-            print("Device secret saved to \(store.path).")
+            Terminal.output("Device secret saved to \(store.path).")
         }
     }
 }

@@ -41,7 +41,7 @@ struct ExportCommand: ParsableCommand {
                        detail: "\(Format.bytes(Int64(done))) of \(Format.bytes(Int64(total)))")
         }
         bar.finish()
-        print("Exported \(try session.vault.catalog.counts().items) items to \(output).")
+        Terminal.output("Exported \(try session.vault.catalog.counts().items) items to \(output).")
     }
 }
 
@@ -65,6 +65,6 @@ struct ImportCommand: ParsableCommand {
                        detail: "\(Format.bytes(Int64(done))) of \(Format.bytes(Int64(total)))")
         }
         bar.finish()
-        print("Imported a vault with \(items) item\(items == 1 ? "" : "s"). It opens with its original vault password.")
+        Terminal.output("Imported a vault with \(items) item\(items == 1 ? "" : "s"). It opens with its original vault password.")
     }
 }

@@ -16,7 +16,7 @@ struct RemoveCommand: ParsableCommand {
         let session = try VaultSession(global: global, passwords: passwords)
         _ = try session.folder(item.folder)
         try session.vault.deleteItems(ids)
-        print("Deleted \(ids.count) item\(ids.count == 1 ? "" : "s").")
+        Terminal.output("Deleted \(ids.count) item\(ids.count == 1 ? "" : "s").")
     }
 }
 
@@ -42,7 +42,7 @@ struct MoveCommand: ParsableCommand {
         _ = try session.folder(from)
         let target = folder == "/" ? nil : try session.folder(folder)
         try session.vault.moveItems(ids, to: target)
-        print("Moved \(ids.count) item\(ids.count == 1 ? "" : "s") to \(folder == "/" ? "the top level" : folder).")
+        Terminal.output("Moved \(ids.count) item\(ids.count == 1 ? "" : "s") to \(folder == "/" ? "the top level" : folder).")
     }
 }
 
@@ -61,8 +61,8 @@ struct VerifyCommand: ParsableCommand {
             bar.update(label: "Verifying", done: Int64(done), total: Int64(total), detail: "\(done)/\(total) items")
         }
         bar.finish()
-        print("Verified \(result.checked) item\(result.checked == 1 ? "" : "s"); \(result.problems.count) problem\(result.problems.count == 1 ? "" : "s").")
-        if result.skipped > 0 { print("\(result.skipped) items in locked protected folders were not checked.") }
+        Terminal.output("Verified \(result.checked) item\(result.checked == 1 ? "" : "s"); \(result.problems.count) problem\(result.problems.count == 1 ? "" : "s").")
+        if result.skipped > 0 { Terminal.output("\(result.skipped) items in locked protected folders were not checked.") }
         for problem in result.problems { Terminal.note("  \(problem.itemId): \(problem.message)") }
         if !result.problems.isEmpty { throw ExitCode(CLIError.failureExitCode) }
     }
