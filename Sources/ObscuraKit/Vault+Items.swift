@@ -165,6 +165,18 @@ extension Vault {
         public var message: String
     }
 
+    /// The number of pool files this vault's catalog does not name. They are counted, never
+    /// removed: the pool is shared, and a session sees one catalog, so every other vault's
+    /// files are among them, with any an interrupted write left behind, and nothing on
+    /// disk tells the two apart (docs/SECURITY.md, "What does not hold").
+    public func unnamedPoolFileCount() throws -> Int {
+        try enter()
+        defer { leave() }
+        let named = try namedFiles()
+        let names = try FileManager.default.contentsOfDirectory(atPath: directory.mediaPath)
+        return names.filter { MediaPool.isPoolFileName($0) && !named.contains(directory.mediaPath + "/" + $0) }.count
+    }
+
     /// Decrypts every item this session can see, original and thumbnail, and reports
     /// what fails. Items of locked protected folders are counted, not read.
     public func verify(progress: ((Int, Int) -> Void)? = nil) throws -> (checked: Int, skipped: Int, problems: [Problem]) {

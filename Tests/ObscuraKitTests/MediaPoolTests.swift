@@ -182,4 +182,22 @@ import Testing
         #expect(out.isEmpty)
         #expect(try FileIO.size(v.directory.pool.dataPath(item.mediaId)) == 24 + 16)
     }
+
+    /// Issue #13 item 12: the pool files a vault's catalog does not name are counted, not
+    /// touched; the other vaults' files are among them, since a session sees one catalog.
+    @Test func unnamedPoolFilesAreCountedNotTouched() throws {
+        let root = try TestRoot()
+        let directory = try root.initialized()
+        let mine = try directory.createVault(password: pw("mine"), iterations: testIterations)
+        let other = try directory.createVault(password: pw("other"), iterations: testIterations)
+        try mine.addRaw([1, 2], name: "a", thumbnail: [3])
+        try mine.addRaw([4], name: "b")
+        try other.addRaw([5], name: "c", thumbnail: [6])
+        try Data([7]).write(to: URL(fileURLWithPath: root.vaultPath + "/media/\(UUID().uuidString.lowercased()).data.enc"))
+        try Data([8]).write(to: URL(fileURLWithPath: root.vaultPath + "/media/not-a-pool-file"))
+        let before = try poolFiles(root)
+        #expect(try mine.unnamedPoolFileCount() == 3, "the other vault's two files and the leftover")
+        #expect(try other.unnamedPoolFileCount() == 4)
+        #expect(try poolFiles(root) == before)
+    }
 }

@@ -49,7 +49,14 @@ struct MoveCommand: ParsableCommand {
 /// `obscura verify`: decrypts every item and reports problems.
 struct VerifyCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "verify", abstract: "Decrypt every item of the vault and report problems.")
+        commandName: "verify", abstract: "Decrypt every item of the vault and report problems.",
+        discussion: """
+            It also counts the files in the media pool that this vault does not name, and \
+            deletes none of them. Every vault of the directory keeps its files in the one \
+            pool, and a session sees only its own vault, so the other vaults' files are \
+            counted too, with any that an interrupted write left behind: nothing tells them \
+            apart, and deleting by this count would destroy other vaults' data.
+            """)
 
     @OptionGroup var global: GlobalOptions
     @OptionGroup var passwords: PasswordOptions
@@ -63,6 +70,11 @@ struct VerifyCommand: ParsableCommand {
         bar.finish()
         Terminal.output("Verified \(result.checked) item\(result.checked == 1 ? "" : "s"); \(result.problems.count) problem\(result.problems.count == 1 ? "" : "s").")
         if result.skipped > 0 { Terminal.output("\(result.skipped) items in locked protected folders were not checked.") }
+        let unnamed = try session.vault.unnamedPoolFileCount()
+        if unnamed > 0 {
+            Terminal.output(unnamed == 1 ? "1 file in the media pool is not named by this vault." : "\(unnamed) files in the media pool are not named by this vault.")
+            Terminal.output("Files of other vaults in this directory are counted too, since this session cannot see them, with any left by an interrupted write; nothing was deleted, and nothing tells them apart.")
+        }
         for problem in result.problems { Terminal.note("  \(problem.itemId): \(problem.message)") }
         if !result.problems.isEmpty { throw ExitCode(CLIError.failureExitCode) }
     }
