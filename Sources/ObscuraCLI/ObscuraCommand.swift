@@ -53,7 +53,7 @@ public struct ObscuraCommand: ParsableCommand {
             let message = fullMessage(for: error)
             if !message.isEmpty {
                 let code = exitCode(for: error)
-                if code == .success { print(message) } else { Terminal.printError(message, prefix: false) }
+                if code == .success { Terminal.output(message) } else { Terminal.printError(message, prefix: false) }
             }
             return exitCode(for: error).rawValue
         }

@@ -7,26 +7,34 @@ import Glibc
 #endif
 
 /// Terminal and standard-stream input and output. Passwords are read as bytes into
-/// ``SecureBytes`` and never become a `String`.
+/// ``SecureBytes`` and never become a `String`. Every message goes out through
+/// ``TerminalText/escaped(_:keepingNewlines:)``, so a name or path in it cannot drive the
+/// terminal; commands print with ``output(_:)``, never with `print`.
 enum Terminal {
     /// Writes "obscura: error: message" to standard error.
     static func printError(_ message: String, prefix: Bool = true) {
-        FileHandle.standardError.write(Data(((prefix ? "obscura: error: " : "") + message + "\n").utf8))
+        note((prefix ? "obscura: error: " : "") + message)
     }
 
     /// Writes `message` and a newline to standard error (warnings, progress).
     static func note(_ message: String) {
-        FileHandle.standardError.write(Data((message + "\n").utf8))
+        FileHandle.standardError.write(Data((TerminalText.escaped(message, keepingNewlines: true) + "\n").utf8))
+    }
+
+    /// Writes `message` and a newline to standard output (results, listings, JSON).
+    static func output(_ message: String) {
+        print(TerminalText.escaped(message, keepingNewlines: true))
     }
 
     /// Whether standard input is a terminal.
     static var stdinIsTerminal: Bool { isatty(0) == 1 }
 
     /// Reads one line of standard input, byte by byte so that nothing past the newline is
-    /// consumed. Returns nil at end of input with nothing read.
+    /// consumed. Returns nil at end of input with nothing read. The line collects in a
+    /// ``SecureBuffer``, which zeroes what it outgrows: a password of any length leaves
+    /// no copy in freed memory.
     static func readLine(fd: Int32 = 0) -> SecureBytes? {
-        var buffer = [UInt8]()
-        defer { buffer.withUnsafeMutableBytes { if let b = $0.baseAddress { secureZero(b, $0.count) } } }
+        let buffer = SecureBuffer()
         var byte: UInt8 = 0
         var sawAny = false
         while true {
@@ -40,7 +48,7 @@ enum Terminal {
         byte = 0
         guard sawAny else { return nil }
         if buffer.last == UInt8(ascii: "\r") { buffer.removeLast() }
-        return SecureBytes(copying: buffer)
+        return buffer.take()
     }
 
     /// Prompts on the controlling terminal and reads a line with echo turned off.
@@ -50,7 +58,7 @@ enum Terminal {
             throw CLIError("no terminal to read a password from; pass --password-stdin")
         }
         defer { close(fd) }
-        _ = prompt.withCString { write(fd, $0, strlen($0)) }
+        _ = TerminalText.escaped(prompt, keepingNewlines: true).withCString { write(fd, $0, strlen($0)) }
         var saved = termios()
         tcgetattr(fd, &saved)
         var quiet = saved
@@ -69,7 +77,7 @@ enum Terminal {
         let fd = open("/dev/tty", O_RDWR | O_CLOEXEC)
         guard fd >= 0 else { return false }
         defer { close(fd) }
-        _ = prompt.withCString { write(fd, $0, strlen($0)) }
+        _ = TerminalText.escaped(prompt, keepingNewlines: true).withCString { write(fd, $0, strlen($0)) }
         guard let line = readLine(fd: fd) else { return false }
         return line.withUnsafeBytes { Array($0) } == Array(answer.utf8)
     }

@@ -32,7 +32,7 @@ extension Vault {
     func namedFiles() throws -> Set<String> {
         let pool = directory.pool
         return try catalog.read { db in
-            Set(try ItemRecord.fetchAll(db).flatMap { [pool.dataPath($0.mediaId)] + ($0.thumbId.map { [pool.thumbPath($0)] } ?? []) })
+            Set(try ItemRecord.fetchAll(db).flatMap { try pool.files(of: $0) })
         }
     }
 

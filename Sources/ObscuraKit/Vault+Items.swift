@@ -85,15 +85,14 @@ extension Vault {
         try enter()
         defer { leave() }
         let doomed = try ids.map(item)
+        let pool = directory.pool
+        // Before any row goes: an id that cannot be a pool path refuses the whole delete.
+        let files = try doomed.flatMap { try pool.files(of: $0) }
         try catalog.write { db in
             for item in doomed { _ = try item.delete(db) }
         }
         try persist()
-        let pool = directory.pool
-        for item in doomed {
-            try pool.remove(pool.dataPath(item.mediaId))
-            if let thumbId = item.thumbId { try pool.remove(pool.thumbPath(thumbId)) }
-        }
+        for file in files { try pool.remove(file) }
         try pool.sync()
     }
 
@@ -115,8 +114,8 @@ extension Vault {
                 let sourceKey = try outerKey(forFolder: item.folderId)
                 if sourceKey != targetKey {
                     let (media, thumb) = try reseal(row, into: folder?.id)
-                    created += [directory.pool.dataPath(media)] + (thumb.map { [directory.pool.thumbPath($0)] } ?? [])
-                    replaced += [directory.pool.dataPath(row.mediaId)] + (row.thumbId.map { [directory.pool.thumbPath($0)] } ?? [])
+                    created += [try directory.pool.dataPath(media)] + (try thumb.map { [try directory.pool.thumbPath($0)] } ?? [])
+                    replaced += try directory.pool.files(of: row)
                     row.mediaId = media
                     row.thumbId = thumb
                 }
@@ -162,6 +161,18 @@ extension Vault {
         public var itemId: String
         /// What failed.
         public var message: String
+    }
+
+    /// The number of pool files this vault's catalog does not name. They are counted, never
+    /// removed: the pool is shared, and a session sees one catalog, so every other vault's
+    /// files are among them, with any an interrupted write left behind, and nothing on
+    /// disk tells the two apart (docs/SECURITY.md, "What does not hold").
+    public func unnamedPoolFileCount() throws -> Int {
+        try enter()
+        defer { leave() }
+        let named = try namedFiles()
+        let names = try FileManager.default.contentsOfDirectory(atPath: directory.mediaPath)
+        return names.filter { MediaPool.isPoolFileName($0) && !named.contains(directory.mediaPath + "/" + $0) }.count
     }
 
     /// Decrypts every item this session can see, original and thumbnail, and reports

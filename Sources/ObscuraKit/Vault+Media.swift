@@ -60,7 +60,7 @@ extension Vault {
         let pool = directory.pool
         let temporary = pool.temporaryPath()
         let hash = try ChunkedFileWriter.write(to: temporary, cipher: cipher, hashing: hashing, source: source, progress: progress)
-        try pool.publish(temporary, as: pool.dataPath(mediaId))
+        try pool.publish(temporary, as: try pool.dataPath(mediaId))
         return hash
     }
 
@@ -69,7 +69,7 @@ extension Vault {
         let sealed = try SealedBlob.seal(
             jpeg, key: key, outerKey: try outerKey(forFolder: folderId), context: Self.context(thumbId),
             using: directory.random)
-        try directory.pool.writeAtomically(sealed, to: directory.pool.thumbPath(thumbId))
+        try directory.pool.writeAtomically(sealed, to: try directory.pool.thumbPath(thumbId))
     }
 
     // MARK: Reading
@@ -78,7 +78,7 @@ extension Vault {
     func originalReader(_ item: ItemRecord) throws -> ChunkedFileReader {
         try requireUnlocked()
         let outer = try outerKey(forFolder: item.folderId)
-        return try ChunkedFileReader(path: directory.pool.dataPath(item.mediaId)) { header in
+        return try ChunkedFileReader(path: try directory.pool.dataPath(item.mediaId)) { header in
             try ChunkCipher(header: header, key: key, outerKey: outer,
                             context: Self.context(item.mediaId))
         }

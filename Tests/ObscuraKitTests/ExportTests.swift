@@ -2,6 +2,11 @@ import Foundation
 import ObscuraCrypto
 import ObscuraTestSupport
 import Testing
+#if canImport(Darwin)
+import Darwin
+#else
+import Glibc
+#endif
 @testable import ObscuraKit
 
 @Suite struct ExportTests {
@@ -169,5 +174,58 @@ import Testing
             try vault.exportVault(to: a.path + "/new.obscura", password: pw("e"), iterations: 1)
         }
         #expect(try FileManager.default.contentsOfDirectory(atPath: a.path).filter { $0.hasPrefix("new.obscura") }.isEmpty)
+    }
+
+    /// Issue #13 item 12: a killed export leaves `NAME.partial-PID-RANDOM`; the next export
+    /// to NAME removes the ones whose writer is gone, and nothing else: not a partial of a
+    /// live writer (its process runs, or it holds the file's lock), not another name's,
+    /// not a file that only looks alike.
+    @Test func exportRemovesStalePartialsOfItsOwnNameOnly() throws {
+        let a = try TestRoot()
+        let vault = try a.initialized().createVault(password: pw("v"), iterations: testIterations)
+        try vault.addRaw([1, 2, 3], name: "x")
+        let target = a.path + "/out.obscura"
+        let dead = try Self.exitedProcessId()
+        let stale = [target + ".partial-\(dead)-0123abcd", target + ".partial-\(dead)-ffffffff"]
+        let locked = target + ".partial-\(dead)-89abcdef"
+        let kept = [
+            target + ".partial-\(getpid())-0123abcd",            // a live process, not holding a lock yet
+            locked,                                               // a writer in another pid namespace
+            a.path + "/other.obscura.partial-\(dead)-0123abcd",   // another name
+            target + ".partial-\(dead)-0123abcd.txt", target + ".partial-notes", target + ".partial-\(dead)-0123ABCD",
+            target + ".partial-0123abcd",                         // an older version's, with no pid to check
+        ]
+        for file in stale + kept { try Data([1]).write(to: URL(fileURLWithPath: file)) }
+        let lock = open(locked, O_RDONLY)
+        defer { close(lock) }
+        #expect(flock(lock, LOCK_EX | LOCK_NB) == 0)
+
+        // The export's own partial carries its pid and is locked while written.
+        var ownPartialLocked = false
+        vault.directory.store.steps.faultInjector = { step in
+            guard step == .wroteExport else { return }
+            let names = try FileManager.default.contentsOfDirectory(atPath: a.path)
+            let own = names.filter { $0.hasPrefix("out.obscura.partial-\(getpid())-") && !kept.contains(a.path + "/" + $0) }
+            guard own.count == 1 else { return }
+            let fd = open(a.path + "/" + own[0], O_RDONLY)
+            defer { close(fd) }
+            ownPartialLocked = flock(fd, LOCK_EX | LOCK_NB) != 0
+        }
+        try vault.exportVault(to: target, password: pw("e"), iterations: 1)
+        vault.directory.store.steps.faultInjector = nil
+        #expect(ownPartialLocked, "the writer holds a lock on its partial")
+        for file in stale { #expect(!FileManager.default.fileExists(atPath: file), "\(file) removed") }
+        for file in kept { #expect(FileManager.default.fileExists(atPath: file), "\(file) kept") }
+        let left = try FileManager.default.contentsOfDirectory(atPath: a.path).filter { $0.hasPrefix("out.obscura.partial-") }
+        #expect(left.count == kept.count - 1, "no partial of this export is left: \(left)")
+    }
+
+    /// The pid of a process that has exited.
+    static func exitedProcessId() throws -> Int32 {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/true")
+        try process.run()
+        process.waitUntilExit()
+        return process.processIdentifier
     }
 }

@@ -34,7 +34,7 @@ import Testing
     func damaged(_ root: TestRoot, _ change: (inout [UInt8]) -> Void) throws -> (Vault, ItemRecord) {
         let v = try vault(root)
         let item = try v.addRaw(SeededRandom(seed: "d").bytes(3 * ChunkedFormat.defaultChunkSize + 5), name: "x")
-        let path = v.directory.pool.dataPath(item.mediaId)
+        let path = try v.directory.pool.dataPath(item.mediaId)
         var file = try FileIO.read(path)
         change(&file)
         try Data(file).write(to: URL(fileURLWithPath: path))
@@ -128,7 +128,7 @@ import Testing
         let moved = try v.item(item.id)
         #expect(moved.mediaId != item.mediaId && moved.folderId == secret.id)
         #expect(try FileIO.read(v.directory.pool.dataPath(moved.mediaId))[7] == 1)
-        #expect(!FileManager.default.fileExists(atPath: v.directory.pool.dataPath(item.mediaId)))
+        #expect(try !FileManager.default.fileExists(atPath: v.directory.pool.dataPath(item.mediaId)))
         #expect(try v.read(moved, range: 0..<3000) == bytes)
         try v.moveItems([item.id], to: plain)
         let back = try v.item(item.id)
@@ -199,5 +199,23 @@ import Testing
         try v.export(item) { out += $0 }
         #expect(out.isEmpty)
         #expect(try FileIO.size(v.directory.pool.dataPath(item.mediaId)) == 24 + 16)
+    }
+
+    /// Issue #13 item 12: the pool files a vault's catalog does not name are counted, not
+    /// touched; the other vaults' files are among them, since a session sees one catalog.
+    @Test func unnamedPoolFilesAreCountedNotTouched() throws {
+        let root = try TestRoot()
+        let directory = try root.initialized()
+        let mine = try directory.createVault(password: pw("mine"), iterations: testIterations)
+        let other = try directory.createVault(password: pw("other"), iterations: testIterations)
+        try mine.addRaw([1, 2], name: "a", thumbnail: [3])
+        try mine.addRaw([4], name: "b")
+        try other.addRaw([5], name: "c", thumbnail: [6])
+        try Data([7]).write(to: URL(fileURLWithPath: root.vaultPath + "/media/\(UUID().uuidString.lowercased()).data.enc"))
+        try Data([8]).write(to: URL(fileURLWithPath: root.vaultPath + "/media/not-a-pool-file"))
+        let before = try poolFiles(root)
+        #expect(try mine.unnamedPoolFileCount() == 3, "the other vault's two files and the leftover")
+        #expect(try other.unnamedPoolFileCount() == 4)
+        #expect(try poolFiles(root) == before)
     }
 }

@@ -162,6 +162,26 @@ import Testing
         for i in 0..<10 { #expect(try directory.unlock(password: pw("v\(i)")).isLocked == false) }
     }
 
+    /// Issue #13 item 9: every slot of a directory keeps one iteration count, so a vault
+    /// made after the default changed (or with another count asked for) is not marked by
+    /// its header: it takes the count of the decoy it replaces, and an extended slot the
+    /// count the others share.
+    @Test func createTakesTheDirectorysIterationCount() throws {
+        let root = try TestRoot()
+        let directory = try root.initialized()
+        let counts = { try directory.readHeaders().headers.map { $0?.iterations } }
+        let asked = try directory.createVault(password: pw("asked"), iterations: testIterations * 3)
+        #expect(asked.header.iterations == UInt32(testIterations))
+        // The default (600,000 rounds) is not what this directory was made with either.
+        let defaulted = try directory.createVault(password: pw("defaulted"))
+        #expect(defaulted.header.iterations == UInt32(testIterations))
+        for i in 0..<8 { _ = try directory.createVault(password: pw("v\(i)"), iterations: testIterations) }
+        let extra = try directory.createVault(password: pw("extra"), iterations: testIterations + 1, allowExtendedSlots: true)
+        #expect(extra.header.iterations == UInt32(testIterations))
+        #expect(try Set(counts()) == [UInt32(testIterations)], "one count in every slot")
+        #expect(try directory.unlock(password: pw("defaulted")).slotName == defaulted.slotName)
+    }
+
     @Test func secondOpenOfADirectoryIsRefused() throws {
         let root = try TestRoot()
         let first = try root.initialized()

@@ -25,14 +25,14 @@ struct AddCommand: ParsableCommand {
                        detail: "\(p.filesDone)/\(p.filesTotal) files, \(Format.bytes(p.bytesDone)) of \(Format.bytes(p.bytesTotal))")
         }
         bar.finish()
-        print("Imported \(report.imported.count) file\(report.imported.count == 1 ? "" : "s") (\(Format.bytes(report.bytes))).")
+        Terminal.output("Imported \(report.imported.count) file\(report.imported.count == 1 ? "" : "s") (\(Format.bytes(report.bytes))).")
         if !report.duplicates.isEmpty {
-            print("Skipped \(report.duplicates.count) duplicate\(report.duplicates.count == 1 ? "" : "s") already in the vault:")
-            for path in report.duplicates { print("  \(path)") }
+            Terminal.output("Skipped \(report.duplicates.count) duplicate\(report.duplicates.count == 1 ? "" : "s") already in the vault:")
+            for path in report.duplicates { Terminal.output("  " + TerminalText.escaped(path)) }
         }
         if !report.failures.isEmpty {
             Terminal.note("Failed \(report.failures.count) file\(report.failures.count == 1 ? "" : "s"):")
-            for failure in report.failures { Terminal.note("  \(failure.path): \(failure.message)") }
+            for failure in report.failures { Terminal.note("  \(TerminalText.escaped(failure.path)): \(failure.message)") }
             throw ExitCode(CLIError.failureExitCode)
         }
     }

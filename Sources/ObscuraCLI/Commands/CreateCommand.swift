@@ -33,6 +33,6 @@ struct CreateCommand: ParsableCommand {
             }
             _ = try directory.createVault(password: password, allowExtendedSlots: true)
         }
-        print("Vault created.")
+        Terminal.output("Vault created.")
     }
 }

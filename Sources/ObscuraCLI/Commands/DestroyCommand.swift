@@ -27,6 +27,6 @@ struct DestroyCommand: ParsableCommand {
             else { throw CLIError("cancelled; nothing changed") }
         }
         try directory.destroy(vault)
-        print("Vault destroyed; the directory has \(try directory.slotCount()) slots.")
+        Terminal.output("Vault destroyed; the directory has \(try directory.slotCount()) slots.")
     }
 }

@@ -23,8 +23,8 @@ struct DeviceSecretCommand: ParsableCommand {
             let secret = try DeviceSecretStore.defaultStore().load()
             let text = Crockford32.encode(secret)
             Terminal.note("warning: whoever holds this secret can tell decoys from real vaults. Store it apart from the vault directory.")
-            var grouped = [UInt8]()
-            defer { grouped.withUnsafeMutableBytes { if let b = $0.baseAddress { secureZero(b, $0.count) } } }
+            // Sized up front, so it never grows and leaves a copy in freed memory.
+            let grouped = SecureBuffer(capacity: text.count + text.count / DeviceSecretCommand.groupSize + 1)
             text.withUnsafeBytes { symbols in
                 for (i, symbol) in symbols.enumerated() {
                     if i > 0 && i % DeviceSecretCommand.groupSize == 0 { grouped.append(UInt8(ascii: "-")) }
@@ -32,7 +32,8 @@ struct DeviceSecretCommand: ParsableCommand {
                 }
             }
             grouped.append(UInt8(ascii: "\n"))
-            FileHandle.standardOutput.write(Data(grouped))
+            let line = grouped.take()
+            try line.withUnsafeBytes { try FileHandle.standardOutput.write(contentsOf: $0) }
         }
     }
 
@@ -59,7 +60,7 @@ struct DeviceSecretCommand: ParsableCommand {
             let store = DeviceSecretStore.defaultStore()
             if store.exists {
                 if try store.load() == secret {
-                    print("This device secret is already installed; nothing changed.")
+                    Terminal.output("This device secret is already installed; nothing changed.")
                     return
                 }
                 guard force else {
@@ -67,7 +68,7 @@ struct DeviceSecretCommand: ParsableCommand {
                 }
             }
             try store.save(secret)
-            print("Device secret saved to \(store.path).")
+            Terminal.output("Device secret saved to \(store.path).")
         }
     }
 }

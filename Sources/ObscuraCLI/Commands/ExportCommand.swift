@@ -22,11 +22,16 @@ struct ExportCommand: ParsableCommand {
         let password: SecureBytes
         if generatePassword {
             password = ExportFormat.generatePassword()
-            var line = Array("Export password (shown once; keep it apart from the file): ".utf8)
-            password.withUnsafeBytes { line += $0 }
-            line.append(UInt8(ascii: "\n"))
-            FileHandle.standardOutput.write(Data(line))
-            line.withUnsafeMutableBytes { secureZero($0.baseAddress!, $0.count) }
+            // Sized up front and written as is: growing the array, or a `Data` copy, would
+            // leave the password in freed memory.
+            let label = Array("Export password (shown once; keep it apart from the file): ".utf8)
+            let line = SecureBytes(count: label.count + password.count + 1)
+            line.withUnsafeMutableBytes { out in
+                out.copyBytes(from: label)
+                password.withUnsafeBytes { UnsafeMutableRawBufferPointer(rebasing: out[label.count...]).copyMemory(from: $0) }
+                out[out.count - 1] = UInt8(ascii: "\n")
+            }
+            try line.withUnsafeBytes { try FileHandle.standardOutput.write(contentsOf: $0) }
         } else {
             password = try passwords.new("New export password: ")
         }
@@ -36,7 +41,7 @@ struct ExportCommand: ParsableCommand {
                        detail: "\(Format.bytes(Int64(done))) of \(Format.bytes(Int64(total)))")
         }
         bar.finish()
-        print("Exported \(try session.vault.catalog.counts().items) items to \(output).")
+        Terminal.output("Exported \(try session.vault.catalog.counts().items) items to \(output).")
     }
 }
 
@@ -60,6 +65,6 @@ struct ImportCommand: ParsableCommand {
                        detail: "\(Format.bytes(Int64(done))) of \(Format.bytes(Int64(total)))")
         }
         bar.finish()
-        print("Imported a vault with \(items) item\(items == 1 ? "" : "s"). It opens with its original vault password.")
+        Terminal.output("Imported a vault with \(items) item\(items == 1 ? "" : "s"). It opens with its original vault password.")
     }
 }

@@ -24,7 +24,7 @@ struct FolderCommand: ParsableCommand {
             let session = try VaultSession(global: global, passwords: passwords)
             let password = protect ? try passwords.new("New password for folder \(name): ") : nil
             try session.vault.createFolder(name, password: password)
-            print("Created folder \(name)\(protect ? " (protected)" : "").")
+            Terminal.output("Created folder \(name)\(protect ? " (protected)" : "").")
         }
     }
 
@@ -39,7 +39,7 @@ struct FolderCommand: ParsableCommand {
             let vault = session.vault
             for folder in try vault.folders() {
                 let count = try vault.itemCount(in: folder)
-                print("\(try vault.folderPath(folder))\(folder.isProtected ? "  (protected)" : "")  \(count) item\(count == 1 ? "" : "s")")
+                Terminal.output("\(TerminalText.escaped(try vault.folderPath(folder)))\(folder.isProtected ? "  (protected)" : "")  \(count) item\(count == 1 ? "" : "s")")
             }
         }
     }
@@ -56,7 +56,7 @@ struct FolderCommand: ParsableCommand {
         func run() throws {
             let session = try VaultSession(global: global, passwords: passwords)
             try session.vault.removeFolder(name)
-            print("Removed folder \(name).")
+            Terminal.output("Removed folder \(name).")
         }
     }
 }

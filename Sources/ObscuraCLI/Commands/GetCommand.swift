@@ -45,7 +45,7 @@ struct GetCommand: ParsableCommand {
             try? FileManager.default.removeItem(atPath: temporary)
             throw error
         }
-        print("Wrote \(Format.bytes(record.size)) to \(output).")
+        Terminal.output("Wrote \(Format.bytes(record.size)) to \(output).")
     }
 }
 

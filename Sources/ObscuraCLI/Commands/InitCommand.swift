@@ -12,12 +12,12 @@ struct InitCommand: ParsableCommand {
     func run() throws {
         let directory = try global.openDirectory(create: true)
         if directory.isInitialized {
-            print("Already initialised: \(directory.path) has \(try directory.slotCount()) slots; nothing changed.")
+            Terminal.output("Already initialised: \(directory.path) has \(try directory.slotCount()) slots; nothing changed.")
             return
         }
         Terminal.note("Creating \(SlotFormat.minimumSlotCount) slots in \(directory.path)...")
         try directory.initialize()
-        print("Initialised \(directory.path) with \(try directory.slotCount()) slots.")
-        print("Device secret: \(directory.deviceSecrets.path) (keep a copy: `obscura device-secret export`).")
+        Terminal.output("Initialised \(directory.path) with \(try directory.slotCount()) slots.")
+        Terminal.output("Device secret: \(directory.deviceSecrets.path) (keep a copy: `obscura device-secret export`).")
     }
 }

@@ -57,12 +57,12 @@ struct ListCommand: ParsableCommand {
         if json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.withoutEscapingSlashes]
-            print(String(decoding: try encoder.encode(entries), as: UTF8.self))
+            Terminal.output(String(decoding: try encoder.encode(entries), as: UTF8.self))
             return
         }
         for e in entries {
             let date = e.takenAt.map { String($0.prefix(10)) } ?? "-"
-            print("\(e.id.prefix(8))  \(e.kind.padding(toLength: 5, withPad: " ", startingAt: 0))  \(Format.bytes(e.size).padding(toLength: 9, withPad: " ", startingAt: 0))  \(date.padding(toLength: 10, withPad: " ", startingAt: 0))  \(e.folder.map { $0 + "/" } ?? "")\(e.name)")
+            Terminal.output("\(e.id.prefix(8))  \(e.kind.padding(toLength: 5, withPad: " ", startingAt: 0))  \(Format.bytes(e.size).padding(toLength: 9, withPad: " ", startingAt: 0))  \(date.padding(toLength: 10, withPad: " ", startingAt: 0))  \(TerminalText.escaped((e.folder.map { $0 + "/" } ?? "") + e.name))")
         }
         if entries.isEmpty { Terminal.note("No items.") }
     }

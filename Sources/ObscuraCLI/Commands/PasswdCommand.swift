@@ -14,6 +14,6 @@ struct PasswdCommand: ParsableCommand {
         let vault = try directory.unlock(password: try passwords.existing("Current vault password: "))
         defer { vault.lock() }
         try vault.changePassword(to: try passwords.new())
-        print("Password changed.")
+        Terminal.output("Password changed.")
     }
 }

@@ -16,7 +16,7 @@ struct RemoveCommand: ParsableCommand {
         let session = try VaultSession(global: global, passwords: passwords)
         _ = try session.folder(item.folder)
         try session.vault.deleteItems(ids)
-        print("Deleted \(ids.count) item\(ids.count == 1 ? "" : "s").")
+        Terminal.output("Deleted \(ids.count) item\(ids.count == 1 ? "" : "s").")
     }
 }
 
@@ -42,14 +42,21 @@ struct MoveCommand: ParsableCommand {
         _ = try session.folder(from)
         let target = folder == "/" ? nil : try session.folder(folder)
         try session.vault.moveItems(ids, to: target)
-        print("Moved \(ids.count) item\(ids.count == 1 ? "" : "s") to \(folder == "/" ? "the top level" : folder).")
+        Terminal.output("Moved \(ids.count) item\(ids.count == 1 ? "" : "s") to \(folder == "/" ? "the top level" : folder).")
     }
 }
 
 /// `obscura verify`: decrypts every item and reports problems.
 struct VerifyCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "verify", abstract: "Decrypt every item of the vault and report problems.")
+        commandName: "verify", abstract: "Decrypt every item of the vault and report problems.",
+        discussion: """
+            It also counts the files in the media pool that this vault does not name, and \
+            deletes none of them. Every vault of the directory keeps its files in the one \
+            pool, and a session sees only its own vault, so the other vaults' files are \
+            counted too, with any that an interrupted write left behind: nothing tells them \
+            apart, and deleting by this count would destroy other vaults' data.
+            """)
 
     @OptionGroup var global: GlobalOptions
     @OptionGroup var passwords: PasswordOptions
@@ -61,8 +68,13 @@ struct VerifyCommand: ParsableCommand {
             bar.update(label: "Verifying", done: Int64(done), total: Int64(total), detail: "\(done)/\(total) items")
         }
         bar.finish()
-        print("Verified \(result.checked) item\(result.checked == 1 ? "" : "s"); \(result.problems.count) problem\(result.problems.count == 1 ? "" : "s").")
-        if result.skipped > 0 { print("\(result.skipped) items in locked protected folders were not checked.") }
+        Terminal.output("Verified \(result.checked) item\(result.checked == 1 ? "" : "s"); \(result.problems.count) problem\(result.problems.count == 1 ? "" : "s").")
+        if result.skipped > 0 { Terminal.output("\(result.skipped) items in locked protected folders were not checked.") }
+        let unnamed = try session.vault.unnamedPoolFileCount()
+        if unnamed > 0 {
+            Terminal.output(unnamed == 1 ? "1 file in the media pool is not named by this vault." : "\(unnamed) files in the media pool are not named by this vault.")
+            Terminal.output("Files of other vaults in this directory are counted too, since this session cannot see them, with any left by an interrupted write; nothing was deleted, and nothing tells them apart.")
+        }
         for problem in result.problems { Terminal.note("  \(problem.itemId): \(problem.message)") }
         if !result.problems.isEmpty { throw ExitCode(CLIError.failureExitCode) }
     }

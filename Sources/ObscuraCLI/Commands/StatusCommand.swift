@@ -50,15 +50,15 @@ struct StatusCommand: ParsableCommand {
             let encoder = JSONEncoder()
             encoder.keyEncodingStrategy = .convertToSnakeCase
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-            print(String(decoding: try encoder.encode(report), as: UTF8.self))
+            Terminal.output(String(decoding: try encoder.encode(report), as: UTF8.self))
         } else {
-            print("vault:         \(report.vault)")
-            print("slots:         \(report.slots)\(report.initialized ? "" : " (not initialised)")")
-            print("device secret: \(report.deviceSecret ? "present" : "missing") (\(directory.deviceSecrets.path))")
-            print("state:         \(report.state)")
+            Terminal.output("vault:         \(report.vault)")
+            Terminal.output("slots:         \(report.slots)\(report.initialized ? "" : " (not initialised)")")
+            Terminal.output("device secret: \(report.deviceSecret ? "present" : "missing") (\(directory.deviceSecrets.path))")
+            Terminal.output("state:         \(report.state)")
             if let items = report.items, let folders = report.folders {
-                print("items:         \(items)")
-                print("folders:       \(folders)")
+                Terminal.output("items:         \(items)")
+                Terminal.output("folders:       \(folders)")
             }
         }
     }

@@ -24,8 +24,13 @@ extension VaultDirectory {
     /// Decoys are found by sweeping every slot with the device credential; a slot that
     /// does not open with it is a real vault (or damaged) and is never touched.
     ///
+    /// The new vault takes the PBKDF2 iteration count of the decoy it replaces (an added
+    /// slot, the count the others share): every slot of a directory has one count, so a
+    /// vault made after the default was raised is not told apart by its header.
+    ///
     /// - Parameters:
-    ///   - iterations: PBKDF2 rounds; the CLI and server always pass the default.
+    ///   - iterations: PBKDF2 rounds, used only when no slot header can be read to take
+    ///     the count from; the CLI and server pass the default.
     ///   - allowExtendedSlots: add a slot when no decoy is free (an 11th vault and
     ///     beyond), which makes the number of vaults visible.
     public func createVault(
@@ -42,10 +47,13 @@ extension VaultDirectory {
         let sweep = UnlockSweep.run(headers: headers, passwords: [credential, password])
         guard sweep[1].isEmpty else { throw VaultError.passwordInUse }
         let decoys = sweep[0].keys.sorted()
+        let chosen = decoys.isEmpty ? nil : decoys[random.uniform(in: 0..<decoys.count)]
+        let count = chosen.flatMap { headers[$0] }.map { Int($0.iterations) }
+            ?? Self.sharedIterations(headers) ?? iterations
 
-        let (contents, key) = try buildSlots(count: 1, password: password, iterations: iterations)[0]
+        let (contents, key) = try buildSlots(count: 1, password: password, iterations: count)[0]
         let name: String
-        if let index = decoys.isEmpty ? nil : decoys[random.uniform(in: 0..<decoys.count)] {
+        if let index = chosen {
             name = names[index]
             try store.commit(.init(replace: [name: contents]))
         } else {
@@ -61,13 +69,19 @@ extension VaultDirectory {
         return try openVault(name: name, header: try SlotHeader.decode(store.readHeader(name)), key: key)
     }
 
+    /// The iteration count most slots have (all of them, in a directory this code made).
+    static func sharedIterations(_ headers: [SlotHeader?]) -> Int? {
+        let counts = Dictionary(grouping: headers.compactMap { $0?.iterations }, by: { $0 }).mapValues(\.count)
+        return counts.max { ($0.value, $0.key) < ($1.value, $1.key) }.map { Int($0.key) }
+    }
+
     /// Erases `vault`: its slot is overwritten with random bytes and unlinked, a fresh
     /// decoy keeps the directory at ten slots or more, and the media its catalog names
     /// (in every folder, locked or not) is deleted. The vault is locked.
     public func destroy(_ vault: Vault) throws {
         try vault.requireUnlocked()
         let files = try vault.catalog.read { db in
-            try ItemRecord.fetchAll(db).flatMap { [pool.dataPath($0.mediaId)] + ($0.thumbId.map { [pool.thumbPath($0)] } ?? []) }
+            try ItemRecord.fetchAll(db).flatMap { try pool.files(of: $0) }
         }
         let credential = DeviceSecretStore.credential(from: try deviceSecrets.load())
         let iterations = Int(vault.header.iterations)

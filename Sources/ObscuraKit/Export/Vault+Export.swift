@@ -1,11 +1,18 @@
 import Foundation
 import GRDB
 import ObscuraCrypto
+#if canImport(Darwin)
+import Darwin
+#elseif canImport(Glibc)
+import Glibc
+#endif
 
 extension Vault {
     /// Writes the whole vault to an `.obscura` export at `path` (docs/FORMAT.md §7): its
     /// slot header and sealed catalog, and every media file as stored, so nothing is
-    /// decrypted. The file is written under a temporary name and renamed when complete.
+    /// decrypted. The file is written under a temporary name and renamed when complete;
+    /// temporaries that killed exports to the same name left behind are removed first
+    /// (``ExportPartial``).
     ///
     /// - Parameters:
     ///   - password: the export password (a generated one in its canonical form).
@@ -18,8 +25,12 @@ extension Vault {
         defer { leave() }
         guard !FileManager.default.fileExists(atPath: path) else { throw ExportError.outputExists(path) }
         let export = try prepareExport(password: password, iterations: iterations)
-        let temporary = path + ".partial-" + UUID().uuidString.prefix(8)
+        ExportPartial.removeStale(for: path)
+        let temporary = ExportPartial.path(for: path)
+        var lock: Int32 = -1
+        defer { if lock >= 0 { close(lock) } }
         try FileIO.createDurably(temporary) { fd in
+            lock = try ExportPartial.markLive(fd, path: temporary)
             // Sealing on this thread, writing on another: the write's copy into the page
             // cache is the larger cost (docs/BENCHMARKS.md, "Export and import").
             let writer = BackgroundWriter(fd: fd, path: temporary)
@@ -31,7 +42,12 @@ extension Vault {
         let steps = directory.store.steps
         do {
             try steps.reached(.wroteExport)
-            try FileIO.rename(temporary, path)
+            // A file made at `path` since the check above is not replaced either.
+            do {
+                try FileIO.renameExclusive(temporary, path)
+            } catch StorageError.io(_, EEXIST) {
+                throw ExportError.outputExists(path)
+            }
             try FileIO.syncDirectory((path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent)
         } catch {
             unlink(temporary)
@@ -69,8 +85,8 @@ extension Vault {
         segments += [.bytes(head), .bytes(Array(contents[0..<slotLength]))]
         let pool = directory.pool
         for item in items {
-            var files = [(ExportFormat.RecordKind.original, item.mediaId, pool.dataPath(item.mediaId))]
-            if let thumb = item.thumbId { files.append((.thumbnail, thumb, pool.thumbPath(thumb))) }
+            var files = [(ExportFormat.RecordKind.original, item.mediaId, try pool.dataPath(item.mediaId))]
+            if let thumb = item.thumbId { files.append((.thumbnail, thumb, try pool.thumbPath(thumb))) }
             for (kind, id, file) in files {
                 let size = Int64(try FileIO.size(file))
                 var record = [kind.rawValue] + Self.context(id)

@@ -1,5 +1,10 @@
 import Foundation
 import ObscuraCrypto
+#if canImport(Darwin)
+import Darwin
+#elseif canImport(Glibc)
+import Glibc
+#endif
 
 extension VaultDirectory {
     /// Largest manifest and slot an import accepts, so a damaged length cannot make it
@@ -30,6 +35,10 @@ extension VaultDirectory {
                 throw ExportError.damaged("manifest length")
             }
             let manifest = try ExportManifest.decode(try payload.bytes(UInt64(manifestLength)))
+            // The manifest's ids become pool paths: only the pool's own spelling (§7.4).
+            for id in manifest.items.flatMap({ [$0.mediaId] + ($0.thumbId.map { [$0] } ?? []) }) where !MediaPool.isCanonicalId(id) {
+                throw ExportError.damaged("file id \(id.debugDescription) is not a canonical lower-case UUID")
+            }
             let slotLength = try payload.integer(UInt64.self)
             guard slotLength >= UInt64(SlotFormat.headerSize), slotLength <= Self.maximumSlotSize,
                   slotLength <= payload.remaining else {
@@ -52,7 +61,7 @@ extension VaultDirectory {
                 // A length past the payload's end made the reader trap (scripts/fuzz,
                 // fuzz/regressions/manifest); it is damage, and is refused as such.
                 guard length <= payload.remaining else { throw ExportError.damaged("file record length") }
-                let final = record == .original ? pool.dataPath(id) : pool.thumbPath(id)
+                let final = try record == .original ? pool.dataPath(id) : pool.thumbPath(id)
                 let temporary = pool.temporaryPath()
                 temporaries.append((temporary, final))
                 try FileIO.createDurably(temporary) { fd in
@@ -95,6 +104,8 @@ extension VaultDirectory {
         } catch {
             for entry in temporaries { unlink(entry.temporary) }
             switch error {
+            // A pool file appeared under one of the names since the check: never replaced.
+            case StorageError.io(_, EEXIST): throw ExportError.alreadyPresent
             case is ExportError, is VaultError, is StorageError: throw error
             default: throw ExportError.damaged("\(error)")
             }
@@ -102,14 +113,17 @@ extension VaultDirectory {
     }
 
     /// Refuses an export of a vault this directory already holds: a slot with the same
-    /// salt and wrapped MEK, or any of its media files already in the pool.
+    /// salt and wrapped MEK, or any of its pool files (originals or thumbnails) already in
+    /// the pool. A crafted export can name another vault's files; those are never
+    /// replaced (the pool's renames refuse to as well, ``MediaPool/publish(_:as:)``).
     private func refuseIfPresent(header: SlotHeader, manifest: ExportManifest) throws {
         let (_, headers) = try readHeaders()
         if headers.contains(where: { $0?.salt == header.salt && $0?.wrappedKey == header.wrappedKey }) {
             throw ExportError.alreadyPresent
         }
-        let ids = manifest.items.map(\.mediaId)
-        if ids.contains(where: { FileManager.default.fileExists(atPath: pool.dataPath($0)) }) {
+        let files = try manifest.items.flatMap { [try pool.dataPath($0.mediaId)] + (try $0.thumbId.map { [try pool.thumbPath($0)] } ?? []) }
+        var st = stat()
+        if files.contains(where: { lstat($0, &st) == 0 || errno != ENOENT }) {
             throw ExportError.alreadyPresent
         }
     }

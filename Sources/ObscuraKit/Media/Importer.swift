@@ -207,7 +207,7 @@ extension Vault {
                 break
             }
 
-            created.append(directory.pool.dataPath(mediaId))
+            created.append(try directory.pool.dataPath(mediaId))
             let sealed = try inMemory { raw in
                 // Hashed already, from the same bytes in memory.
                 try sealOriginal(mediaId: mediaId, size: UInt64(size), folderId: folderId, hashing: false,
@@ -221,7 +221,7 @@ extension Vault {
             }
             if let thumbnail {
                 let thumbId = UUID().uuidString.lowercased()
-                created.append(directory.pool.thumbPath(thumbId))
+                created.append(try directory.pool.thumbPath(thumbId))
                 try sealThumbnail(thumbId: thumbId, jpeg: thumbnail, folderId: folderId)
                 row.thumbId = thumbId
             }

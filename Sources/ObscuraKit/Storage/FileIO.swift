@@ -6,7 +6,7 @@ import Glibc
 #endif
 
 /// Thin POSIX file operations with the durability steps Foundation does not offer
-/// (fsync of files and directories, exclusive creation, explicit timestamps).
+/// (fsync of files and directories, exclusive creation and renames, explicit timestamps).
 enum FileIO {
     /// Reads the whole file at `path`.
     static func read(_ path: String) throws -> [UInt8] {
@@ -80,6 +80,32 @@ enum FileIO {
     /// Atomically replaces `to` with `from`.
     static func rename(_ from: String, _ to: String) throws {
         guard Glibc_rename(from, to) == 0 else { throw StorageError.io(to, errno) }
+    }
+
+    /// Renames `from` to `to` only when nothing is at `to`, in one step: an existing file
+    /// is never replaced, and the error is EEXIST. Linux: renameat2 with RENAME_NOREPLACE
+    /// (glibc 2.28, kernel 3.15); macOS: renamex_np with RENAME_EXCL. Where the call is
+    /// missing or the file system refuses the flag, a hard link and an unlink do the same;
+    /// on a file system without hard links either, a check before a plain rename, which
+    /// the directory's lock (one process at a time) keeps from racing another process.
+    static func renameExclusive(_ from: String, _ to: String) throws {
+        #if canImport(Darwin)
+        if renamex_np(from, to, UInt32(RENAME_EXCL)) == 0 { return }
+        guard errno == ENOTSUP || errno == EINVAL else { throw StorageError.io(to, errno) }
+        #else
+        if let renameat2 = linuxRenameat2 {
+            if renameat2(AT_FDCWD, from, AT_FDCWD, to, linuxRenameNoReplace) == 0 { return }
+            guard errno == EINVAL || errno == ENOSYS else { throw StorageError.io(to, errno) }
+        }
+        #endif
+        if link(from, to) == 0 {
+            unlink(from)
+            return
+        }
+        guard errno == EPERM || errno == ENOTSUP || errno == EOPNOTSUPP else { throw StorageError.io(to, errno) }
+        var st = stat()
+        guard lstat(to, &st) != 0, errno == ENOENT else { throw StorageError.io(to, EEXIST) }
+        try FileIO.rename(from, to)
     }
 
     /// Flushes a directory's entries (renames, unlinks) to disk.
@@ -166,4 +192,13 @@ private let systemRead = Darwin.read
 #else
 private let Glibc_rename = Glibc.rename
 private let systemRead = Glibc.read
+#endif
+
+#if !canImport(Darwin)
+/// renameat2(2), looked up at run time: Glibc's module hides its declaration behind
+/// _GNU_SOURCE, and a C library without it (glibc before 2.28) falls back to link.
+private typealias Renameat2 = @convention(c) (Int32, UnsafePointer<CChar>?, Int32, UnsafePointer<CChar>?, UInt32) -> Int32
+private let linuxRenameat2: Renameat2? = dlsym(nil, "renameat2").map { unsafeBitCast($0, to: Renameat2.self) }
+/// RENAME_NOREPLACE (<linux/fs.h>).
+private let linuxRenameNoReplace: UInt32 = 1
 #endif

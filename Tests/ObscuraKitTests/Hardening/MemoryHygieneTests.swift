@@ -73,8 +73,3 @@ import Testing
         stride(from: 0, to: text.count, by: 2).map { UInt8(text.dropFirst($0).prefix(2), radix: 16)! }
     }
 }
-
-extension MemoryScanner {
-    /// Whether this system exposes the process's memory as a file.
-    static var supported: Bool { FileManager.default.isReadableFile(atPath: "/proc/self/mem") }
-}

@@ -85,7 +85,7 @@ import Testing
         ]
         var originals = Tally(), thumbnails = Tally()
         for (label, item, plaintext, limit) in cases {
-            let flipper = TamperFlipper(path: vault.directory.pool.dataPath(item.mediaId))
+            let flipper = TamperFlipper(path: try vault.directory.pool.dataPath(item.mediaId))
             // Header, both sides of every chunk boundary, and an even spread of the rest.
             let boundary = ChunkedFormat.headerSize + ChunkedFormat.defaultChunkSize + 16
             let pinned = Array(0..<ChunkedFormat.headerSize) + Array(min(flipper.size, boundary - 32)..<min(flipper.size, boundary + 32))
@@ -97,7 +97,7 @@ import Testing
             })
             guard let thumbId = item.thumbId else { continue }
             let thumbnail = try #require(try vault.thumbnail(item))
-            let blob = TamperFlipper(path: vault.directory.pool.thumbPath(thumbId))
+            let blob = TamperFlipper(path: try vault.directory.pool.thumbPath(thumbId))
             thumbnails = thumbnails + (try blob.run(offsets: Array(0..<blob.size), label: label + " thumbnail") {
                 try vault.thumbnail(item) == thumbnail
             })

@@ -12,15 +12,17 @@ import Glibc
 ///
 /// Memory is read through /proc/self/mem, which reports unmapped or unreadable pages as
 /// an error instead of faulting, so mappings that other threads change during the scan
-/// are simply skipped. Linux only.
-struct MemoryScanner {
+/// are simply skipped. The scanner's own read buffer is left out: it holds copies of the
+/// memory it has just read, so it would report a secret twice. Linux only. Shared by the
+/// memory hygiene tests of the library and of the command line.
+public struct MemoryScanner {
     /// A secret as the test holds it: `masked[i] ^ pad[i]` is byte i.
-    struct MaskedSecret {
-        let masked: [UInt8]
-        let pad: [UInt8]
+    public struct MaskedSecret {
+        public let masked: [UInt8]
+        public let pad: [UInt8]
 
         /// Masks the bytes `body` is given, without copying them unmasked.
-        init(count: Int, _ read: ((UnsafeRawBufferPointer) -> Void) -> Void) {
+        public init(count: Int, _ read: ((UnsafeRawBufferPointer) -> Void) -> Void) {
             var pad = [UInt8](repeating: 0, count: count)
             for i in pad.indices { pad[i] = UInt8.random(in: 1...255) }
             var masked = [UInt8](repeating: 0, count: count)
@@ -29,19 +31,19 @@ struct MemoryScanner {
             self.pad = pad
         }
 
-        @inline(__always) func byte(_ i: Int) -> UInt8 { masked[i] ^ pad[i] }
+        @inline(__always) public func byte(_ i: Int) -> UInt8 { masked[i] ^ pad[i] }
     }
 
     /// Where a match was found, and the 16 bytes that follow it there.
-    struct Hit: CustomStringConvertible {
-        var address: UInt
-        var mapping: String
-        var following: [UInt8]
-        var description: String { String(format: "0x%lx in %@", address, mapping) }
+    public struct Hit: CustomStringConvertible {
+        public var address: UInt
+        public var mapping: String
+        public var following: [UInt8]
+        public var description: String { String(format: "0x%lx in %@", address, mapping) }
     }
 
     /// Every place `secret` occurs, and how many bytes were read.
-    static func find(_ secret: MaskedSecret) -> (hits: [Hit], scanned: Int) {
+    public static func find(_ secret: MaskedSecret) -> (hits: [Hit], scanned: Int) {
         #if os(Linux)
         // Read to the end by hand: /proc files report a size of 0, and a reader that trusts
         // the size stops early, missing most mappings of a process with many threads.
@@ -56,6 +58,7 @@ struct MemoryScanner {
         defer { buffer.deallocate() }
         var hits = [Hit](), scanned = 0
         let first = Int32(secret.byte(0))
+        let own = UInt(bitPattern: buffer.baseAddress!)..<(UInt(bitPattern: buffer.baseAddress!) + UInt(buffer.count))
         for line in maps.split(separator: "\n") {
             let fields = line.split(separator: " ", omittingEmptySubsequences: true)
             // Writable mappings only: a copy made at run time cannot be anywhere else.
@@ -78,6 +81,7 @@ struct MemoryScanner {
                     let at = base.distance(to: found)
                     if (1..<secret.masked.count).allSatisfy({ buffer[at + $0] == secret.byte($0) }) {
                         let address = start + UInt(at)
+                        if own.contains(address) { offset = at + 1; continue }
                         var following = [UInt8](repeating: 0, count: 16)
                         let n = pread(fd, &following, 16, off_t(Int(bitPattern: address + UInt(secret.masked.count))))
                         hits.append(Hit(address: address, mapping: name, following: n == 16 ? following : []))
@@ -92,4 +96,9 @@ struct MemoryScanner {
         return ([], 0)
         #endif
     }
+}
+
+extension MemoryScanner {
+    /// Whether this system exposes the process's memory as a file.
+    public static var supported: Bool { FileManager.default.isReadableFile(atPath: "/proc/self/mem") }
 }
