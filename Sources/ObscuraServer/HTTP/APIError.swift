@@ -32,6 +32,17 @@ struct APIError: HTTPResponseError {
         return error
     }
 
+    /// This error, telling the client to wait `seconds` before the next password check
+    /// (a wrong password that started the delay), when there is anything to wait.
+    func waiting(_ seconds: Double) -> APIError {
+        guard seconds > 0 else { return self }
+        var error = self
+        let whole = Int(seconds.rounded(.up))
+        error.retryAfter = whole
+        error.headers[.retryAfter] = String(whole)
+        return error
+    }
+
     func response(from request: Request, context: some RequestContext) throws -> Response {
         var response = try JSON.response(ErrorBody(error: message, retryAfter: retryAfter), status: status)
         response.headers.append(contentsOf: headers)

@@ -117,7 +117,7 @@ final class SessionStore: @unchecked Sendable {
             } catch VaultError.wrongPassword {
                 throttle.recordFailure()
                 logger.info("failed unlock")
-                throw APIError(.unauthorized, "wrong password")
+                throw APIError(.unauthorized, "wrong password").waiting(throttle.wait())
             }
             attach(vault, to: session)
         }
@@ -149,7 +149,7 @@ final class SessionStore: @unchecked Sendable {
         try guarded {
             guard try vault.checkPassword(current) else {
                 throttle.recordFailure()
-                throw APIError(.unauthorized, "the current password is wrong")
+                throw APIError(.unauthorized, "the current password is wrong").waiting(throttle.wait())
             }
             throttle.recordFailure()
             try vault.changePassword(to: new)
@@ -163,7 +163,7 @@ final class SessionStore: @unchecked Sendable {
                 try vault.unlockFolder(folder, password: password)
             } catch VaultError.wrongFolderPassword {
                 throttle.recordFailure()
-                throw VaultError.wrongFolderPassword
+                throw APIError(VaultError.wrongFolderPassword).waiting(throttle.wait())
             }
         }
     }

@@ -150,7 +150,24 @@ export class Folders extends EventTarget {
     } catch (failure) {
       showError(error, failure.status === 401 ? 'Wrong folder password.' : failure.message);
       $('folder-unlock-password').select();
+      // Folder passwords meet the same progressive delay as the vault's.
+      if (failure.retryAfter) this.waitBeforeRetry(failure.retryAfter);
     }
+  }
+
+  /** Disables the unlock button for `seconds`, counting down on it. */
+  waitBeforeRetry(seconds) {
+    const submit = $('folder-unlock-submit');
+    const until = Date.now() + seconds * 1000;
+    clearInterval(this.waitTimer);
+    const tick = () => {
+      const left = Math.ceil((until - Date.now()) / 1000);
+      submit.disabled = left > 0;
+      submit.textContent = left > 0 ? 'Try again in ' + left + ' s' : 'Unlock';
+      if (left <= 0) clearInterval(this.waitTimer);
+    };
+    this.waitTimer = setInterval(tick, 250);
+    tick();
   }
 
   async lock(folder) {

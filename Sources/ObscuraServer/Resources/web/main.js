@@ -70,6 +70,11 @@ onLocked(() => {
   if (open) leave('The vault locked itself after a while without use. Unlock it to go on.');
 });
 document.addEventListener('visibilitychange', visibilityChanged);
+// The printed link pasted into a tab that already shows the page changes only the
+// fragment, which loads nothing: start again so the token is read.
+window.addEventListener('hashchange', () => {
+  if (/token=/.test(location.hash)) location.reload();
+});
 
 boot();
 

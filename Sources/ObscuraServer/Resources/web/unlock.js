@@ -92,6 +92,8 @@ export function createUnlockPage({ onUnlocked }) {
       } else if (failure.status === 401) {
         showError(error, 'Wrong password.');
         password.select();
+        // The server says when this failure started the delay.
+        if (failure.retryAfter) startWait(failure.retryAfter);
       } else if (failure.status === 409 && creating) {
         showError(error, 'A new vault cannot be made with this password. Choose another one.');
       } else {
