@@ -1,6 +1,7 @@
 #include "obscura_system.h"
 
 #include <errno.h>
+#include <sys/resource.h>
 #ifdef __linux__
 #include <sys/prctl.h>
 #include <sys/syscall.h>
@@ -37,4 +38,10 @@ int obscura_system_memfd_secret(unsigned int flags) {
     errno = ENOSYS;
     return -1;
 #endif
+}
+
+long long obscura_system_memlock_limit(void) {
+    struct rlimit limit;
+    if (getrlimit(RLIMIT_MEMLOCK, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) return -1;
+    return (long long)limit.rlim_cur;
 }

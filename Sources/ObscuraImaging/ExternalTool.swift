@@ -3,11 +3,12 @@ import Foundation
 /// Runs the helper programs imaging relies on (ffmpeg, ffprobe) and captures their output.
 public enum ExternalTool {
     /// Runs `tool` (a name looked up on PATH, or an absolute path) and returns its
-    /// standard output. Standard input is empty and standard error is discarded.
+    /// standard output. Standard input is `standardInput` when given (the tool may open
+    /// it again as `/dev/stdin`), else empty; standard error is discarded.
     ///
     /// - Throws: ``ImagingError/toolMissing(_:)`` when it is not installed, and
     ///   ``ImagingError/toolFailed(_:)`` when it exits with a non-zero status.
-    public static func run(_ tool: String, _ arguments: [String]) throws -> [UInt8] {
+    public static func run(_ tool: String, _ arguments: [String], standardInput: Int32? = nil) throws -> [UInt8] {
         guard let executable = locate(tool) else { throw ImagingError.toolMissing(tool) }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
@@ -15,7 +16,8 @@ public enum ExternalTool {
         let output = Pipe()
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
-        process.standardInput = FileHandle.nullDevice
+        process.standardInput = standardInput.map { FileHandle(fileDescriptor: $0, closeOnDealloc: false) }
+            ?? FileHandle.nullDevice
         try process.run()
         let data = readAll(output.fileHandleForReading.fileDescriptor)
         process.waitUntilExit()

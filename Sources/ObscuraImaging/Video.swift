@@ -2,10 +2,22 @@ import Foundation
 
 /// Video metadata and poster frames through Debian's ffprobe, ffmpegthumbnailer and ffmpeg, reading the
 /// source file where it already is: nothing is copied, no temporary file is written.
+///
+/// A file with no path of its own (an upload in an unlinked memory file) is handed to the
+/// tools as their standard input, which they open again as ``standardInputPath``. They
+/// cannot reach it through `/proc/PID/fd` of the server: a process that is not dumpable
+/// (ProcessHardening) keeps its /proc entries from other users' processes, its own
+/// children included.
 public enum Video {
+    /// The path a tool opens its standard input by.
+    public static let standardInputPath = "/dev/stdin"
+
     /// Duration in seconds and display size, from `ffprobe`.
-    public static func probe(path: String) throws -> (duration: Double?, width: Int?, height: Int?) {
-        let output = try ExternalTool.run("ffprobe", ["-v", "error", "-print_format", "json", "-show_format", "-show_streams", path])
+    ///
+    /// - Parameter standardInput: the file to read when `path` is ``standardInputPath``.
+    public static func probe(path: String, standardInput: Int32? = nil) throws -> (duration: Double?, width: Int?, height: Int?) {
+        let output = try ExternalTool.run(
+            "ffprobe", ["-v", "error", "-print_format", "json", "-show_format", "-show_streams", path], standardInput: standardInput)
         guard let json = try? JSONSerialization.jsonObject(with: Data(output)) as? [String: Any] else {
             throw ImagingError.toolFailed("ffprobe returned no metadata")
         }
@@ -25,12 +37,14 @@ public enum Video {
     /// the fallback, asked to do as little as it can (one decoder thread, key frames only,
     /// no probing beyond the container header, a frame already scaled down), then with
     /// full probing; its frame is scaled by ``Imaging/thumbnail(_:maxSide:pixelLimit:)``.
-    public static func poster(path: String, maxSide: Int = Imaging.thumbnailSize) throws -> [UInt8] {
+    /// `standardInput` is the file to read when `path` is ``standardInputPath``.
+    public static func poster(path: String, maxSide: Int = Imaging.thumbnailSize, standardInput: Int32? = nil) throws -> [UInt8] {
         var missing = Set<String>()
         for seek in ["00:00:01", "0%"] where !missing.contains("ffmpegthumbnailer") {
             do {
                 let jpeg = try ExternalTool.run(
-                    "ffmpegthumbnailer", ["-i", path, "-o", "-", "-c", "jpeg", "-s", "\(maxSide)", "-t", seek])
+                    "ffmpegthumbnailer", ["-i", path, "-o", "-", "-c", "jpeg", "-s", "\(maxSide)", "-t", seek],
+                    standardInput: standardInput)
                 if jpeg.starts(with: [0xFF, 0xD8]) { return jpeg }
             } catch ImagingError.toolMissing {
                 missing.insert("ffmpegthumbnailer")
@@ -45,7 +59,7 @@ public enum Video {
                     "-ss", seek, "-i", path, "-an", "-sn", "-dn", "-frames:v", "1",
                     "-vf", "scale='min(\(2 * maxSide),iw)':-2", "-threads", "1", "-filter_threads", "1",
                     "-f", "image2pipe", "-vcodec", "mjpeg", "-",
-                ])
+                ], standardInput: standardInput)
                 if !frame.isEmpty { return try frame.withUnsafeBytes { try Imaging.thumbnail($0, maxSide: maxSide) } }
             } catch ImagingError.toolMissing {
                 throw ImagingError.toolMissing("ffmpeg")

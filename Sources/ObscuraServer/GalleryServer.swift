@@ -29,6 +29,8 @@ public struct GalleryServer {
         public var uploadLimit: Int64 = 4 << 30
         /// PBKDF2 rounds for vaults created in the gallery: the production default.
         public var iterations = PasswordKDF.vaultIterations
+        /// Seconds since 1970 for auto-lock and the password delay (tests drive their own).
+        package var clock: @Sendable () -> Double = { Date().timeIntervalSince1970 }
 
         /// The default configuration: 127.0.0.1:8750, plain HTTP.
         public init() {}
@@ -48,7 +50,9 @@ public struct GalleryServer {
     /// A server over `directory` (opened, and so locked, by the caller).
     public init(directory: VaultDirectory, configuration: Configuration) {
         self.configuration = configuration
-        store = SessionStore(directory: directory, minuteSeconds: configuration.minuteSeconds, iterations: configuration.iterations)
+        store = SessionStore(
+            directory: directory, minuteSeconds: configuration.minuteSeconds, iterations: configuration.iterations,
+            clock: configuration.clock)
         access = LaunchAccess(secure: configuration.usesTLS)
         allowedHosts.withLockedValue { $0 = OriginMiddleware<GalleryContext>.hosts(bound: configuration.host, port: configuration.port) }
     }

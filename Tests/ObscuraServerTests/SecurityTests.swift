@@ -134,7 +134,7 @@ import Testing
     }
 
     @Test func failedUnlocksMeetAProgressiveDelay() async throws {
-        let harness = try ServerHarness()
+        let harness = try ServerHarness(clock: ManualClock())
         // Made outside the server: a create through the page would count as a guess.
         try harness.directory.createVault(password: SecureBytes(copying: Array("right".utf8)), iterations: testIterations).lock()
         try await harness.test { browser in
@@ -160,17 +160,19 @@ import Testing
     }
 
     @Test func autoLockLocksAnIdleVault() async throws {
-        let harness = try ServerHarness(minuteSeconds: 3)
+        let clock = ManualClock()
+        let harness = try ServerHarness(minuteSeconds: 3, clock: clock)
         try await harness.test { browser in
             try await browser.createVault()
             #expect(try await browser.send(.post, "/api/settings", json: ["autoLockMinutes": 1]).status == .ok)
             #expect(try await browser.send(.get, "/api/items").status == .ok)
             // Asking whether the vault is unlocked (the page polls it) is not activity.
-            try await Task.sleep(for: .milliseconds(1000))
+            clock.advance(1)
+            harness.server.store.sweep()
             #expect(try await browser.send(.get, "/api/session").json()["unlocked"] as? Bool == true)
             // The sweep runs in the application's service group, absent in router tests:
             // drive it as the service would.
-            try await Task.sleep(for: .milliseconds(2500))
+            clock.advance(2.5)
             harness.server.store.sweep()
             #expect(try await browser.send(.get, "/api/items").status == .unauthorized)
         }

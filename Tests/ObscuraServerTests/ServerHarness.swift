@@ -16,7 +16,10 @@ final class ServerHarness: @unchecked Sendable {
     let directory: VaultDirectory
     let server: GalleryServer
 
-    init(minuteSeconds: Double = 60, uploadLimit: Int64 = 64 << 20, tls: (cert: String, key: String)? = nil) throws {
+    /// - Parameter clock: when given, auto-lock and the password delay read it instead
+    ///   of the wall clock, so that a loaded machine cannot make a delay run out early.
+    init(minuteSeconds: Double = 60, uploadLimit: Int64 = 64 << 20, tls: (cert: String, key: String)? = nil,
+         clock: ManualClock? = nil) throws {
         root = FileManager.default.temporaryDirectory.appendingPathComponent("obscura-server-test-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
         directory = try VaultDirectory(
@@ -29,6 +32,7 @@ final class ServerHarness: @unchecked Sendable {
         configuration.webRoot = Self.webRoot
         configuration.tlsCertificate = tls?.cert
         configuration.tlsKey = tls?.key
+        if let clock { configuration.clock = { clock.now } }
         server = GalleryServer(directory: directory, configuration: configuration)
     }
 
@@ -142,3 +146,12 @@ extension TestResponse {
 
 /// The live test client reported no port.
 enum HarnessError: Error { case noPort }
+
+/// A clock that moves only when a test moves it.
+final class ManualClock: @unchecked Sendable {
+    // @unchecked: `time` is guarded by `lock`.
+    private let lock = NSLock()
+    private var time: Double = 1_800_000_000
+    var now: Double { lock.withLock { time } }
+    func advance(_ seconds: Double) { lock.withLock { time += seconds } }
+}

@@ -4,8 +4,10 @@ refusal to serve plain HTTP beyond loopback without --insecure-lan."""
 import http.client
 import json
 import os
+import shutil
 import ssl
 import subprocess
+import tempfile
 import time
 
 from conftest import BANNER, OBSCURA_BIN
@@ -60,3 +62,60 @@ def test_plain_http_beyond_loopback_needs_insecure_lan(tmp_path):
     assert process.returncode == 64
     assert "needs --tls-cert and --tls-key, or --insecure-lan" in err
     assert not (tmp_path / "vault").exists()  # refused before touching anything
+
+
+def test_video_upload_by_an_unprivileged_server(tmp_path):
+    """The server runs undumpable (no ptrace, no core): its /proc entries are closed to
+    other users' processes, its own ffprobe and poster tool included. A video upload
+    must still get its duration, size and poster when the server is not root."""
+    home = tempfile.mkdtemp(prefix="obscura-nobody-", dir="/tmp")
+    try:
+        os.chmod(home, 0o777)
+        clip = os.path.join(home, "clip.mp4")
+        subprocess.run(["ffmpeg", "-v", "error", "-f", "lavfi", "-i", "testsrc=duration=2:size=320x240:rate=10",
+                        "-pix_fmt", "yuv420p", "-y", clip], check=True)
+        drop = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] if os.geteuid() == 0 else []
+        env = dict(os.environ, XDG_CONFIG_HOME=os.path.join(home, "config"), HOME=home)
+        process = subprocess.Popen(drop + [OBSCURA_BIN, "--vault", os.path.join(home, "vault"), "serve", "--port", "0"],
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
+                                   env=env, text=True)
+        try:
+            deadline = time.monotonic() + 120
+            line = ""
+            while BANNER not in line and time.monotonic() < deadline:
+                line = process.stdout.readline()
+            assert BANNER in line, process.stderr.read() if process.poll() is not None else "no banner"
+            url, _, token = line.split(BANNER, 1)[1].strip().partition("#token=")
+            port = int(url.rstrip("/").rsplit(":", 1)[1])
+            host = f"127.0.0.1:{port}"
+            connection = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
+            cookie, csrf = "", ""
+
+            def call(method, path, body, content_type="application/json"):
+                nonlocal cookie
+                headers = {"Host": host, "Origin": f"http://{host}", "Content-Type": content_type,
+                           "X-CSRF-Token": csrf, "Cookie": cookie}
+                connection.request(method, path, body=body, headers=headers)
+                response = connection.getresponse()
+                data = response.read()
+                set_cookie = response.getheader("Set-Cookie")
+                if set_cookie:
+                    cookie = set_cookie.split(";", 1)[0]
+                return response.status, json.loads(data) if data else None
+
+            status, session = call("POST", "/api/session", json.dumps({"token": token}))
+            assert status == 201
+            csrf = session["csrf"]
+            assert call("POST", "/api/vaults", json.dumps({"password": "nobody's vault"}))[0] == 201
+            with open(clip, "rb") as f:
+                status, answer = call("POST", "/api/upload?name=clip.mp4", f.read(), "application/octet-stream")
+            assert status == 201, answer
+            item = answer["item"]
+            assert item["kind"] == "video"
+            assert item["duration"] is not None and item["width"] == 320, item
+            assert item["hasThumbnail"] is True, item
+        finally:
+            process.terminate()
+            process.wait(timeout=10)
+    finally:
+        shutil.rmtree(home, ignore_errors=True)

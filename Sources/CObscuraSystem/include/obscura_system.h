@@ -17,4 +17,8 @@ int obscura_system_get_dumpable(void);
 /// has no such call or it is not enabled).
 int obscura_system_memfd_secret(unsigned int flags);
 
+/// The soft RLIMIT_MEMLOCK in bytes, or -1 when unlimited (or not known).
+/// Swift's Glibc module does not export RLIMIT_MEMLOCK.
+long long obscura_system_memlock_limit(void);
+
 #endif

@@ -125,7 +125,8 @@ extension Vault {
     /// Where one file's plaintext is read from.
     enum ImportInput {
         /// An open descriptor, read from its start; `path` is where the video tools can
-        /// open the same file.
+        /// open the same file (``Video/standardInputPath``: they get `fd` as their
+        /// standard input).
         case file(fd: Int32, path: String)
         /// Bytes in memory (an upload held in secret memory): photos and plain files
         /// only, since the video tools run in other processes and need a path.
@@ -195,14 +196,15 @@ extension Vault {
                     row.takenAt = info.takenAt?.timeIntervalSince1970
                     thumbnail = try Imaging.thumbnail(raw, maxSide: Imaging.thumbnailSize, pixelLimit: pixelLimit)
                 }
-            case let (.video, .file(_, path)):
+            case let (.video, .file(fd, path)):
                 // A video ffmpeg cannot read is still stored; it just gets the generic icon.
-                if let info = try? Video.probe(path: path) {
+                let toolInput = path == Video.standardInputPath ? fd : nil
+                if let info = try? Video.probe(path: path, standardInput: toolInput) {
                     row.duration = info.duration
                     row.width = info.width
                     row.height = info.height
                 }
-                thumbnail = try? Video.poster(path: path)
+                thumbnail = try? Video.poster(path: path, standardInput: toolInput)
             case (.video, .memory), (.file, _):
                 break
             }

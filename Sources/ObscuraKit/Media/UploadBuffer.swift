@@ -30,8 +30,13 @@ public final class UploadBuffer: @unchecked Sendable {
 
     /// Uploads larger than this go to shared memory: one photo fits (the importer
     /// refuses larger ones, ``Vault/maximumPhotoFileSize``), and a large video, which
-    /// must move to shared memory anyway, is not held twice.
-    public static let secretMemoryLimit = Vault.maximumPhotoFileSize
+    /// must move to shared memory anyway, is not held twice. Where `RLIMIT_MEMLOCK` is
+    /// set, at most half of it: secret memory counts against it, and the other half is
+    /// left to the key buffers (``SecureBytes`` locks its pages too).
+    public static var secretMemoryLimit: Int {
+        let memlock = obscura_system_memlock_limit()
+        return memlock < 0 ? Vault.maximumPhotoFileSize : min(Vault.maximumPhotoFileSize, Int(memlock / 2))
+    }
     /// The first secret region, doubled as the upload grows.
     static let initialSecretCapacity = 1 << 20
 

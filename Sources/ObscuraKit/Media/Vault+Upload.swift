@@ -38,11 +38,12 @@ extension Vault {
         }) {
             outcome = held
         } else {
-            // The video tools reach our descriptor through /proc.
+            // The video tools get the descriptor as their standard input: /proc/PID/fd of
+            // this (undumpable) process is closed to them.
             let fd = try buffer.sharedDescriptor()
-            let path = "/proc/\(getpid())/fd/\(fd)"
-            guard lseek(fd, 0, SEEK_SET) == 0 else { throw StorageError.io(path, errno) }
-            outcome = importOne(.file(fd: fd, path: path), name: cleanName, folderId: folder?.id, pixelLimit: pixelLimit, batch: batch)
+            guard lseek(fd, 0, SEEK_SET) == 0 else { throw StorageError.io("upload buffer", errno) }
+            outcome = importOne(.file(fd: fd, path: Video.standardInputPath), name: cleanName, folderId: folder?.id,
+                                pixelLimit: pixelLimit, batch: batch)
         }
         switch outcome {
         case .duplicate: return .duplicate

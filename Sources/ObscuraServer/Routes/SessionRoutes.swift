@@ -37,16 +37,16 @@ struct SessionRoutes {
             let session = try context.requireSession()
             let fields = try await SecretFields.json(from: request)
             let password = try fields.require("password")
+            defer { password.zeroize() }
             try await Blocking.run { try store.unlock(session, password: password) }
-            password.zeroize()
             return try withCookie(JSON.response(["unlocked": true]), session)
         }
         router.post("/api/vaults") { request, context -> Response in
             let session = try context.requireSession()
             let fields = try await SecretFields.json(from: request)
             let password = try fields.require("password")
+            defer { password.zeroize() }
             try await Blocking.run { try store.create(session, password: password) }
-            password.zeroize()
             return try withCookie(JSON.response(["unlocked": true], status: .created), session)
         }
         router.post("/api/lock") { _, context -> Response in

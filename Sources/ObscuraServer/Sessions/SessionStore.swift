@@ -14,7 +14,7 @@ final class SessionStore: @unchecked Sendable {
     static let maximumSessions = 1000
 
     let directory: VaultDirectory
-    let throttle = UnlockThrottle()
+    let throttle: UnlockThrottle
     /// Seconds in one auto-lock "minute" (60; tests shorten it).
     let minuteSeconds: Double
     /// PBKDF2 rounds for vaults made through the gallery (the production default).
@@ -41,15 +41,19 @@ final class SessionStore: @unchecked Sendable {
 
     init(
         directory: VaultDirectory, minuteSeconds: Double = 60, iterations: Int = PasswordKDF.vaultIterations,
-        logger: Logger = Logger(label: "obscura.server")
+        logger: Logger = Logger(label: "obscura.server"),
+        clock: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }
     ) {
         self.directory = directory
+        now = clock
+        throttle = UnlockThrottle(now: clock)
         self.logger = logger
         self.minuteSeconds = minuteSeconds
         self.iterations = iterations
     }
 
-    private static func now() -> Double { Date().timeIntervalSince1970 }
+    /// Seconds since 1970: the wall clock, or the tests' own.
+    private let now: @Sendable () -> Double
 
     // MARK: Sessions
 
@@ -61,7 +65,7 @@ final class SessionStore: @unchecked Sendable {
                let oldest = sessions.min(by: { $0.value.seen < $1.value.seen })?.key {
                 sessions.removeValue(forKey: oldest)
             }
-            sessions[session.id] = (session, Self.now())
+            sessions[session.id] = (session, now())
         }
         return session
     }
@@ -71,7 +75,7 @@ final class SessionStore: @unchecked Sendable {
         guard let id else { return nil }
         return lock.withLock {
             guard let entry = sessions[id] else { return nil }
-            sessions[id]?.seen = Self.now()
+            sessions[id]?.seen = now()
             return entry.session
         }
     }
@@ -90,7 +94,7 @@ final class SessionStore: @unchecked Sendable {
         guard let binding = session.binding else { return nil }
         return lock.withLock {
             guard open[binding.vault.slotIdentifier] === binding, !binding.vault.isLocked else { return nil }
-            binding.lastActivity = Self.now()
+            binding.lastActivity = now()
             return binding.vault
         }
     }
@@ -129,7 +133,9 @@ final class SessionStore: @unchecked Sendable {
     /// whether the password opens a vault, as a failed unlock does.
     func create(_ session: Session, password: SecureBytes) throws {
         try guarded {
-            throttle.recordFailure()
+            // Recorded when the check ends (a create takes a sweep or more): the delay
+            // runs from the answer, as for an unlock.
+            defer { throttle.recordFailure() }
             let vault: Vault
             do {
                 vault = try directory.createVault(password: password, iterations: iterations)
@@ -151,7 +157,7 @@ final class SessionStore: @unchecked Sendable {
                 throttle.recordFailure()
                 throw APIError(.unauthorized, "the current password is wrong").waiting(throttle.wait())
             }
-            throttle.recordFailure()
+            defer { throttle.recordFailure() }
             try vault.changePassword(to: new)
         }
     }
@@ -186,11 +192,11 @@ final class SessionStore: @unchecked Sendable {
         let slot = vault.slotIdentifier
         let duplicate: Vault? = lock.withLock {
             if let existing = open[slot], !existing.vault.isLocked {
-                existing.lastActivity = Self.now()
+                existing.lastActivity = now()
                 session.binding = existing
                 return vault
             }
-            let entry = OpenVault(vault: vault, now: Self.now())
+            let entry = OpenVault(vault: vault, now: now())
             open[slot] = entry
             session.binding = entry
             return nil
@@ -231,7 +237,7 @@ final class SessionStore: @unchecked Sendable {
     /// one minute here: the hidden-tab signal is what locks it at once). Run about once
     /// a second.
     func sweep() {
-        let now = Self.now()
+        let now = now()
         let idle: [OpenVault] = lock.withLock {
             let expired = open.filter { _, entry in
                 now - entry.lastActivity > Double(max(entry.autoLockMinutes, 1)) * minuteSeconds
