@@ -75,8 +75,16 @@ def test_video_upload_by_an_unprivileged_server(tmp_path):
         subprocess.run(["ffmpeg", "-v", "error", "-f", "lavfi", "-i", "testsrc=duration=2:size=320x240:rate=10",
                         "-pix_fmt", "yuv420p", "-y", clip], check=True)
         drop = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] if os.geteuid() == 0 else []
+        # A copy the unprivileged user can reach wherever the checkout lives, with the
+        # web files SwiftPM puts beside the binary.
+        binary = os.path.join(home, "bin", "obscura")
+        os.makedirs(os.path.dirname(binary), mode=0o755)
+        shutil.copy2(OBSCURA_BIN, binary)
+        resources = os.path.join(os.path.dirname(OBSCURA_BIN), "Obscura_ObscuraServer.resources")
+        shutil.copytree(resources, os.path.join(home, "bin", "Obscura_ObscuraServer.resources"))
         env = dict(os.environ, XDG_CONFIG_HOME=os.path.join(home, "config"), HOME=home)
-        process = subprocess.Popen(drop + [OBSCURA_BIN, "--vault", os.path.join(home, "vault"), "serve", "--port", "0"],
+        env.pop("OBSCURA_WEB_ROOT", None)
+        process = subprocess.Popen(drop + [binary, "--vault", os.path.join(home, "vault"), "serve", "--port", "0"],
                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
                                    env=env, text=True)
         try:
