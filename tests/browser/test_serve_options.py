@@ -20,18 +20,23 @@ def start(workdir, *options):
                             env=env, text=True)
 
 
+def banner_link(process, seconds):
+    """The link `obscura serve` prints once it listens (its access token included)."""
+    deadline = time.monotonic() + seconds
+    line = ""
+    while BANNER not in line and time.monotonic() < deadline:
+        line = process.stdout.readline()
+    assert BANNER in line, process.stderr.read() if process.poll() is not None else "no banner"
+    return line.split(BANNER, 1)[1].strip()
+
+
 def test_https_sets_secure_cookies_and_hsts(tmp_path):
     subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=localhost",
                     "-keyout", str(tmp_path / "key.pem"), "-out", str(tmp_path / "cert.pem")],
                    check=True, capture_output=True)
     process = start(tmp_path, "--port", "0", "--tls-cert", str(tmp_path / "cert.pem"), "--tls-key", str(tmp_path / "key.pem"))
     try:
-        deadline = time.monotonic() + 90
-        line = ""
-        while BANNER not in line and time.monotonic() < deadline:
-            line = process.stdout.readline()
-        assert BANNER in line, process.stderr.read() if process.poll() is not None else "no banner"
-        link = line.split(BANNER, 1)[1].strip()
+        link = banner_link(process, 90)
         assert link.startswith("https://127.0.0.1:")
         url, _, fragment = link.partition("#token=")
         port = int(url.rstrip("/").rsplit(":", 1)[1])
@@ -88,12 +93,7 @@ def test_video_upload_by_an_unprivileged_server(tmp_path):
                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
                                    env=env, text=True)
         try:
-            deadline = time.monotonic() + 120
-            line = ""
-            while BANNER not in line and time.monotonic() < deadline:
-                line = process.stdout.readline()
-            assert BANNER in line, process.stderr.read() if process.poll() is not None else "no banner"
-            url, _, token = line.split(BANNER, 1)[1].strip().partition("#token=")
+            url, _, token = banner_link(process, 120).partition("#token=")
             port = int(url.rstrip("/").rsplit(":", 1)[1])
             host = f"127.0.0.1:{port}"
             connection = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
