@@ -83,18 +83,9 @@ import Testing
             format: Int(ExportFormat.version), createdAt: 1_700_000_000,
             vault: .init(iterations: testIterations, salt: Data(header.salt), wrappedKey: Data(header.wrappedKey)),
             folders: [], items: items)
-        let json = try manifest.encoded()
-        var payload = [UInt8]()
-        payload.appendBigEndian(UInt32(json.count))
-        payload += json
-        payload.appendBigEndian(UInt64(slot.count))
-        payload += slot
-        for (kind, id, bytes) in records {
-            payload += [kind.rawValue] + withUnsafeBytes(of: id.uuid) { Array($0) }
-            payload.appendBigEndian(UInt64(bytes.count))
-            payload += bytes
-        }
-        payload.append(ExportFormat.RecordKind.end.rawValue)
+        let payload = try ExportFormat.payloadPlaintext(
+            manifest: manifest, slot: slot,
+            records: records.map { (kind, id, bytes) in (kind, withUnsafeBytes(of: id.uuid) { Array($0) }, bytes) })
         try payload.withUnsafeBytes { raw in
             try ExportFormat.write(
                 to: path, password: password, iterations: 1, totalSize: UInt64(payload.count),

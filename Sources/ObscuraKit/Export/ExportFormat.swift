@@ -28,6 +28,26 @@ public enum ExportFormat {
     /// §7.2: characters of a generated export password (100 bits).
     public static let generatedPasswordLength = 20
 
+    /// The payload plaintext of §7.3 assembled in memory: the manifest, the slot, then
+    /// each record (kind, 16-byte id, length, bytes) and the end mark. For vectors and
+    /// crafted test exports; the exporter streams the same layout (``PayloadSource``).
+    static func payloadPlaintext(
+        manifest: ExportManifest, slot: [UInt8], records: [(kind: RecordKind, id: [UInt8], bytes: [UInt8])]
+    ) throws -> [UInt8] {
+        let json = try manifest.encoded()
+        var payload = [UInt8]()
+        payload.appendBigEndian(UInt32(json.count))
+        payload += json
+        payload.appendBigEndian(UInt64(slot.count))
+        payload += slot
+        for record in records {
+            payload += [record.kind.rawValue] + record.id
+            payload.appendBigEndian(UInt64(record.bytes.count))
+            payload += record.bytes
+        }
+        return payload + [RecordKind.end.rawValue]
+    }
+
     /// The export KEK's verification tag over header bytes [0, 44).
     static func verificationTag(kek: SecureBytes, headerPrefix: [UInt8]) throws -> [UInt8] {
         let sealed = try AESGCM.seal(

@@ -119,8 +119,9 @@ public final class UploadBuffer: @unchecked Sendable {
 
     /// Whether this kernel offers `memfd_secret` to this process.
     public static var secretMemoryAvailable: Bool {
-        guard let (fd, mapping) = secretRegion(Int(sysconf(Int32(_SC_PAGESIZE)))) else { return false }
-        munmap(mapping, Int(sysconf(Int32(_SC_PAGESIZE))))
+        let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+        guard let (fd, mapping) = secretRegion(page) else { return false }
+        munmap(mapping, page)
         close(fd)
         return true
     }

@@ -171,15 +171,8 @@ extension VectorSet {
                           mediaId: mediaId, thumbId: nil)])
         /// The payload plaintext (§7.3) around one manifest.
         func payloadBytes(_ manifest: ExportManifest) throws -> [UInt8] {
-            let json = try manifest.encoded()
-            var payload = [UInt8]()
-            payload.appendBigEndian(UInt32(json.count))
-            payload += json
-            payload.appendBigEndian(UInt64(slot.count))
-            payload += slot
-            payload += [ExportFormat.RecordKind.original.rawValue] + Vault.context(mediaId)
-            payload.appendBigEndian(UInt64(media.count))
-            return payload + media + [ExportFormat.RecordKind.end.rawValue]
+            try ExportFormat.payloadPlaintext(
+                manifest: manifest, slot: slot, records: [(.original, Vault.context(mediaId), media)])
         }
         let payload = try payloadBytes(manifest)
 
