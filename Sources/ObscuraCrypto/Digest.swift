@@ -35,4 +35,12 @@ public enum HKDFSHA256 {
             inputKeyMaterial: ikm, info: Array(info.utf8), outputByteCount: count)
         return key.withUnsafeBytes { SecureBytes(copying: $0) }
     }
+
+    /// Derives `count` bytes from `secret` with an explicit extract `salt` and a binary
+    /// `info` (labels that carry identifiers, such as a slot id).
+    public static func derive(from secret: SecureBytes, salt: [UInt8], info: [UInt8], count: Int = 32) -> SecureBytes {
+        let ikm = secret.withUnsafeBytes { SymmetricKey(data: $0) }
+        let key = HKDF<SHA256>.deriveKey(inputKeyMaterial: ikm, salt: salt, info: info, outputByteCount: count)
+        return key.withUnsafeBytes { SecureBytes(copying: $0) }
+    }
 }

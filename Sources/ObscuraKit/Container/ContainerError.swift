@@ -1,0 +1,26 @@
+/// Why a slot container could not be opened, read or committed (docs/FORMAT.md §8).
+/// No case carries key material or plaintext.
+public enum ContainerError: Error, Equatable, CustomStringConvertible {
+    /// No superblock of any slot opens under the outer key given.
+    case outerKeyMismatch
+    /// The slots hold no commit in common, or one is more than one commit ahead: a slot
+    /// was rolled back or replaced on its own (§8.8).
+    case rollback
+    /// A block, map node or superblock failed authentication or holds out-of-range
+    /// fields, or a slot file is missing, short or foreign (§8.8).
+    case damaged(String)
+    /// A previous commit failed part-way; the container must be reopened from disk.
+    case needsRecovery
+    /// The contents do not fit the largest container this version writes.
+    case tooLarge
+
+    public var description: String {
+        switch self {
+        case .outerKeyMismatch: return "this directory needs another outer key"
+        case .rollback: return "the slot files are not from one commit: a slot file was rolled back or replaced"
+        case let .damaged(why): return "the vault directory is damaged: \(why)"
+        case .needsRecovery: return "an earlier write failed; reopen the vault directory"
+        case .tooLarge: return "the vault contents exceed the largest slot container"
+        }
+    }
+}

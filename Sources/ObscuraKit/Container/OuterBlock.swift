@@ -1,0 +1,92 @@
+import ObscuraCrypto
+
+/// Where a sealed data block or map node sits and what it is: all of it goes into the
+/// block's associated data (docs/FORMAT.md §8.3), so a block moved to another slot,
+/// position, generation, kind or logical id fails its tag.
+struct BlockAddress: Equatable {
+    /// Physical index in the slot file.
+    var position: UInt32
+    /// The key generation the block is sealed under.
+    var generation: UInt32
+    /// Data block or map node.
+    var kind: ContainerFormat.BlockKind
+    /// 0 for data, 1 for a leaf map node, and so on up.
+    var level: UInt8
+    /// The logical block number (data), or the node's number within its level.
+    var logicalID: UInt64
+}
+
+/// Sealing and opening of one 4096-byte outer block: nonce (12) ‖ ciphertext (4068) ‖
+/// tag (16), with a fresh random nonce at every write (docs/FORMAT.md §8.2, §8.3).
+enum OuterBlock {
+    /// The associated data of a data block or map node (§8.3): 58 bytes.
+    static func associatedData(directory: [UInt8], slot: SlotID, address: BlockAddress) -> [UInt8] {
+        var ad = ContainerFormat.blockLabel
+        ad.reserveCapacity(58)
+        ad += directory
+        ad += slot.bytes
+        ad.appendBigEndian(address.position)
+        ad.appendBigEndian(address.generation)
+        ad.append(address.kind.rawValue)
+        ad.append(address.level)
+        ad.appendBigEndian(address.logicalID)
+        return ad
+    }
+
+    /// The associated data of superblock `position` of `slot` (§8.4).
+    static func superblockAssociatedData(slot: SlotID, position: Int) -> [UInt8] {
+        ContainerFormat.superblockLabel + slot.bytes + [UInt8(position)]
+    }
+
+    /// Seals a 4068-byte payload into a 4096-byte block.
+    static func seal(_ payload: [UInt8], key: SecureBytes, associatedData: [UInt8], using random: RandomSource) throws -> [UInt8] {
+        precondition(payload.count == ContainerFormat.payloadSize, "outer block payload size")
+        return try AESGCM.seal(payload, key: key, authenticating: associatedData, using: random)
+    }
+
+    /// Opens a 4096-byte block; throws when its tag does not verify.
+    static func open(_ block: some Collection<UInt8>, key: SecureBytes, associatedData: [UInt8]) throws -> [UInt8] {
+        guard block.count == ContainerFormat.blockSize else { throw ContainerError.damaged("a block is short") }
+        return try AESGCM.open(block, key: key, authenticating: associatedData)
+    }
+
+    /// The GCM tag of a sealed block: what a map reference records of it.
+    static func tag(of block: [UInt8]) -> [UInt8] {
+        Array(block[(ContainerFormat.blockSize - AESGCM.tagSize)...])
+    }
+}
+
+/// A map reference (docs/FORMAT.md §8.5): where a block is, the generation it is sealed
+/// under, and its tag. Checking a block against the tag binds its exact bytes, so an
+/// older seal of the same block at the same position (which would open) is refused.
+struct MapReference: Equatable {
+    /// Physical index of the referenced block.
+    var position: UInt32
+    /// Key generation of the referenced block.
+    var generation: UInt32
+    /// GCM tag of the referenced block.
+    var tag: [UInt8]
+
+    /// An all-zero reference: an unused root entry.
+    static let unused = MapReference(position: 0, generation: 0, tag: [UInt8](repeating: 0, count: 16))
+
+    /// Appends the 24-byte encoding.
+    func encode(into out: inout [UInt8]) {
+        out.appendBigEndian(position)
+        out.appendBigEndian(generation)
+        out += tag
+    }
+
+    /// Decodes the reference at `offset`.
+    init(decoding bytes: [UInt8], at offset: Int) {
+        position = bytes.readBigEndian(UInt32.self, at: offset)
+        generation = bytes.readBigEndian(UInt32.self, at: offset + 4)
+        tag = Array(bytes[(offset + 8)..<(offset + 24)])
+    }
+
+    init(position: UInt32, generation: UInt32, tag: [UInt8]) {
+        self.position = position
+        self.generation = generation
+        self.tag = tag
+    }
+}

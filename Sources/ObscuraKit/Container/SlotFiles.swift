@@ -1,0 +1,158 @@
+import Dispatch
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The file operations a slot container makes, and nothing else (docs/FORMAT.md §8.8).
+///
+/// Every write of the container goes through this protocol, so tests can record the
+/// calls and build every state a crash could leave (Tests/ObscuraKitTests/Container).
+/// Names are bare file names inside one directory.
+protocol SlotFiles: AnyObject {
+    /// Every file name in the directory, sorted.
+    func names() throws -> [String]
+    /// The size of `name` in bytes.
+    func size(_ name: String) throws -> Int
+    /// `count` bytes at `offset` of `name`; fewer only at the end of the file.
+    func read(_ name: String, at offset: Int, count: Int) throws -> [UInt8]
+    /// Writes `bytes` at `offset` of `name`, in place.
+    func write(_ name: String, at offset: Int, _ bytes: [UInt8]) throws
+    /// Makes the data of every file in `names` durable (fdatasync), in parallel; the
+    /// first failure is thrown after all have finished.
+    func sync(_ names: [String]) throws
+    /// Cuts `name` to `size` bytes and makes that durable.
+    func truncate(_ name: String, to size: Int) throws
+    /// Creates `name` (which must not exist) holding `bytes`, durably.
+    func create(_ name: String, _ bytes: [UInt8]) throws
+    /// Renames `from` to `to`, never replacing a file.
+    func rename(_ from: String, to: String) throws
+    /// Removes `name`.
+    func remove(_ name: String) throws
+    /// Makes the directory's renames and removals durable.
+    func syncDirectory() throws
+    /// The modification time of `name`, nanoseconds since 1970.
+    func modificationTime(_ name: String) throws -> UInt64
+    /// Sets the access and modification times of `name` to `time` (nanoseconds).
+    func setTimes(_ name: String, to time: UInt64) throws
+}
+
+/// ``SlotFiles`` over a real directory. Descriptors stay open for the life of the object;
+/// reads never update access times where the system allows it (O_NOATIME).
+final class DiskSlotFiles: SlotFiles {
+    /// The directory's path.
+    let path: String
+    private var descriptors: [String: Int32] = [:]
+    private let lock = NSLock()
+
+    init(path: String) { self.path = path }
+
+    deinit {
+        for fd in descriptors.values { close(fd) }
+    }
+
+    private func file(_ name: String) -> String { path + "/" + name }
+
+    private func descriptor(_ name: String) throws -> Int32 {
+        try lock.withLock {
+            if let fd = descriptors[name] { return fd }
+            let fd: Int32
+            #if os(Linux)
+            if let plain = try? FileIO.openOrThrow(file(name), O_RDWR | FileIO.linuxNoAccessTime) {
+                fd = plain
+            } else {
+                fd = try FileIO.openOrThrow(file(name), O_RDWR)
+            }
+            #else
+            fd = try FileIO.openOrThrow(file(name), O_RDWR)
+            #endif
+            descriptors[name] = fd
+            return fd
+        }
+    }
+
+    private func forget(_ name: String) {
+        lock.withLock {
+            if let fd = descriptors.removeValue(forKey: name) { close(fd) }
+        }
+    }
+
+    func names() throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: path).sorted()
+    }
+
+    func size(_ name: String) throws -> Int {
+        var st = stat()
+        guard fstat(try descriptor(name), &st) == 0 else { throw StorageError.io(file(name), errno) }
+        return Int(st.st_size)
+    }
+
+    func read(_ name: String, at offset: Int, count: Int) throws -> [UInt8] {
+        let fd = try descriptor(name)
+        var out = [UInt8](repeating: 0, count: count)
+        var done = 0
+        while done < count {
+            let n = out.withUnsafeMutableBytes { pread(fd, $0.baseAddress! + done, count - done, off_t(offset + done)) }
+            if n < 0 { if errno == EINTR { continue }; throw StorageError.io(file(name), errno) }
+            if n == 0 { break }
+            done += n
+        }
+        return done == count ? out : Array(out[0..<done])
+    }
+
+    func write(_ name: String, at offset: Int, _ bytes: [UInt8]) throws {
+        let fd = try descriptor(name)
+        var done = 0
+        while done < bytes.count {
+            let n = bytes.withUnsafeBytes { pwrite(fd, $0.baseAddress! + done, bytes.count - done, off_t(offset + done)) }
+            if n < 0 { if errno == EINTR { continue }; throw StorageError.io(file(name), errno) }
+            done += n
+        }
+    }
+
+    func sync(_ names: [String]) throws {
+        let fds = try names.map { try descriptor($0) }
+        let paths = names.map(file)
+        let results = ConcurrentResults<Void>(count: fds.count)
+        // One thread per slot: the file system can overlap the flushes.
+        DispatchQueue.concurrentPerform(iterations: fds.count) { i in
+            results.set(i, Result {
+                guard fdatasync(fds[i]) == 0 else { throw StorageError.io(paths[i], errno) }
+            })
+        }
+        _ = try results.values()
+    }
+
+    func truncate(_ name: String, to size: Int) throws {
+        let fd = try descriptor(name)
+        guard ftruncate(fd, off_t(size)) == 0, fsync(fd) == 0 else { throw StorageError.io(file(name), errno) }
+    }
+
+    func create(_ name: String, _ bytes: [UInt8]) throws {
+        try FileIO.createDurably(file(name), parts: [bytes])
+    }
+
+    func rename(_ from: String, to: String) throws {
+        forget(from)
+        forget(to)
+        try FileIO.renameExclusive(file(from), file(to))
+    }
+
+    func remove(_ name: String) throws {
+        forget(name)
+        guard unlink(file(name)) == 0 || errno == ENOENT else { throw StorageError.io(file(name), errno) }
+    }
+
+    func syncDirectory() throws { try FileIO.syncDirectory(path) }
+
+    func modificationTime(_ name: String) throws -> UInt64 {
+        var st = stat()
+        guard fstat(try descriptor(name), &st) == 0 else { throw StorageError.io(file(name), errno) }
+        return UInt64(st.st_mtim.tv_sec) * 1_000_000_000 + UInt64(st.st_mtim.tv_nsec)
+    }
+
+    func setTimes(_ name: String, to time: UInt64) throws {
+        let ts = timespec(tv_sec: Int(time / 1_000_000_000), tv_nsec: Int(time % 1_000_000_000))
+        guard futimens(try descriptor(name), [ts, ts]) == 0 else { throw StorageError.io(file(name), errno) }
+    }
+}
