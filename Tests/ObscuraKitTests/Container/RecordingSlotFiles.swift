@@ -44,6 +44,14 @@ final class RecordingSlotFiles: SlotFiles {
         durable = files
     }
 
+    /// A directory whose page cache holds `current` while only `durable` is on disk: a
+    /// process that opens it before writeback reads what a power cut would lose.
+    init(current: [String: [UInt8]], durable: [String: [UInt8]], unsynced: [Write]) {
+        self.current = current
+        self.durable = durable
+        self.unsynced = unsynced
+    }
+
     func names() throws -> [String] { current.keys.sorted() }
 
     func size(_ name: String) throws -> Int {
