@@ -31,6 +31,10 @@ import Testing
             let subset = (0..<count).filter { _ in random.uniform(in: 0..<2) == 1 }
             images.append(files.crashImage(keep: random.shuffled(subset), tornAt: random.uniform(in: 1..<4096), names: names))
         }
+        // Writeback that flushed every block but no superblock page, and the reverse.
+        let superblockWrites = (0..<count).filter { files.unsynced[$0].offset < 2 * ContainerFormat.blockSize }
+        images.append(files.crashImage(keep: (0..<count).filter { !superblockWrites.contains($0) }, names: names))
+        images.append(files.crashImage(keep: superblockWrites, names: names))
         for j in 0..<names {
             images.append(files.crashImage(keep: Array(0..<count), names: j))
         }
@@ -172,10 +176,11 @@ import Testing
         // Commit 2 is killed after its superblock writes, before their sync.
         let killed = RecordingSlotFiles(start.snapshot)
         struct Kill: Error {}
-        var syncs = 0
-        killed.beforeSync = { _ in
-            syncs += 1
-            if syncs == 3 { throw Kill() } // barrier, blocks, then superblocks
+        var blocksSynced = false
+        killed.beforeSync = { files in
+            // The sync after the superblock writes: the one that follows the blocks'.
+            if blocksSynced { throw Kill() }
+            blocksSynced = files.unsynced.count > files.unsynced.filter({ $0.offset < 2 * ContainerFormat.blockSize }).count
         }
         let doomed = try SlotContainer.open(files: killed, key: F.key())
         #expect(throws: Kill.self) { try doomed.commit(replacing: [slotA: second]) }
