@@ -1,6 +1,8 @@
+import ObscuraCrypto
+
 /// Why a slot container could not be opened, read or committed (docs/FORMAT.md §8).
 /// No case carries key material or plaintext.
-public enum ContainerError: Error, Equatable, CustomStringConvertible {
+public enum ContainerError: ObscuraError, Equatable {
     /// No superblock of any slot opens under the outer key given.
     case outerKeyMismatch
     /// The slots hold no commit in common, or one is more than one commit ahead: a slot

@@ -77,7 +77,8 @@ extension VaultDirectory {
 
     /// Erases `vault`: its slot is overwritten with random bytes and unlinked, a fresh
     /// decoy keeps the directory at ten slots or more, and the media its catalog names
-    /// (in every folder, locked or not) is deleted. The vault is locked.
+    /// (in every folder, locked or not) is deleted. The vault is locked. In a version 4
+    /// container the slot itself becomes the fresh decoy.
     public func destroy(_ vault: Vault) throws {
         try vault.requireUnlocked()
         let files = try vault.catalog.read { db in
@@ -86,6 +87,14 @@ extension VaultDirectory {
         let credential = DeviceSecretStore.credential(from: try deviceSecrets.load())
         let iterations = Int(vault.header.iterations)
         try store.serialized {
+            if store.isContainer {
+                // Slot files stay: the slot becomes a fresh decoy, and a cover commit then
+                // overwrites the free space that still holds the vault's blocks (§8.6).
+                let decoy = try buildSlots(count: 1, password: credential, iterations: iterations)[0].contents
+                try store.commit(.init(replace: [vault.slotName: decoy]))
+                try store.commit(.init())
+                return
+            }
             let remaining = try store.names().count - 1
             let decoys = remaining < SlotFormat.minimumSlotCount
                 ? try buildSlots(count: SlotFormat.minimumSlotCount - remaining, password: credential, iterations: iterations).map(\.contents)

@@ -12,20 +12,30 @@ public final class VaultDirectory {
     public let deviceSecrets: DeviceSecretStore
     let store: SlotStore
     let random: RandomSource
+    /// The directory's outer key, when its slots are (or are to be) a version 4
+    /// container (docs/FORMAT.md §8).
+    let outerKey: OuterKey?
     let logger = Logger(label: "obscura.vault")
     private let lockDescriptor: Int32
 
     /// Opens (and with `create`, makes) the directory at `path` and takes its lock.
     ///
-    /// - Throws: ``VaultError/inUse(_:)`` when another process holds it, and
-    ///   ``VaultError/notInitialized(_:)`` when it does not exist and `create` is false.
+    /// With `outerKey`, a version 4 directory is opened through its container, running
+    /// its recovery first, and ``initialize(iterations:)`` makes one; without it, only a
+    /// version 3 directory opens.
+    ///
+    /// - Throws: ``VaultError/inUse(_:)`` when another process holds it,
+    ///   ``VaultError/notInitialized(_:)`` when it does not exist and `create` is false,
+    ///   ``VaultError/outerKeyRequired`` for a container opened without its key, and
+    ///   ``ContainerError`` when the container cannot be opened.
     public init(
-        path: String, deviceSecrets: DeviceSecretStore = .defaultStore(), create: Bool = false,
-        random: RandomSource = SystemRandom()
+        path: String, deviceSecrets: DeviceSecretStore = .defaultStore(), outerKey: SecureBytes? = nil,
+        create: Bool = false, random: RandomSource = SystemRandom()
     ) throws {
         self.path = path
         self.deviceSecrets = deviceSecrets
         self.random = random
+        self.outerKey = try outerKey.map(OuterKey.init)
         if create {
             try FileManager.default.createDirectory(
                 atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
@@ -42,7 +52,12 @@ public final class VaultDirectory {
         }
         store = SlotStore(path: path + "/data", random: random)
         if isInitialized {
-            try? store.sweepTemporaries()
+            if try store.holdsContainer() {
+                guard let key = self.outerKey else { throw VaultError.outerKeyRequired }
+                store.attach(try SlotContainer.open(files: DiskSlotFiles(path: store.path), key: key, random: random))
+            } else {
+                try? store.sweepTemporaries()
+            }
             MediaPool(path: path + "/media").sweepTemporaries()
         }
         PreviewCache.sweepLeftovers()
@@ -75,7 +90,14 @@ public final class VaultDirectory {
         try FileIO.makeDirectory(mediaPath)
         let credential = try DeviceSecretStore.credential(from: deviceSecrets.loadOrCreate(using: random))
         let decoys = try buildSlots(count: SlotFormat.minimumSlotCount, password: credential, iterations: iterations)
-        try store.commit(.init(add: decoys.map(\.contents)))
+        if let outerKey {
+            // Pending files of a creation that never renamed any into place.
+            try? store.sweepTemporaries()
+            store.attach(try SlotContainer.create(
+                files: DiskSlotFiles(path: store.path), key: outerKey, streams: decoys.map(\.contents), random: random))
+        } else {
+            try store.commit(.init(add: decoys.map(\.contents)))
+        }
         logger.debug("initialised vault directory", metadata: ["slots": "\(decoys.count)"])
         return true
     }

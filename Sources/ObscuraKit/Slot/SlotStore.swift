@@ -4,6 +4,10 @@ import ObscuraCrypto
 /// The slot files of one vault directory (`<vault>/data/{uuid}.db.enc`) and the single
 /// way they are written (docs/FORMAT.md §3.4, §4).
 ///
+/// A directory sealed under an outer key is a version 4 container (docs/FORMAT.md §8):
+/// once one is attached, every read and commit goes through it, and each slot's bytes
+/// are its container stream. Otherwise the version 3 files are used as they are:
+///
 /// Every commit rewrites every slot: each file's new bytes go to a temporary file that is
 /// fsynced, then all temporaries are renamed over their slots in a random order, then all
 /// slots get one access and modification time. So after any write all slots have fresh
@@ -42,6 +46,9 @@ final class SlotStore {
     /// Held by every commit, and by callers around a read-decide-commit sequence: a commit
     /// rewrites every slot, so two at once would put back each other's old bytes.
     private let writeLock = NSRecursiveLock()
+    /// The version 4 container, when the directory is one. Guarded by `writeLock`: the
+    /// container's maps change at every commit.
+    private var container: SlotContainer?
 
     init(path: String, random: RandomSource, steps: WriteSteps = WriteSteps()) {
         self.path = path
@@ -49,22 +56,53 @@ final class SlotStore {
         self.steps = steps
     }
 
+    /// Makes `container` the way slots are read and written from now on.
+    func attach(_ container: SlotContainer) {
+        serialized { self.container = container }
+    }
+
+    /// Whether the slot files on disk are a version 4 container: no slot starts with the
+    /// version 3 magic. A mix of both is refused until migration exists to finish it.
+    func holdsContainer() throws -> Bool {
+        let magic = try names().map { try FileIO.read(file($0), limit: SlotFormat.magic.count) == SlotFormat.magic }
+        if magic.allSatisfy({ $0 }) { return false }
+        if magic.allSatisfy({ !$0 }) { return true }
+        throw VaultError.corrupt("the directory holds both version 3 and version 4 slots")
+    }
+
+    /// Whether the slots are a version 4 container.
+    var isContainer: Bool { serialized { container != nil } }
+
     /// Slot file names, sorted.
     func names() throws -> [String] {
-        try FileManager.default.contentsOfDirectory(atPath: path)
+        if let container = serialized({ container }) {
+            return serialized { container.slots.map(\.fileName) }
+        }
+        return try FileManager.default.contentsOfDirectory(atPath: path)
             .filter { $0.hasSuffix(Self.slotSuffix) && !$0.hasPrefix(".") }
             .sorted()
+    }
+
+    /// Runs `body` on the container's stream reader for slot `name`, under the lock.
+    private func containerRead(_ name: String, count: Int?) throws -> [UInt8]? {
+        try serialized {
+            guard let container else { return nil }
+            guard let slot = SlotID(fileName: name) else { throw StorageError.io(file(name), ENOENT) }
+            return try container.readStream(slot, count: count)
+        }
     }
 
     /// The full path of slot `name`.
     func file(_ name: String) -> String { path + "/" + name }
 
     /// The whole file of slot `name`.
-    func read(_ name: String) throws -> [UInt8] { try FileIO.read(file(name)) }
+    func read(_ name: String) throws -> [UInt8] {
+        try containerRead(name, count: nil) ?? FileIO.read(file(name))
+    }
 
     /// The header bytes of slot `name`.
     func readHeader(_ name: String) throws -> [UInt8] {
-        try FileIO.read(file(name), limit: SlotFormat.headerSize)
+        try containerRead(name, count: SlotFormat.headerSize) ?? FileIO.read(file(name), limit: SlotFormat.headerSize)
     }
 
     /// Removes temporaries left by an interrupted commit. Their slots still hold the old
@@ -96,7 +134,17 @@ final class SlotStore {
     }
 
     func commit(_ change: Change) throws {
-        try serialized { try commitLocked(change) }
+        try serialized {
+            guard let container else { return try commitLocked(change) }
+            // A container never removes a slot file: a destroyed vault's slot becomes a decoy.
+            precondition(change.remove.isEmpty, "a container keeps every slot")
+            var replacing = [SlotID: [UInt8]]()
+            for (name, contents) in change.replace {
+                guard let slot = SlotID(fileName: name) else { throw StorageError.io(file(name), ENOENT) }
+                replacing[slot] = contents
+            }
+            try container.commit(replacing: replacing, adding: change.add)
+        }
     }
 
     private func commitLocked(_ change: Change) throws {

@@ -43,6 +43,9 @@ public enum VaultError: ObscuraError, Equatable {
     case invalidCursor
     /// A setting was given a value it does not take.
     case invalidSetting(String)
+    /// The directory's slots are sealed under an outer key and none was given
+    /// (docs/FORMAT.md §8).
+    case outerKeyRequired
 
     public var description: String {
         switch self {
@@ -86,6 +89,8 @@ public enum VaultError: ObscuraError, Equatable {
             return "invalid page cursor"
         case let .invalidSetting(name):
             return "invalid value for \(name)"
+        case .outerKeyRequired:
+            return "this vault directory is sealed with an outer key, and none was given"
         }
     }
 }
