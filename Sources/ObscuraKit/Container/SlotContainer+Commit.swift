@@ -172,6 +172,11 @@ extension SlotContainer {
     /// `count` distinct positions drawn uniformly from [firstData, blocks) outside `live`,
     /// in the order drawn.
     func drawPositions(_ count: Int, below blocks: Int, avoiding live: Set<Int>) -> [Int] {
+        Self.draw(count, below: blocks, avoiding: live, using: random)
+    }
+
+    /// ``drawPositions(_:below:avoiding:)`` with an explicit source.
+    static func draw(_ count: Int, below blocks: Int, avoiding live: Set<Int>, using random: RandomSource) -> [Int] {
         precondition(blocks - ContainerFormat.firstData - live.count >= count, "not enough free blocks")
         var taken = Set<Int>()
         var out = [Int]()

@@ -52,11 +52,16 @@ public final class VaultDirectory {
         }
         store = SlotStore(path: path + "/data", random: random)
         if isInitialized {
-            if try store.holdsContainer() {
+            switch try store.layout() {
+            case .version3:
+                try? store.sweepTemporaries()
+            case .container:
                 guard let key = self.outerKey else { throw VaultError.outerKeyRequired }
                 store.attach(try SlotContainer.open(files: DiskSlotFiles(path: store.path), key: key, random: random))
-            } else {
-                try? store.sweepTemporaries()
+            case .migrating:
+                // An interrupted migration is finished before anything else reads a slot.
+                guard let key = self.outerKey else { throw VaultError.outerKeyRequired }
+                store.attach(try SlotContainer.migrate(files: DiskSlotFiles(path: store.path), key: key, random: random))
             }
             MediaPool(path: path + "/media").sweepTemporaries()
         }
@@ -76,6 +81,20 @@ public final class VaultDirectory {
 
     /// The number of slot files.
     public func slotCount() throws -> Int { try store.names().count }
+
+    /// Wraps every version 3 slot in the container under the directory's outer key
+    /// (docs/FORMAT.md §8.10). Needs no password and no device secret; vaults keep their
+    /// contents and passwords. Does nothing when the slots already are a container.
+    public func migrateToContainer() throws {
+        guard let outerKey else { throw VaultError.outerKeyRequired }
+        try requireInitialized()
+        try store.serialized {
+            guard !store.isContainer else { return }
+            try store.sweepTemporaries()
+            store.attach(try SlotContainer.migrate(files: DiskSlotFiles(path: store.path), key: outerKey, random: random))
+        }
+        logger.debug("migrated vault directory to the slot container")
+    }
 
     /// Creates `data/`, `media/` and ten decoy slots keyed under the device credential,
     /// creating the device secret if there is none yet.

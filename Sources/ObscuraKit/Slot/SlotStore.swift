@@ -61,13 +61,21 @@ final class SlotStore {
         serialized { self.container = container }
     }
 
-    /// Whether the slot files on disk are a version 4 container: no slot starts with the
-    /// version 3 magic. A mix of both is refused until migration exists to finish it.
-    func holdsContainer() throws -> Bool {
+    /// What the slot files on disk are.
+    enum Layout {
+        /// Version 3 slot files, each starting with the magic.
+        case version3
+        /// A version 4 container: no slot starts with the version 3 magic.
+        case container
+        /// Both: a migration to the container was interrupted.
+        case migrating
+    }
+
+    /// What the slot files on disk are, from their first bytes.
+    func layout() throws -> Layout {
         let magic = try names().map { try FileIO.read(file($0), limit: SlotFormat.magic.count) == SlotFormat.magic }
-        if magic.allSatisfy({ $0 }) { return false }
-        if magic.allSatisfy({ !$0 }) { return true }
-        throw VaultError.corrupt("the directory holds both version 3 and version 4 slots")
+        if magic.allSatisfy({ $0 }) { return .version3 }
+        return magic.allSatisfy({ !$0 }) ? .container : .migrating
     }
 
     /// Whether the slots are a version 4 container.

@@ -1,0 +1,72 @@
+import Foundation
+import ObscuraCrypto
+import Testing
+@testable import ObscuraKit
+
+/// Migration of a version 3 directory into the container (docs/FORMAT.md §8.10).
+@Suite struct ContainerMigrationTests {
+    typealias F = ContainerFixtures
+
+    /// A version 3 directory with two vaults; returns its root.
+    func version3Directory() throws -> TestRoot {
+        let root = try TestRoot()
+        let directory = try root.initialized()
+        try directory.createVault(password: pw("alpha"), iterations: testIterations).write("note", "alpha's")
+        try directory.createVault(password: pw("beta"), iterations: testIterations).write("note", "beta's")
+        return root
+    }
+
+    @Test func migrationKeepsEveryVaultAndLeavesNoVersion3Slot() throws {
+        let root = try version3Directory()
+        let before = try root.snapshot()
+        do {
+            let directory = try VaultDirectory(path: root.vaultPath, deviceSecrets: root.secrets, outerKey: F.outerKey)
+            #expect(try directory.store.layout() == .version3)
+            try directory.migrateToContainer()
+            #expect(try directory.unlock(password: pw("alpha")).setting("note") == "alpha's")
+        }
+        let after = try root.snapshot()
+        #expect(Set(after.keys) == Set(before.keys), "same slot names, nothing left beside them")
+        #expect(after.values.allSatisfy { !$0.starts(with: SlotFormat.magic) })
+        #expect(Set(after.values.map(\.count)).count == 1)
+        for name in before.keys {
+            var st = stat()
+            #expect(stat(root.dataPath + "/" + name, &st) == 0)
+        }
+        let directory = try VaultDirectory(path: root.vaultPath, deviceSecrets: root.secrets, outerKey: F.outerKey)
+        let beta = try directory.unlock(password: pw("beta"))
+        #expect(try beta.setting("note") == "beta's")
+        try beta.write("after", "migration")
+        #expect(try directory.decoyNames().count == 8)
+        #expect(throws: VaultError.outerKeyRequired) {
+            try VaultDirectory(path: root.vaultPath + "-missing", deviceSecrets: root.secrets, create: true).migrateToContainer()
+        }
+    }
+
+    @Test func aMigrationInPlaceKeepsEachSlotsInode() throws {
+        let root = try version3Directory()
+        let inodes = try root.slotNames().map { root.fileStat($0).st_ino }
+        try VaultDirectory(path: root.vaultPath, deviceSecrets: root.secrets, outerKey: F.outerKey).migrateToContainer()
+        #expect(try root.slotNames().map { root.fileStat($0).st_ino } == inodes)
+    }
+
+    @Test func aCrashAnywhereInAMigrationIsFinishedByTheNextOpen() throws {
+        let root = try version3Directory()
+        let original = try root.snapshot().filter { SlotID(fileName: $0.key) != nil }
+        let random = SeededRandom(seed: "migration")
+        let files = RecordingSlotFiles(original)
+        var images = [[String: [UInt8]]]()
+        files.beforeSync = { images += ContainerCrashTests.crashImages($0, random: random) }
+        _ = try SlotContainer.migrate(files: files, key: F.key())
+        #expect(images.count > 20)
+        for image in images {
+            let recovered = RecordingSlotFiles(image)
+            let container = try SlotContainer.migrate(files: recovered, key: F.key())
+            #expect(container.slots.count == original.count)
+            for (name, bytes) in original {
+                #expect(try container.readStream(SlotID(fileName: name)!, count: bytes.count) == bytes)
+            }
+            #expect(try recovered.names().allSatisfy { SlotID(fileName: $0) != nil })
+        }
+    }
+}
