@@ -80,9 +80,7 @@ extension VaultDirectory {
     /// (in every folder, locked or not) is deleted. The vault is locked.
     public func destroy(_ vault: Vault) throws {
         try vault.requireUnlocked()
-        let files = try vault.catalog.read { db in
-            try ItemRecord.fetchAll(db).flatMap { try pool.files(of: $0) }
-        }
+        let files = try vault.catalog.allItems().flatMap { try pool.files(of: $0) }
         let credential = DeviceSecretStore.credential(from: try deviceSecrets.load())
         let iterations = Int(vault.header.iterations)
         try store.serialized {
