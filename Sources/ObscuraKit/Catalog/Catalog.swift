@@ -33,10 +33,10 @@ public final class Catalog: @unchecked Sendable {
     }
 
     /// A new catalog with the current schema and no rows.
-    public static func empty() throws -> Catalog { try Catalog(image: nil) }
+    package static func empty() throws -> Catalog { try Catalog(image: nil) }
 
     /// Restores a catalog from a serialized image, applying newer migrations if any.
-    public static func restore(image: [UInt8]) throws -> Catalog {
+    package static func restore(image: [UInt8]) throws -> Catalog {
         do {
             return try Catalog(image: image)
         } catch let error as CatalogError {
@@ -47,7 +47,7 @@ public final class Catalog: @unchecked Sendable {
     }
 
     /// The serialized database image (SQLite's own file format, held only in memory).
-    public func image() throws -> [UInt8] {
+    package func image() throws -> [UInt8] {
         try database.inDatabase { db in
             guard !closed else { throw CatalogError.closed }
             var size: sqlite3_int64 = 0
@@ -103,7 +103,7 @@ public final class Catalog: @unchecked Sendable {
     /// Ends access: every later read or write throws. The connection itself closes, and
     /// its memory is released, when the last reference to the catalog goes; closing it
     /// here could pull it from under a reader that still holds this catalog.
-    public func close() {
+    package func close() {
         database.inDatabase { _ in closed = true }
     }
 
