@@ -99,7 +99,7 @@ let package = Package(
 let sanitizer = Context.environment["OBSCURA_SANITIZE"]
 if sanitizer == "fuzzer" {
     package.targets.append(.executableTarget(
-        name: "obscura-fuzz", dependencies: ["ObscuraKit", .product(name: "GRDB", package: "GRDB.swift")]))
+        name: "obscura-fuzz", dependencies: ["ObscuraKit"]))
 }
 if let sanitizer, ["fuzzer", "thread"].contains(sanitizer) {
     // libFuzzer's coverage and ASan go together; TSan stands alone.

@@ -71,8 +71,8 @@ public final class SecureBytes: @unchecked Sendable {
         secureZero(storage.baseAddress!, storage.count)
     }
 
-    /// Whether every byte is zero (used by tests and by lock checks).
-    public var isZeroed: Bool {
+    /// Whether every byte is zero: tests check that locking zeroed a key.
+    package var isZeroed: Bool {
         storage.allSatisfy { $0 == 0 }
     }
 

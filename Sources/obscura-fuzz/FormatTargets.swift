@@ -1,7 +1,6 @@
 // Targets for the vault's own binary formats: slot files, catalog images, chunked media
 // and single-shot blobs (docs/FORMAT.md §3, §6).
 import Foundation
-import GRDB
 import ObscuraCrypto
 @testable import ObscuraKit
 
@@ -34,13 +33,11 @@ let catalogTarget = FuzzTarget("catalog", seeds: catalogSeeds) { bytes in
 func catalogSeeds() throws -> [[UInt8]] {
     let empty = try Catalog.empty()
     let full = try Catalog.empty()
-    try full.write { db in
-        try FolderRecord(id: "f", parentId: nil, name: "Trips", createdAt: 1, kdfSalt: Data([1]), kdfIterations: 1,
-                         wrappedKey: Data([2]), keyVerifier: Data([3])).insert(db)
-        try ItemRecord(id: "i", kind: .photo, mediaId: "m", thumbId: "t", name: "beach.jpg", mimeType: "image/jpeg",
-                       size: 10, importedAt: 2, folderId: "f", favorite: true, contentHash: Data([4])).insert(db)
-        try db.execute(sql: "INSERT INTO noncePrefix(prefix) VALUES (x'01020304')")
-    }
+    try full.insert(FolderRecord(id: "f", parentId: nil, name: "Trips", createdAt: 1, kdfSalt: Data([1]), kdfIterations: 1,
+                                 wrappedKey: Data([2]), keyVerifier: Data([3])))
+    try full.insert([ItemRecord(id: "i", kind: .photo, mediaId: "m", thumbId: "t", name: "beach.jpg", mimeType: "image/jpeg",
+                                size: 10, importedAt: 2, folderId: "f", favorite: true, contentHash: Data([4]))])
+    try full.recordNoncePrefixes([[1, 2, 3, 4]])
     return [try empty.image(), try full.image()]
 }
 

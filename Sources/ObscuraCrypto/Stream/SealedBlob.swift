@@ -27,7 +27,7 @@ public enum SealedBlob {
     }
 
     /// Whether `bytes` start with the chunked format's magic.
-    public static func isChunked(_ bytes: some Collection<UInt8>) -> Bool {
+    package static func isChunked(_ bytes: some Collection<UInt8>) -> Bool {
         bytes.prefix(ChunkedFormat.magic.count).elementsEqual(ChunkedFormat.magic)
     }
 

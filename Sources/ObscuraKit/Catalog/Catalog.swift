@@ -9,10 +9,13 @@ import ObscuraCrypto
 /// No database file, plaintext or encrypted, ever exists: the connection is in-memory,
 /// temporary tables and sort spills are kept in memory (`temp_store = MEMORY`), and the
 /// image moves in and out through `sqlite3_serialize` / `sqlite3_deserialize`.
+///
+/// SQL and GRDB stay in this folder: the rest of the kit asks for rows through typed
+/// queries, one table a file (Catalog+Items.swift, Catalog+Folders.swift, ...).
 public final class Catalog: @unchecked Sendable {
     // @unchecked: DatabaseQueue serialises all access itself, `closed` included.
-    /// The in-memory database. Code outside the catalog goes through ``read(_:)`` and
-    /// ``write(_:)``, which refuse access once the vault is locked.
+    /// The in-memory database. Queries go through ``read(_:)`` and ``write(_:)``, which
+    /// refuse access once the vault is locked; only tests reach it directly.
     let database: DatabaseQueue
     /// Set by ``close()``, on the database's own queue.
     private var closed = false
@@ -30,10 +33,10 @@ public final class Catalog: @unchecked Sendable {
     }
 
     /// A new catalog with the current schema and no rows.
-    public static func empty() throws -> Catalog { try Catalog(image: nil) }
+    package static func empty() throws -> Catalog { try Catalog(image: nil) }
 
     /// Restores a catalog from a serialized image, applying newer migrations if any.
-    public static func restore(image: [UInt8]) throws -> Catalog {
+    package static func restore(image: [UInt8]) throws -> Catalog {
         do {
             return try Catalog(image: image)
         } catch let error as CatalogError {
@@ -44,7 +47,7 @@ public final class Catalog: @unchecked Sendable {
     }
 
     /// The serialized database image (SQLite's own file format, held only in memory).
-    public func image() throws -> [UInt8] {
+    package func image() throws -> [UInt8] {
         try database.inDatabase { db in
             guard !closed else { throw CatalogError.closed }
             var size: sqlite3_int64 = 0
@@ -69,7 +72,10 @@ public final class Catalog: @unchecked Sendable {
     }
 
     /// Runs `body` in a read-only transaction. Throws ``CatalogError/closed`` after ``close()``.
-    public func read<T>(_ body: (Database) throws -> T) throws -> T {
+    ///
+    /// For the catalog's typed queries and the package's low-level tools (obscura-bench,
+    /// obscura-fuzz); the rest of Sources runs no SQL.
+    package func read<T>(_ body: (Database) throws -> T) throws -> T {
         try database.read { db in
             guard !closed else { throw CatalogError.closed }
             return try body(db)
@@ -77,7 +83,9 @@ public final class Catalog: @unchecked Sendable {
     }
 
     /// Runs `body` in a write transaction. Throws ``CatalogError/closed`` after ``close()``.
-    public func write<T>(_ body: (Database) throws -> T) throws -> T {
+    ///
+    /// For the catalog's typed queries and the package's low-level tools, as ``read(_:)``.
+    package func write<T>(_ body: (Database) throws -> T) throws -> T {
         try database.write { db in
             guard !closed else { throw CatalogError.closed }
             return try body(db)
@@ -95,7 +103,7 @@ public final class Catalog: @unchecked Sendable {
     /// Ends access: every later read or write throws. The connection itself closes, and
     /// its memory is released, when the last reference to the catalog goes; closing it
     /// here could pull it from under a reader that still holds this catalog.
-    public func close() {
+    package func close() {
         database.inDatabase { _ in closed = true }
     }
 

@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import ObscuraCrypto
 
 /// Folders, nested by path ("Trips/2024"), optionally protected by a password
@@ -9,13 +8,13 @@ extension Vault {
     public func folders() throws -> [FolderRecord] {
         try enter()
         defer { leave() }
-        let all = try catalog.read { try FolderRecord.fetchAll($0) }
+        let all = try catalog.folders()
         return all.sorted { folderPath($0, in: all) < folderPath($1, in: all) }
     }
 
     /// The folder at `path` ("Trips/2024"). Throws ``VaultError/noSuchFolder(_:)``.
     public func folder(at path: String) throws -> FolderRecord {
-        let all = try catalog.read { try FolderRecord.fetchAll($0) }
+        let all = try catalog.folders()
         guard let folder = all.first(where: { folderPath($0, in: all) == Self.normalized(path) }) else {
             throw VaultError.noSuchFolder(path)
         }
@@ -24,7 +23,7 @@ extension Vault {
 
     /// The path of `folder`, its ancestors' names joined with "/".
     public func folderPath(_ folder: FolderRecord) throws -> String {
-        folderPath(folder, in: try catalog.read { try FolderRecord.fetchAll($0) })
+        folderPath(folder, in: try catalog.folders())
     }
 
     func folderPath(_ folder: FolderRecord, in all: [FolderRecord]) -> String {
@@ -59,7 +58,7 @@ extension Vault {
             try FolderProtection.protect(&record, key: folderKey, password: password, iterations: iterations, using: directory.random)
             stateLock.withLock { folderKeys[record.id] = folderKey }
         }
-        try catalog.write { try record.insert($0) }
+        try catalog.insert(record)
         try persist()
         return record
     }
@@ -85,8 +84,7 @@ extension Vault {
     /// The folder key of an unlocked protected folder; nil for an unprotected folder.
     func outerKey(forFolder id: String?) throws -> SecureBytes? {
         guard let id else { return nil }
-        let folder = try catalog.read { try FolderRecord.fetchOne($0, key: id) }
-        guard let folder, folder.isProtected else { return nil }
+        guard let folder = try catalog.folder(id: id), folder.isProtected else { return nil }
         guard let key = stateLock.withLock({ folderKeys[id] }) else { throw VaultError.folderLocked(folder.name) }
         return key
     }
@@ -111,7 +109,7 @@ extension Vault {
     public func itemCount(in folder: FolderRecord) throws -> Int {
         try enter()
         defer { leave() }
-        return try catalog.read { try ItemRecord.filter(Column("folderId") == folder.id).fetchCount($0) }
+        return try catalog.itemCount(inFolder: folder.id)
     }
 
     /// Removes an empty folder. Persists the catalog.
@@ -119,12 +117,8 @@ extension Vault {
         try enter()
         defer { leave() }
         let target = try folder(at: path)
-        let (items, children) = try catalog.read { db in
-            (try ItemRecord.filter(Column("folderId") == target.id).fetchCount(db),
-             try FolderRecord.filter(Column("parentId") == target.id).fetchCount(db))
-        }
-        guard items == 0 && children == 0 else { throw VaultError.folderNotEmpty(path) }
-        _ = try catalog.write { try target.delete($0) }
+        guard try catalog.folderIsEmpty(target.id) else { throw VaultError.folderNotEmpty(path) }
+        try catalog.delete(target)
         stateLock.withLock { folderKeys.removeValue(forKey: target.id)?.zeroize() }
         try persist()
     }

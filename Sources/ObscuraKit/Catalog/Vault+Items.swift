@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import ObscuraCrypto
 
 /// An item as a session may show it: protected metadata opened when its folder is
@@ -17,11 +16,7 @@ extension Vault {
     public func items(in folder: FolderRecord? = nil) throws -> [ItemView] {
         try enter()
         defer { leave() }
-        let (rows, folders) = try catalog.read { db in
-            var request = ItemRecord.order(sql: "COALESCE(takenAt, importedAt) DESC, id")
-            if let folder { request = request.filter(Column("folderId") == folder.id) }
-            return (try request.fetchAll(db), try FolderRecord.fetchAll(db))
-        }
+        let (rows, folders) = try catalog.itemsInGalleryOrder(folderId: folder?.id)
         let byId = Dictionary(uniqueKeysWithValues: folders.map { ($0.id, $0) })
         return try rows.compactMap { row in
             guard let folderId = row.folderId, let f = byId[folderId] else { return ItemView(record: row, folderPath: nil) }
@@ -37,18 +32,11 @@ extension Vault {
         defer { leave() }
         let needle = id.lowercased()
         guard needle.count >= 4, needle.allSatisfy({ $0.isHexDigit || $0 == "-" }) else { throw VaultError.noSuchItem(id) }
-        // A primary-key range, not a scan: the gallery asks for one item per thumbnail.
-        // Ids are lower-case hex and dashes, all below "g", so [needle, needle + "g")
-        // holds exactly the ids that start with needle.
-        let rows = try catalog.read { db in
-            try ItemRecord.fetchAll(db, sql: "SELECT * FROM item WHERE id >= ? AND id < ? ORDER BY id LIMIT 2",
-                                    arguments: [needle, needle + "g"])
-        }
+        let rows = try catalog.items(withIdPrefix: needle)
         let exact = rows.first { $0.id == needle }
         guard let row = exact ?? (rows.count == 1 ? rows[0] : nil) else { throw VaultError.noSuchItem(id) }
         if let folderId = row.folderId {
-            let folder = try catalog.read { try FolderRecord.fetchOne($0, key: folderId) }
-            guard let folder, isOpen(folder) else { throw VaultError.noSuchItem(id) }
+            guard let folder = try catalog.folder(id: folderId), isOpen(folder) else { throw VaultError.noSuchItem(id) }
         }
         return try revealed(row)
     }
@@ -88,9 +76,7 @@ extension Vault {
         let pool = directory.pool
         // Before any row goes: an id that cannot be a pool path refuses the whole delete.
         let files = try doomed.flatMap { try pool.files(of: $0) }
-        try catalog.write { db in
-            for item in doomed { _ = try item.delete(db) }
-        }
+        try catalog.delete(doomed)
         try persist()
         for file in files { try pool.remove(file) }
         try pool.sync()
@@ -122,7 +108,7 @@ extension Vault {
                 row.folderId = folder?.id
                 updated.append(try targetKey.map { try concealed(row, key: $0) } ?? row)
             }
-            try catalog.write { db in for row in updated { try row.update(db) } }
+            try catalog.update(updated)
             try persist()
         } catch {
             // Whichever set of files the catalog on disk does not name is the stray one.
@@ -181,7 +167,7 @@ extension Vault {
         try enter()
         defer { leave() }
         let visible = try items()
-        let total = try catalog.read { try ItemRecord.fetchCount($0) }
+        let total = try catalog.itemCount()
         var problems = [Problem]()
         for (n, view) in visible.enumerated() {
             let item = view.record

@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 
 /// Which items a page of ``Vault/itemsPage(scope:favoritesOnly:after:limit:)`` draws from.
 public enum ItemScope: Sendable, Equatable {
@@ -33,51 +32,30 @@ extension Vault {
     public func itemsPage(scope: ItemScope, favoritesOnly: Bool = false, after cursor: String? = nil, limit: Int) throws -> ItemPage {
         try enter()
         defer { leave() }
-        let folders = try catalog.read { try FolderRecord.fetchAll($0) }
-        let closed = folders.filter { !isOpen($0) }.map(\.id)
-        var conditions: [String] = []
-        var arguments: [DatabaseValueConvertible] = []
-        // The whole-catalog scopes walk item_by_sort in order and stop after one page;
-        // a folder's few items are found by item_by_folder and sorted.
-        var index = "INDEXED BY item_by_sort"
+        let folders = try catalog.folders()
+        let catalogScope: Catalog.PageScope
         switch scope {
         case .visible:
-            if !closed.isEmpty {
-                conditions.append("(folderId IS NULL OR folderId NOT IN (\(Self.placeholders(closed.count))))")
-                arguments += closed
-            }
+            catalogScope = .all(excluding: folders.filter { !isOpen($0) }.map(\.id))
         case .topLevel:
-            conditions.append("folderId IS NULL")
+            catalogScope = .topLevel
         case let .folder(folder):
             guard isOpen(folder) else { throw VaultError.folderLocked(folder.name) }
-            conditions.append("folderId = ?")
-            arguments.append(folder.id)
-            index = ""
+            catalogScope = .folder(folder.id)
         }
-        if favoritesOnly { conditions.append("favorite = 1") }
-        let scopeSQL = conditions.isEmpty ? "1" : conditions.joined(separator: " AND ")
-        let scopeArguments = arguments
-
-        var pageSQL = scopeSQL
+        var position: (key: Double, id: String)?
         if let cursor {
-            guard let (key, id) = Self.decodeCursor(cursor) else { throw VaultError.invalidCursor }
-            // `key <= ?` first, so that the index is entered at the cursor, not at the top.
-            pageSQL += " AND \(Self.sortKey) <= ? AND (\(Self.sortKey) < ? OR id > ?)"
-            arguments += [key, key, id]
+            position = Self.decodeCursor(cursor)
+            if position == nil { throw VaultError.invalidCursor }
         }
-        let (rows, total) = try catalog.read { db in
-            let rows = try ItemRecord.fetchAll(db, sql: """
-                SELECT * FROM item \(index) WHERE \(pageSQL) ORDER BY \(Self.sortKey) DESC, id LIMIT ?
-                """, arguments: StatementArguments(arguments + [limit + 1]))
-            return (rows, try Self.count(db, scope: scope, favoritesOnly: favoritesOnly, closed: closed,
-                                         where: scopeSQL, arguments: scopeArguments))
-        }
+        // One row past the page tells whether another page follows.
+        let (page, total) = try catalog.page(catalogScope, favoritesOnly: favoritesOnly, after: position, limit: limit + 1)
         let byId = Dictionary(uniqueKeysWithValues: folders.map { ($0.id, $0) })
-        let items = try rows.prefix(limit).map { row -> ItemView in
+        let items = try page.prefix(limit).map { row -> ItemView in
             guard let folderId = row.folderId, let folder = byId[folderId] else { return ItemView(record: row, folderPath: nil) }
             return ItemView(record: try revealed(row), folderPath: folderPath(folder, in: folders))
         }
-        let next = rows.count > limit ? rows[limit - 1] : nil
+        let next = page.count > limit ? page[limit - 1] : nil
         return ItemPage(items: items, nextCursor: next.map { Self.cursor(after: $0) }, total: total)
     }
 
@@ -85,48 +63,18 @@ extension Vault {
     public func setFavorite(_ id: String, _ favorite: Bool) throws -> ItemRecord {
         var row = try item(id)
         row.favorite = favorite
-        try catalog.write { db in
-            try db.execute(sql: "UPDATE item SET favorite = ? WHERE id = ?", arguments: [favorite, row.id])
-        }
+        try catalog.setFavorite(favorite, itemId: row.id)
         try persist()
         return row
     }
 
-    /// How many items a scope holds. Counting the whole table is cheap (SQLite counts
-    /// its smallest index) and the items of locked folders are found by item_by_folder,
-    /// so the common scopes are counted by difference rather than by a filtered scan.
-    private static func count(
-        _ db: Database, scope: ItemScope, favoritesOnly: Bool, closed: [String], where scopeSQL: String,
-        arguments: [DatabaseValueConvertible]
-    ) throws -> Int {
-        func fetch(_ sql: String, _ arguments: [DatabaseValueConvertible] = []) throws -> Int {
-            try Int.fetchOne(db, sql: sql, arguments: StatementArguments(arguments)) ?? 0
-        }
-        switch (scope, favoritesOnly) {
-        case (.visible, false):
-            let all = try fetch("SELECT COUNT(*) FROM item")
-            guard !closed.isEmpty else { return all }
-            return all - (try fetch("SELECT COUNT(*) FROM item WHERE folderId IN (\(placeholders(closed.count)))", closed))
-        case (.topLevel, false):
-            return try fetch("SELECT COUNT(*) FROM item") - (try fetch("SELECT COUNT(*) FROM item WHERE folderId IS NOT NULL"))
-        default:
-            return try fetch("SELECT COUNT(*) FROM item WHERE \(scopeSQL)", arguments)
-        }
-    }
-
-    private static func placeholders(_ count: Int) -> String {
-        Array(repeating: "?", count: count).joined(separator: ",")
-    }
-
-    /// The sort key of the gallery order, as SQL; item_by_sort indexes exactly this.
-    static let sortKey = "COALESCE(takenAt, importedAt)"
-
-    /// A cursor: the sort key's bit pattern in hex, a dot, the item id.
+    /// A cursor: the sort key's bit pattern in hex, a dot, the item id. The key is
+    /// ``Catalog/sortKey`` worked out in Swift.
     static func cursor(after row: ItemRecord) -> String {
         String((row.takenAt ?? row.importedAt).bitPattern, radix: 16) + "." + row.id
     }
 
-    static func decodeCursor(_ cursor: String) -> (Double, String)? {
+    static func decodeCursor(_ cursor: String) -> (key: Double, id: String)? {
         let parts = cursor.split(separator: ".", maxSplits: 1)
         guard parts.count == 2, let bits = UInt64(parts[0], radix: 16) else { return nil }
         let key = Double(bitPattern: bits)

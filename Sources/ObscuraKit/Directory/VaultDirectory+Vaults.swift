@@ -81,9 +81,7 @@ extension VaultDirectory {
     /// container the slot itself becomes the fresh decoy.
     public func destroy(_ vault: Vault) throws {
         try vault.requireUnlocked()
-        let files = try vault.catalog.read { db in
-            try ItemRecord.fetchAll(db).flatMap { try pool.files(of: $0) }
-        }
+        let files = try vault.catalog.allItems().flatMap { try pool.files(of: $0) }
         let credential = DeviceSecretStore.credential(from: try deviceSecrets.load())
         let iterations = Int(vault.header.iterations)
         try store.serialized {

@@ -3,18 +3,18 @@ import ObscuraCrypto
 
 /// An `.obscura` export being read (docs/FORMAT.md §7). ``open(password:)`` checks the
 /// password against the header's verification tag before a single payload byte is read.
-public final class ExportFile {
+package final class ExportFile {
     /// The export's path.
-    public let path: String
+    package let path: String
     let header: [UInt8]
     let iterations: Int
     let salt: [UInt8]
     /// Bytes read from the file so far (tests check a wrong password reads only the header).
-    public var bytesRead: Int { header.count + (payload?.bytesRead ?? 0) }
+    package var bytesRead: Int { header.count + (payload?.bytesRead ?? 0) }
     private(set) var payload: ChunkedFileReader?
 
     /// Reads and checks the 64-byte header.
-    public init(path: String) throws {
+    package init(path: String) throws {
         self.path = path
         header = try FileIO.read(path, limit: ExportFormat.headerSize)
         guard header.count == ExportFormat.headerSize else { throw ExportError.notAnExport("shorter than its header") }
@@ -38,7 +38,7 @@ public final class ExportFile {
     /// Derives the export KEK from `password` and compares the verification tag in
     /// constant time; only then opens the payload. Throws ``ExportError/wrongPassword``.
     @discardableResult
-    public func open(password: SecureBytes) throws -> PayloadReader {
+    package func open(password: SecureBytes) throws -> PayloadReader {
         let kek = try PasswordKDF.deriveKey(
             password: ExportFormat.canonicalPassword(password), salt: salt, iterations: iterations)
         let prefix = Array(header[0..<ExportFormat.tagOffset])

@@ -112,7 +112,7 @@ public enum ExportFormat {
     /// generated one (20 Crockford symbols once dashes and spaces are dropped, read
     /// leniently) becomes its canonical form, upper case without dashes; anything else is
     /// used exactly as typed.
-    public static func canonicalPassword(_ typed: SecureBytes) -> SecureBytes {
+    package static func canonicalPassword(_ typed: SecureBytes) -> SecureBytes {
         typed.withUnsafeBytes { raw in
             let symbols = raw.filter { $0 != UInt8(ascii: "-") && $0 != UInt8(ascii: " ") }
             guard symbols.count == generatedPasswordLength else { return typed }

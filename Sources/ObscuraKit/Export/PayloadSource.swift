@@ -155,8 +155,8 @@ final class PayloadSource {
 }
 
 /// Reads a decrypted payload front to back, chunk by chunk.
-/// (Public so that ``ExportFile/open(password:)`` can return it; its API is internal.)
-public final class PayloadReader {
+/// (Package so that ``ExportFile/open(password:)`` can return it; its API is internal.)
+package final class PayloadReader {
     private let reader: ChunkedFileReader
     private var chunkIndex: UInt64 = 0
     private var pending: [UInt8] = []

@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import ObscuraCrypto
 #if canImport(Darwin)
 import Darwin
@@ -66,7 +65,7 @@ extension Vault {
         // The slot and its header as one consistent pair, even if a password change runs.
         let (contents, header) = try directory.store.serialized { (try directory.store.read(slotName), self.header) }
         let slotLength = SlotFormat.headerSize + (try SlotCodec.sealedCatalogLength(contents: contents, header: header, key: key))
-        let (items, folders) = try catalog.read { db in (try ItemRecord.fetchAll(db), try FolderRecord.fetchAll(db)) }
+        let (items, folders) = try catalog.itemsAndFolders()
         let manifest = ExportManifest(
             format: ExportFormat.manifestFormat, createdAt: Date().timeIntervalSince1970,
             vault: .init(iterations: Int(header.iterations), salt: Data(header.salt), wrappedKey: Data(header.wrappedKey)),

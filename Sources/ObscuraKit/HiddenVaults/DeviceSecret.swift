@@ -40,7 +40,7 @@ public struct DeviceSecretStore: Sendable {
     }
 
     /// Loads the secret, creating a random one first if there is none.
-    public func loadOrCreate(using random: RandomSource = SystemRandom()) throws -> SecureBytes {
+    package func loadOrCreate(using random: RandomSource = SystemRandom()) throws -> SecureBytes {
         if exists { return try load() }
         let secret = SecureBytes(randomCount: Self.size, using: random)
         try save(secret)
@@ -66,7 +66,7 @@ public struct DeviceSecretStore: Sendable {
 
     /// The decoy credential: HKDF-SHA256(secret, info "obscura device credential v1"),
     /// 32 bytes, used in place of a password for every decoy slot.
-    public static func credential(from secret: SecureBytes) -> SecureBytes {
+    package static func credential(from secret: SecureBytes) -> SecureBytes {
         HKDFSHA256.derive(from: secret, info: credentialLabel)
     }
 }

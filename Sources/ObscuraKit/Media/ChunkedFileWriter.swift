@@ -78,30 +78,34 @@ enum ChunkedFileWriter {
 /// Reads chunk plaintexts on a second thread, up to two chunks ahead, so that reading
 /// (a kernel copy as costly as sealing on the machines measured) overlaps sealing and
 /// writing. The source is only ever called from that thread, and never after `finish()`.
+///
+/// Two buffers go round between the threads by index: `free` carries the ones the reader
+/// may fill, `filled` the filled ones in chunk order, so each buffer belongs to one
+/// thread at a time.
 private final class ChunkFeeder: @unchecked Sendable {
-    // @unchecked: buffers alternate between the threads under the semaphores' handoff;
-    // `error` and `stopped` are written before a signal and read after the matching wait.
+    // @unchecked: a buffer is touched only by the thread that took its index from a
+    // hand-off; `held` and `taken` belong to the sealing thread.
     private let header: ChunkedHeader
     private let source: ChunkedFileWriter.Source
     private let buffers: [UnsafeMutableRawBufferPointer]
-    /// Free buffers. Made at 0 and signalled twice in `init`, not made at 2: libdispatch
-    /// traps when a semaphore is released below the value it was made with, which is
-    /// where a failed write leaves it (the reader may take one of `finish()`'s signals).
-    private let free = DispatchSemaphore(value: 0)
-    private let ready = DispatchSemaphore(value: 0)
-    private let exited = DispatchSemaphore(value: 0)
-    private var error: Error?
-    private var stopped = false
+    /// Buffers the reader may fill; the sealing thread gives each back in ``release()``.
+    private let free: BoundedHandoff<Int>
+    /// Filled buffers in chunk order, then the end-of-source check's error, if any.
+    private let filled: BoundedHandoff<Int>
+    private let reader = WorkerThread()
+    /// The buffer ``next()`` last returned, until ``release()``.
+    private var held: Int?
     private var taken: UInt64 = 0
 
     init(header: ChunkedHeader, source: @escaping ChunkedFileWriter.Source) {
         self.header = header
         self.source = source
         buffers = (0..<2).map { _ in UnsafeMutableRawBufferPointer.allocate(byteCount: max(header.chunkSize, 1), alignment: 16) }
-        free.signal()
-        free.signal()
-        let thread = Thread { [self] in run() }
-        thread.start()
+        free = BoundedHandoff(capacity: buffers.count)
+        filled = BoundedHandoff(capacity: buffers.count)
+        // Neither waits nor throws: there is room for every buffer, and nothing cancelled.
+        for buffer in buffers.indices { try! free.put(buffer) }
+        reader.start { [self] in run() }
     }
 
     deinit {
@@ -112,59 +116,61 @@ private final class ChunkFeeder: @unchecked Sendable {
     }
 
     private func run() {
-        defer { exited.signal() }
         var total: UInt64 = 0
-        for index in 0..<header.chunkCount {
-            free.wait()
-            if stopped { return }
-            let want = header.plaintextLength(ofChunk: index)
-            do {
-                let got = try fill(UnsafeMutableRawBufferPointer(rebasing: buffers[Int(index % 2)][0..<want]))
+        do {
+            for index in 0..<header.chunkCount {
+                // nil: finish() came first.
+                guard let buffer = try free.take() else { return }
+                let want = header.plaintextLength(ofChunk: index)
+                let got = try fill(UnsafeMutableRawBufferPointer(rebasing: buffers[buffer][0..<want]))
                 total += UInt64(got)
                 guard got == want else { throw StreamError.sizeMismatch(expected: header.totalSize, actual: total) }
-            } catch {
-                self.error = error
-                ready.signal()
-                return
+                try filled.put(buffer)
             }
-            ready.signal()
-        }
-        // The source must be exhausted exactly at the declared size.
-        var probe: UInt8 = 0
-        do {
+            // The source must be exhausted exactly at the declared size.
+            var probe: UInt8 = 0
             if try withUnsafeMutableBytes(of: &probe, { try source($0) }) != 0 {
-                error = StreamError.sizeMismatch(expected: header.totalSize, actual: total + 1)
+                throw StreamError.sizeMismatch(expected: header.totalSize, actual: total + 1)
             }
+            filled.finish()
         } catch {
-            self.error = error
+            filled.finish(throwing: error)
         }
-        ready.signal()
     }
 
     /// The next chunk's plaintext; valid until ``release()``.
     func next() throws -> UnsafeRawBufferPointer {
-        ready.wait()
-        if let error { throw error }
+        guard let buffer = try filled.take() else {
+            preconditionFailure("ChunkFeeder: the reader ended before the header's last chunk")
+        }
+        held = buffer
         let index = taken
         taken += 1
-        return UnsafeRawBufferPointer(rebasing: buffers[Int(index % 2)][0..<header.plaintextLength(ofChunk: index)])
+        return UnsafeRawBufferPointer(rebasing: buffers[buffer][0..<header.plaintextLength(ofChunk: index)])
     }
 
     /// Hands the last chunk's buffer back for reading.
-    func release() { free.signal() }
+    func release() {
+        guard let buffer = held else { return }
+        held = nil
+        // Never waits (there is room for every buffer); throws only after finish().
+        try? free.put(buffer)
+    }
 
     /// Waits for the end-of-source check.
     func end() throws {
-        ready.wait()
-        if let error { throw error }
+        guard try filled.take() == nil else {
+            preconditionFailure("ChunkFeeder: the reader read past the header's last chunk")
+        }
     }
 
-    /// Stops the reader thread and waits for it to leave, whatever state it is in.
+    /// Stops the reader thread and waits for it to leave, whatever state it is in: a
+    /// reader waiting for a free buffer gets none, one about to hand a chunk over is
+    /// refused it.
     func finish() {
-        stopped = true
-        free.signal()
-        free.signal()
-        exited.wait()
+        free.cancel()
+        filled.cancel()
+        reader.join()
     }
 
     private func fill(_ buffer: UnsafeMutableRawBufferPointer) throws -> Int {

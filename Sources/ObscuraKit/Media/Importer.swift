@@ -1,6 +1,5 @@
 import Dispatch
 import Foundation
-import GRDB
 import ObscuraCrypto
 import ObscuraImaging
 
@@ -60,9 +59,7 @@ extension Vault {
         var files = [(path: String, size: Int64)]()
         for path in paths { Self.expand(path, into: &files, failures: &report.failures) }
 
-        let known = try catalog.read { db in
-            Set(try Data.fetchAll(db, sql: "SELECT contentHash FROM item"))
-        }
+        let known = try catalog.contentHashes()
         let batch = ImportBatch(known: known, total: files.count, bytes: files.reduce(0) { $0 + $1.size }, progress: progress)
         let results = ConcurrentResults<FileOutcome>(count: files.count)
         let sources = files.map(\.path)
@@ -90,7 +87,7 @@ extension Vault {
         do {
             // The pool's new names are made durable before the catalog that names them.
             try directory.pool.sync()
-            try catalog.write { db in for row in rows { try row.insert(db) } }
+            try catalog.insert(rows)
             // A failed persist resets the session's catalog to what the slot holds, rows
             // or no rows (resynchronize()), so the next persist cannot name lost media.
             try persist()

@@ -6,7 +6,7 @@ import ObscuraCrypto
 /// random key that exists only in this object. ``clear()`` (at lock) zeroes the key,
 /// empties memory and deletes the directory; a crashed session's directory holds only
 /// ciphertext under a lost key, and is swept by the next start.
-public final class PreviewCache: @unchecked Sendable {
+package final class PreviewCache: @unchecked Sendable {
     // @unchecked: all state is guarded by `lock`.
     /// Directory names start with this; ``sweepLeftovers(in:)`` looks for it.
     static let directoryPrefix = "obscura-cache-"
@@ -25,7 +25,7 @@ public final class PreviewCache: @unchecked Sendable {
     ///   - memoryLimit: bytes kept in memory; older entries move to the disk tier.
     ///   - root: where the private directory is made: `$XDG_RUNTIME_DIR` (a per-user
     ///     tmpfs) when set, else the system temporary directory.
-    public init(memoryLimit: Int = 64 << 20, root: String = PreviewCache.defaultRoot()) {
+    package init(memoryLimit: Int = 64 << 20, root: String = PreviewCache.defaultRoot()) {
         self.memoryLimit = memoryLimit
         self.root = root
         key = SecureBytes(randomCount: AESGCM.keySize)
@@ -34,13 +34,13 @@ public final class PreviewCache: @unchecked Sendable {
     deinit { clear() }
 
     /// `$XDG_RUNTIME_DIR` if set, else the temporary directory.
-    public static func defaultRoot() -> String {
+    package static func defaultRoot() -> String {
         if let runtime = ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"], !runtime.isEmpty { return runtime }
         return NSTemporaryDirectory()
     }
 
     /// The cached bytes for `id`, from memory or the disk tier.
-    public func get(_ id: String) -> [UInt8]? {
+    package func get(_ id: String) -> [UInt8]? {
         lock.withLock {
             if let hit = memory[id] {
                 touch(id)
@@ -52,7 +52,7 @@ public final class PreviewCache: @unchecked Sendable {
     }
 
     /// Caches `bytes` for `id`; entries beyond the memory limit are sealed to disk.
-    public func put(_ id: String, _ bytes: [UInt8]) {
+    package func put(_ id: String, _ bytes: [UInt8]) {
         lock.withLock {
             if memory[id] == nil { memoryBytes += bytes.count }
             memory[id] = bytes
@@ -74,7 +74,7 @@ public final class PreviewCache: @unchecked Sendable {
     var directoryPath: String? { lock.withLock { directory } }
 
     /// Zeroes the key, forgets every entry and deletes the disk tier.
-    public func clear() {
+    package func clear() {
         lock.withLock {
             key.zeroize()
             key = SecureBytes(randomCount: AESGCM.keySize)
@@ -93,7 +93,7 @@ public final class PreviewCache: @unchecked Sendable {
     }
 
     /// Deletes cache directories in `root` that no live process holds.
-    public static func sweepLeftovers(in root: String = defaultRoot()) {
+    package static func sweepLeftovers(in root: String = defaultRoot()) {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: root) else { return }
         for name in names where name.hasPrefix(directoryPrefix) {
             let path = root + "/" + name

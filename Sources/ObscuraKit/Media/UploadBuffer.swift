@@ -118,7 +118,7 @@ public final class UploadBuffer: @unchecked Sendable {
     }
 
     /// Whether this kernel offers `memfd_secret` to this process.
-    public static var secretMemoryAvailable: Bool {
+    package static var secretMemoryAvailable: Bool {
         let page = Int(sysconf(Int32(_SC_PAGESIZE)))
         guard let (fd, mapping) = secretRegion(page) else { return false }
         munmap(mapping, page)

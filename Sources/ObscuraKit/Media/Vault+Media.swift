@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import ObscuraCrypto
 import ObscuraImaging
 
@@ -12,10 +11,7 @@ extension Vault {
     func reserveNoncePrefix() throws -> [UInt8] {
         while true {
             let prefix = directory.random.bytes(ChunkedFormat.noncePrefixSize)
-            let used = try catalog.read { db in
-                try Bool.fetchOne(db, sql: "SELECT EXISTS(SELECT 1 FROM noncePrefix WHERE prefix = ?)", arguments: [Data(prefix)]) ?? true
-            }
-            if used { continue }
+            if try catalog.isNoncePrefixRecorded(prefix) { continue }
             let fresh = stateLock.withLock { reservedPrefixes.insert(prefix).inserted }
             if fresh { return prefix }
         }
@@ -27,11 +23,7 @@ extension Vault {
     func recordReservedPrefixes() throws -> Set<[UInt8]> {
         let prefixes = stateLock.withLock { reservedPrefixes }
         guard !prefixes.isEmpty else { return [] }
-        try catalog.write { db in
-            for prefix in prefixes {
-                try db.execute(sql: "INSERT OR IGNORE INTO noncePrefix(prefix) VALUES (?)", arguments: [Data(prefix)])
-            }
-        }
+        try catalog.recordNoncePrefixes(prefixes)
         stateLock.withLock { reservedPrefixes.subtract(prefixes) }
         return prefixes
     }

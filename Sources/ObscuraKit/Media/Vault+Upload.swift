@@ -26,7 +26,7 @@ extension Vault {
         try enter()
         defer { leave() }
         if let folder { _ = try outerKey(forFolder: folder.id) }
-        let known = try catalog.read { db in Set(try Data.fetchAll(db, sql: "SELECT contentHash FROM item")) }
+        let known = try catalog.contentHashes()
         let batch = ImportBatch(known: known, total: 1, bytes: 0, progress: nil)
         let cleanName = Self.uploadName(name)
         if buffer.withContents({ ContentSniffer.sniff(Array($0.prefix(ContentSniffer.prefixLength))).0 }) == .video {
@@ -52,7 +52,7 @@ extension Vault {
             do {
                 // The pool's new names are durable before the catalog that names them.
                 try directory.pool.sync()
-                try catalog.write { try row.insert($0) }
+                try catalog.insert([row])
                 try persist()
             } catch {
                 // As for importFiles: a failed persist leaves the session's catalog as the

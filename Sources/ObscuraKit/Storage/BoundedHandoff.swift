@@ -4,8 +4,11 @@ import Foundation
 /// elements, so memory stays bounded however slow either side is.
 ///
 /// Either side can end it: the producer with ``finish(throwing:)`` (the consumer takes
-/// what is queued, then nil or the error), the consumer with ``cancel()`` (the producer's
-/// next ``put(_:)`` throws `CancellationError` at once, even while it waits for room).
+/// what is queued, then nil or the error), the consumer with ``cancel(throwing:)`` (the
+/// producer's next ``put(_:)`` throws the consumer's error, or `CancellationError`, at
+/// once, even while it waits for room). ExportPipe (ObscuraServer), ``BackgroundWriter``
+/// and the chunked writer's read-ahead all hand off through it.
+///
 /// Built on a condition variable rather than dispatch semaphores: libdispatch traps when
 /// a semaphore is released while its value is below the one it was made with, which an
 /// early cancel does.
@@ -17,6 +20,7 @@ public final class BoundedHandoff<Element>: @unchecked Sendable {
     private var finished = false
     private var failure: Error?
     private var cancelled = false
+    private var cancellation: Error?
 
     /// An empty hand-off holding at most `capacity` (at least 1) elements.
     public init(capacity: Int) {
@@ -26,12 +30,12 @@ public final class BoundedHandoff<Element>: @unchecked Sendable {
 
     /// Queues `element`, waiting while the queue is full.
     ///
-    /// - Throws: `CancellationError` once the consumer has cancelled.
+    /// - Throws: once the consumer has cancelled, the error it gave, or `CancellationError`.
     public func put(_ element: Element) throws {
         condition.lock()
         defer { condition.unlock() }
         while queue.count >= capacity && !cancelled { condition.wait() }
-        if cancelled { throw CancellationError() }
+        if cancelled { throw cancellation ?? CancellationError() }
         queue.append(element)
         condition.broadcast()
     }
@@ -46,7 +50,7 @@ public final class BoundedHandoff<Element>: @unchecked Sendable {
     }
 
     /// The next element, waiting while none is queued; nil once the producer finished
-    /// and everything was taken.
+    /// and everything was taken, or once the hand-off was cancelled.
     ///
     /// - Throws: the producer's error, after the elements queued before it.
     public func take() throws -> Element? {
@@ -61,10 +65,13 @@ public final class BoundedHandoff<Element>: @unchecked Sendable {
         return nil
     }
 
-    /// The consumer is gone: drops what is queued and wakes the producer.
-    public func cancel() {
+    /// The consumer is gone: drops what is queued and wakes the producer, whose next
+    /// ``put(_:)`` throws `error` (a failed write the producer must hear of), or
+    /// `CancellationError` when it is nil. Only the first cancel's error counts.
+    public func cancel(throwing error: Error? = nil) {
         condition.lock()
         defer { condition.unlock() }
+        if !cancelled { cancellation = error }
         cancelled = true
         queue.removeAll()
         condition.broadcast()

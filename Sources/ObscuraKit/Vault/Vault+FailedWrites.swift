@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import ObscuraCrypto
 
 /// What a session does after a write fails part-way (Tests/ObscuraKitTests/Crash).
@@ -31,9 +30,7 @@ extension Vault {
     /// Paths of every pool file the catalog names (originals and thumbnails, every folder).
     func namedFiles() throws -> Set<String> {
         let pool = directory.pool
-        return try catalog.read { db in
-            Set(try ItemRecord.fetchAll(db).flatMap { try pool.files(of: $0) })
-        }
+        return Set(try catalog.allItems().flatMap { try pool.files(of: $0) })
     }
 
     /// After a failed write, removes the files it `created` that the catalog on disk does

@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 
 /// Per-vault settings, kept in the catalog's `setting` table (docs/FORMAT.md §3.3), so
 /// they are sealed with the vault and travel with its exports.
@@ -31,16 +30,13 @@ extension Vault {
     func setting(_ key: String) throws -> String? {
         try enter()
         defer { leave() }
-        return try catalog.read { try String.fetchOne($0, sql: "SELECT value FROM setting WHERE key = ?", arguments: [key]) }
+        return try catalog.setting(key)
     }
 
     func setSetting(_ key: String, _ value: String) throws {
         try enter()
         defer { leave() }
-        try catalog.write { db in
-            try db.execute(sql: "INSERT INTO setting(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-                           arguments: [key, value])
-        }
+        try catalog.setSetting(key, to: value)
         try persist()
     }
 }

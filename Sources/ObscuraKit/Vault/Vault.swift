@@ -38,7 +38,7 @@ public final class Vault: @unchecked Sendable {
     /// may start, and a lock is on its way (`lockWhenIdle()`).
     var doomed = false
     /// Viewer previews of this session, cleared at lock.
-    public let previews = PreviewCache()
+    package let previews = PreviewCache()
 
     init(directory: VaultDirectory, slotName: String, header: SlotHeader, key: SecureBytes, catalog: Catalog) {
         self.directory = directory

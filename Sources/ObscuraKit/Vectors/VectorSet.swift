@@ -4,18 +4,18 @@ import ObscuraCrypto
 /// The test vectors of docs/FORMAT.md §5, generated from seeded random sources so that
 /// they are reproducible byte for byte. `obscura-vectors` writes them to `testdata/`;
 /// the tests regenerate them and compare with the committed files.
-public enum VectorSet {
+package enum VectorSet {
     /// The PBKDF2 count vectors use, so that they run fast.
-    public static let iterations = 1000
+    package static let iterations = 1000
 
     /// Every vector file, by path relative to `testdata/`.
-    public static func all() throws -> [String: [UInt8]] {
+    package static func all() throws -> [String: [UInt8]] {
         try [slotVectors(), chunkedVectors(), exportVectors(), folderVectors(), deviceVectors()]
             .reduce(into: [:]) { all, set in all.merge(set) { a, _ in a } }
     }
 
     /// The directories of `testdata/`, one per kind of vector (§5).
-    public static let directories = ["slot", "chunked", "export", "folder", "meta", "device"]
+    package static let directories = ["slot", "chunked", "export", "folder", "meta", "device"]
 
     /// One vector file: `key: value` lines, a blank line, the raw bytes.
     static func file(_ fields: [(String, String)], _ body: [UInt8]) -> [UInt8] {
