@@ -117,7 +117,7 @@ final class DiskSlotFiles: SlotFiles {
         // One thread per slot: the file system can overlap the flushes.
         DispatchQueue.concurrentPerform(iterations: fds.count) { i in
             results.set(i, Result {
-                guard fdatasync(fds[i]) == 0 else { throw StorageError.io(paths[i], errno) }
+                guard Self.flush(fds[i]) == 0 else { throw StorageError.io(paths[i], errno) }
             })
         }
         _ = try results.values()
@@ -125,7 +125,18 @@ final class DiskSlotFiles: SlotFiles {
 
     func truncate(_ name: String, to size: Int) throws {
         let fd = try descriptor(name)
-        guard ftruncate(fd, off_t(size)) == 0, fsync(fd) == 0 else { throw StorageError.io(file(name), errno) }
+        guard ftruncate(fd, off_t(size)) == 0, fsync(fd) == 0, Self.flush(fd) == 0 else { throw StorageError.io(file(name), errno) }
+    }
+
+    /// Makes a file's data durable. On Apple systems fsync only reaches the drive's
+    /// cache, which may reorder writes; the commit's order (blocks, then superblocks)
+    /// needs F_FULLFSYNC there (docs/FORMAT.md §8.6).
+    private static func flush(_ fd: Int32) -> Int32 {
+        #if canImport(Darwin)
+        return fcntl(fd, F_FULLFSYNC)
+        #else
+        return fdatasync(fd)
+        #endif
     }
 
     func create(_ name: String, _ bytes: [UInt8]) throws {
