@@ -232,4 +232,48 @@ import Testing
         #expect(vectors.count >= 3)
         for v in vectors { #expect(Self.deviceOutcome(v) == v.expect, "device/\(v.name)") }
     }
+
+    /// The container vector (§8): the committed slot files opened by the container's own
+    /// reader with the outer key alone, each inner stream checked against its hash, and
+    /// the version 3 contents inside opened with the vault password or the decoy
+    /// credential (§8.9).
+    @Test func containerVector() throws {
+        let dir = Self.root + "/container"
+        let json = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: dir + "/container.json")))
+        let vector = try #require(json as? [String: Any])
+        let fields = try #require(vector["container"] as? [String: Any])
+        let slots = try #require(fields["slots"] as? [[String: Any]])
+        #expect(slots.count == 2)
+
+        // A copy: opening may set the files' times.
+        let copy = FileManager.default.temporaryDirectory.appendingPathComponent("vector-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: copy, withIntermediateDirectories: false)
+        defer { try? FileManager.default.removeItem(atPath: copy) }
+        for slot in slots {
+            let name = try #require(slot["file"] as? String)
+            try FileManager.default.copyItem(atPath: dir + "/" + name, toPath: copy + "/" + name)
+        }
+        let key = try OuterKey(SecureBytes(copying: Self.unhex(vector["outer_key"] as? String)))
+        let container = try SlotContainer.open(files: DiskSlotFiles(path: copy), key: key)
+        #expect(container.slots.map(\.fileName) == slots.compactMap { $0["file"] as? String })
+        #expect(container.state.commitTime == VectorSet.containerCommitTime)
+        #expect(Int(container.state.logicalCount) == fields["logical_blocks"] as? Int)
+
+        for (slot, expected) in zip(container.slots, slots) {
+            let stream = try container.readStream(slot)
+            #expect(VectorSet.hex(SHA256Digest.hash(stream)) == expected["stream_sha256"] as? String)
+            let length = try #require(expected["contents_length"] as? Int)
+            #expect(VectorSet.hex(SHA256Digest.hash(stream.prefix(length))) == expected["contents_sha256"] as? String)
+            let header = try SlotHeader.decode(stream)
+            let password: SecureBytes
+            if let secret = expected["device_secret"] as? String {
+                password = DeviceSecretStore.credential(from: SecureBytes(copying: Self.unhex(secret)))
+            } else {
+                password = SecureBytes(copying: Array(try #require(expected["password"] as? String).utf8))
+            }
+            let mek = try SlotCodec.unwrapKey(header: header, password: password)
+            let catalog = try SlotCodec.openCatalog(contents: stream, header: header, key: mek)
+            #expect(VectorSet.hex(SHA256Digest.hash(catalog)) == expected["catalog_sha256"] as? String)
+        }
+    }
 }

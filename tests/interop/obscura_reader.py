@@ -1,10 +1,11 @@
 """A second, independent reader of Obscura's formats, written from docs/FORMAT.md alone.
 
-It reads `.obscura` exports (§7), opens a vault's MEK from its slot header with the vault
-password (§3), derives the decoy credential from a device secret (§4.1), decrypts chunked
+It reads `.obscura` exports (§7), opens a vault's MEK and catalog from its slot with the
+vault password (§3), derives the decoy credential from a device secret (§4.1), decrypts chunked
 media files and single-shot blobs (§6), and unwraps folder keys and opens protected
 metadata (§6.4). Python's standard library and the `cryptography` package (AES-GCM) only;
-nothing here is shared with the Swift code.
+nothing here is shared with the Swift code. The slot container of §8, which holds a
+slot's bytes in a version 4 directory, is read by obscura_container.py.
 """
 import base64
 import binascii
@@ -237,6 +238,25 @@ def open_mek(slot: bytes, password: bytes) -> bytes:
         return AESGCM(kek).decrypt(wrapped[:12], wrapped[12:], h[:44])
     except InvalidTag:
         raise WrongPassword()
+
+
+def open_slot(file: bytes, password: bytes):
+    """§3.5 `open_slot`: the MEK (steps 1-7), then the envelope and the sealed catalog
+    (steps 8-13); returns (MEK, catalog image). Inside a version 4 container the file is
+    the slot's whole inner stream (§8.9)."""
+    if len(file) < SLOT_HEADER_SIZE:
+        raise FormatError("truncated")
+    mek = open_mek(file, password)
+    h = file[:SLOT_HEADER_SIZE]
+    envelope = open_box(mek, h[104:140], h[:104])
+    if len(envelope) != 8:
+        raise FormatError("corrupt envelope")
+    (length,) = struct.unpack(">Q", envelope)
+    if length < NONCE + TAG:
+        raise FormatError("corrupt envelope")
+    if length > len(file) - SLOT_HEADER_SIZE:
+        raise FormatError("truncated")
+    return mek, open_box(mek, file[SLOT_HEADER_SIZE:SLOT_HEADER_SIZE + length], h[:8])
 
 
 def b64(text: str) -> bytes:
