@@ -11,7 +11,9 @@ struct MapShape: Equatable {
     /// The map over `logicalCount` blocks; nil when it would need more than
     /// ``ContainerFormat/maximumDepth`` levels or has no blocks.
     init?(logicalCount: Int) {
-        guard logicalCount >= 1 else { return nil }
+        // Beyond the largest container no shape exists; the bound also keeps the
+        // arithmetic below from overflowing on a superblock's UInt64 L.
+        guard logicalCount >= 1, logicalCount <= ContainerFormat.maximumBlocks else { return nil }
         var counts = [Int]()
         var below = logicalCount
         repeat {
