@@ -13,7 +13,8 @@ import ObscuraKit
 
 // Modes: `unlock` (default), `media [PHOTO_DIR]` (seal throughput and photo import),
 // `gallery [WORKDIR]` (item listing of a 100,000-item catalog, in process and over HTTP),
-// `export [WORKDIR]` (export and import of an unlocked 2 GiB vault beside age).
+// `export [WORKDIR]` (export and import of an unlocked 2 GiB vault beside age),
+// `container [WORKDIR]` (commit, unlock and migration costs of the V4 slot container).
 let mode = CommandLine.arguments.dropFirst().first ?? "unlock"
 if mode == "gallery" {
     try GalleryBench.run(workdir: CommandLine.arguments.dropFirst(2).first)
@@ -26,6 +27,10 @@ if mode == "media" {
     try SealBench.run()
     print("--")
     try ImportBench.run(photos: CommandLine.arguments.dropFirst(2).first)
+    exit(0)
+}
+if mode == "container" {
+    try ContainerBench.run(workdir: CommandLine.arguments.dropFirst(2).first)
     exit(0)
 }
 if mode == "export" {
