@@ -57,6 +57,10 @@ import Testing
         // An id is addressed within its kind only.
         #expect(throws: KeyError.keyringItemNotFound) { try keyring.delete(d, kind: .outer) }
 
+        // A key source over the keyring offers the same keys, in the same order.
+        let loaded = try KeySource.keyring(keyring).load(.outer)
+        #expect(loaded.keys.map(\.keyringItem) == [b, c])
+        #expect(loaded.warning == nil)
     }
 
     /// What another Secret Service client sees: the label, the schema name and the four
@@ -86,6 +90,7 @@ import Testing
 
         Self.quickly {
             #expect(throws: KeyError.outerKeyUnavailable(.locked)) { try keyring.candidates(.outer) }
+            #expect(throws: KeyError.outerKeyUnavailable(.locked)) { try KeySource.keyring(keyring).load(.outer) }
             #expect(throws: KeyError.outerKeyUnavailable(.locked)) { try keyring.store(Self.key(6), kind: .outer, confirmed: false) }
             #expect(throws: KeyError.outerKeyUnavailable(.locked)) { try keyring.markConfirmed(id, kind: .outer) }
             #expect(throws: KeyError.outerKeyUnavailable(.locked)) { try keyring.delete(id, kind: .outer) }
@@ -125,6 +130,14 @@ import Testing
                 guard case .noKeyring = Self.unavailability(error, .outer) else { Issue.record("got \(error)"); return }
             }
         }
+    }
+
+    @Test func aKeyringWithNoKeyOfTheKindIsUnavailableThroughAKeySource() throws {
+        let service = try PrivateSecretService()
+        defer { service.stop() }
+        try SecretServiceKeyring().store(Self.key(1), kind: .decoy, confirmed: false)
+        #expect(throws: KeyError.outerKeyUnavailable(.noKey)) { try KeySource.keyring(SecretServiceKeyring()).load(.outer) }
+        #expect(try KeySource.keyring(SecretServiceKeyring()).load(.decoy).keys.count == 1)
     }
 
     /// A daemon that holds its name but never answers (stopped with SIGSTOP) costs the
