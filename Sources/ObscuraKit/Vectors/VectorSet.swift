@@ -10,12 +10,12 @@ public enum VectorSet {
 
     /// Every vector file, by path relative to `testdata/`.
     public static func all() throws -> [String: [UInt8]] {
-        try [slotVectors(), chunkedVectors(), exportVectors(), folderVectors(), deviceVectors()]
+        try [slotVectors(), chunkedVectors(), exportVectors(), folderVectors(), deviceVectors(), keyVectors()]
             .reduce(into: [:]) { all, set in all.merge(set) { a, _ in a } }
     }
 
     /// The directories of `testdata/`, one per kind of vector (§5).
-    public static let directories = ["slot", "chunked", "export", "folder", "meta", "device"]
+    public static let directories = ["slot", "chunked", "export", "folder", "meta", "device", "key"]
 
     /// One vector file: `key: value` lines, a blank line, the raw bytes.
     static func file(_ fields: [(String, String)], _ body: [UInt8]) -> [UInt8] {
