@@ -295,29 +295,27 @@ int obscura_secret_search(const obscura_secret_schema *schema, const char *const
     return status;
 }
 
-int obscura_secret_update(const obscura_secret_schema *schema, const char *const *match, const char *const *changes,
-                          size_t *changed, unsigned timeout_ms, char *error, size_t error_capacity) {
+// What update and delete do to one item; FALSE with *failure set when it fails.
+typedef gboolean (*item_action)(session *s, SecretItem *item, const void *argument, GError **failure);
+
+// Applies `action` to every unlocked item matching `match`, counting those it succeeded
+// on; reports OBSCURA_SECRET_LOCKED when only locked items matched.
+static int for_each_item(const obscura_secret_schema *schema, const char *const *match, item_action action,
+                         const void *argument, const char *what, size_t *count, unsigned timeout_ms, char *error,
+                         size_t error_capacity) {
     session s;
     GList *items = NULL;
     size_t locked = 0;
-    *changed = 0;
+    *count = 0;
     int status = session_open(&s, schema, timeout_ms, error, error_capacity);
     if (status == OBSCURA_SECRET_OK) status = find_items(&s, match, &items, &locked);
     for (GList *l = items; status == OBSCURA_SECRET_OK && l != NULL; l = l->next) {
-        // The Secret Service replaces the whole attribute set, so start from the item's.
-        GHashTable *attributes = secret_item_get_attributes(l->data);
-        for (size_t i = 0; i < schema->count; i++) {
-            if (changes[i] != NULL) {
-                g_hash_table_replace(attributes, g_strdup(schema->attributes[i]), g_strdup(changes[i]));
-            }
-        }
         GError *failure = NULL;
-        if (secret_item_set_attributes_sync(l->data, &s.schema, attributes, s.deadline.cancellable, &failure)) {
-            *changed += 1;
+        if (action(&s, l->data, argument, &failure)) {
+            *count += 1;
         } else {
-            status = report(&s, OBSCURA_SECRET_FAILED, "updating the item", failure);
+            status = report(&s, OBSCURA_SECRET_FAILED, what, failure);
         }
-        g_hash_table_unref(attributes);
     }
     if (status == OBSCURA_SECRET_OK && items == NULL && locked > 0) {
         status = report(&s, OBSCURA_SECRET_LOCKED, "the item is locked", NULL);
@@ -327,28 +325,35 @@ int obscura_secret_update(const obscura_secret_schema *schema, const char *const
     return status;
 }
 
-int obscura_secret_delete(const obscura_secret_schema *schema, const char *const *match, size_t *deleted,
-                          unsigned timeout_ms, char *error, size_t error_capacity) {
-    session s;
-    GList *items = NULL;
-    size_t locked = 0;
-    *deleted = 0;
-    int status = session_open(&s, schema, timeout_ms, error, error_capacity);
-    if (status == OBSCURA_SECRET_OK) status = find_items(&s, match, &items, &locked);
-    for (GList *l = items; status == OBSCURA_SECRET_OK && l != NULL; l = l->next) {
-        GError *failure = NULL;
-        if (secret_item_delete_sync(l->data, s.deadline.cancellable, &failure)) {
-            *deleted += 1;
-        } else {
-            status = report(&s, OBSCURA_SECRET_FAILED, "deleting the item", failure);
+static gboolean update_item(session *s, SecretItem *item, const void *argument, GError **failure) {
+    const char *const *changes = argument;
+    // The Secret Service replaces the whole attribute set, so start from the item's.
+    GHashTable *attributes = secret_item_get_attributes(item);
+    for (size_t i = 0; i < s->names->count; i++) {
+        if (changes[i] != NULL) {
+            g_hash_table_replace(attributes, g_strdup(s->names->attributes[i]), g_strdup(changes[i]));
         }
     }
-    if (status == OBSCURA_SECRET_OK && items == NULL && locked > 0) {
-        status = report(&s, OBSCURA_SECRET_LOCKED, "the item is locked", NULL);
-    }
-    g_list_free_full(items, g_object_unref);
-    session_close(&s);
-    return status;
+    gboolean done = secret_item_set_attributes_sync(item, &s->schema, attributes, s->deadline.cancellable, failure);
+    g_hash_table_unref(attributes);
+    return done;
+}
+
+static gboolean delete_item(session *s, SecretItem *item, const void *argument, GError **failure) {
+    (void)argument;
+    return secret_item_delete_sync(item, s->deadline.cancellable, failure);
+}
+
+int obscura_secret_update(const obscura_secret_schema *schema, const char *const *match, const char *const *changes,
+                          size_t *changed, unsigned timeout_ms, char *error, size_t error_capacity) {
+    return for_each_item(schema, match, update_item, changes, "updating the item", changed, timeout_ms, error,
+                         error_capacity);
+}
+
+int obscura_secret_delete(const obscura_secret_schema *schema, const char *const *match, size_t *deleted,
+                          unsigned timeout_ms, char *error, size_t error_capacity) {
+    return for_each_item(schema, match, delete_item, NULL, "deleting the item", deleted, timeout_ms, error,
+                         error_capacity);
 }
 
 #else

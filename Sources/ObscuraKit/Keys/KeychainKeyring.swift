@@ -60,8 +60,7 @@ public struct KeychainKeyring: Keyring {
             let data = Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: bytes.baseAddress!), count: bytes.count,
                             deallocator: .none)
             return perform { dataProtection in
-                var item = base(kind, dataProtection: dataProtection)
-                item[kSecAttrAccount as String] = id.rawValue
+                var item = base(kind, dataProtection: dataProtection, id: id)
                 item[kSecAttrLabel as String] = kind.keyringLabel
                 item[kSecAttrGeneric as String] = meta.encoded
                 item[kSecValueData as String] = data
@@ -78,11 +77,7 @@ public struct KeychainKeyring: Keyring {
     }
 
     public func delete(_ id: KeyringItem.ID, kind: KeyKind) throws {
-        let status = perform { dataProtection in
-            var query = base(kind, dataProtection: dataProtection)
-            query[kSecAttrAccount as String] = id.rawValue
-            return SecItemDelete(query as CFDictionary)
-        }
+        let status = perform { SecItemDelete(base(kind, dataProtection: $0, id: id) as CFDictionary) }
         if status == errSecItemNotFound { throw KeyError.keyringItemNotFound }
         try check(status, kind)
     }
@@ -97,23 +92,12 @@ public struct KeychainKeyring: Keyring {
 
     /// Rewrites the item's generic attribute with `change` applied.
     func update(_ id: KeyringItem.ID, kind: KeyKind, _ change: (inout Meta) -> Void) throws {
-        var result: CFTypeRef?
-        var status = perform { dataProtection in
-            var query = base(kind, dataProtection: dataProtection)
-            query[kSecAttrAccount as String] = id.rawValue
-            query[kSecMatchLimit as String] = kSecMatchLimitOne
-            query[kSecReturnAttributes as String] = true
-            return SecItemCopyMatching(query as CFDictionary, &result)
-        }
-        if status == errSecItemNotFound { throw KeyError.keyringItemNotFound }
-        try check(status, kind)
-        let row = result as? [String: Any] ?? [:]
-        guard var meta = Meta(row[kSecAttrGeneric as String] as? Data) else { throw KeyError.keyringItemNotFound }
+        let row = try copyItem(id, kind: kind, returning: kSecReturnAttributes) as? [String: Any]
+        guard let row, var meta = Meta(row[kSecAttrGeneric as String] as? Data) else { throw KeyError.keyringItemNotFound }
         change(&meta)
-        status = perform { dataProtection in
-            var query = base(kind, dataProtection: dataProtection)
-            query[kSecAttrAccount as String] = id.rawValue
-            return SecItemUpdate(query as CFDictionary, [kSecAttrGeneric as String: meta.encoded] as CFDictionary)
+        let status = perform {
+            SecItemUpdate(base(kind, dataProtection: $0, id: id) as CFDictionary,
+                          [kSecAttrGeneric as String: meta.encoded] as CFDictionary)
         }
         if status == errSecItemNotFound { throw KeyError.keyringItemNotFound }
         try check(status, kind)
@@ -121,34 +105,43 @@ public struct KeychainKeyring: Keyring {
 
     /// The item's key, or nil when it is not 32 bytes (not a key this code wrote).
     func readKey(_ id: KeyringItem.ID, kind: KeyKind) throws -> SecureBytes? {
+        // The CFData the Keychain returns is immutable and cannot be wiped; it is
+        // copied into locked memory at once and released when this scope ends.
+        guard let data = try copyItem(id, kind: kind, returning: kSecReturnData) as? Data,
+              data.count == KeyKind.byteCount
+        else { return nil }
+        return data.withUnsafeBytes { SecureBytes(copying: $0) }
+    }
+
+    /// One item's attributes or data (`what` is kSecReturnAttributes or kSecReturnData),
+    /// or nil when there is no such item.
+    func copyItem(_ id: KeyringItem.ID, kind: KeyKind, returning what: CFString) throws -> CFTypeRef? {
         var result: CFTypeRef?
         let status = perform { dataProtection in
-            var query = base(kind, dataProtection: dataProtection)
-            query[kSecAttrAccount as String] = id.rawValue
+            var query = base(kind, dataProtection: dataProtection, id: id)
             query[kSecMatchLimit as String] = kSecMatchLimitOne
-            query[kSecReturnData as String] = true
+            query[what as String] = true
             return SecItemCopyMatching(query as CFDictionary, &result)
         }
         if status == errSecItemNotFound { return nil }
         try check(status, kind)
-        // The CFData the Keychain returns is immutable and cannot be wiped; it is
-        // copied into locked memory at once and released when this scope ends.
-        guard let data = result as? Data, data.count == KeyKind.byteCount else { return nil }
-        return data.withUnsafeBytes { SecureBytes(copying: $0) }
+        return result
     }
 
-    /// The query every call starts from: the kind's service, generic passwords, not
-    /// synchronised, and no user interaction.
-    func base(_ kind: KeyKind, dataProtection: Bool) -> [String: Any] {
+    /// The query every call starts from: the kind's service (and the item, when `id` is
+    /// given), generic passwords, not synchronised, and no user interaction.
+    func base(_ kind: KeyKind, dataProtection: Bool, id: KeyringItem.ID? = nil) -> [String: Any] {
         let context = LAContext()
         context.interactionNotAllowed = true
-        return [
+        var query: [String: Any] = [
             kSecClass as String: kSecClassGenericPassword,
             kSecAttrService as String: kind.keychainService,
             kSecAttrSynchronizable as String: false,
             kSecUseDataProtectionKeychain as String: dataProtection,
             kSecUseAuthenticationContext as String: context,
         ]
+        if let id { query[kSecAttrAccount as String] = id.rawValue }
+        return query
     }
 
     /// Runs `operation` against the data-protection Keychain, and against the login
