@@ -18,7 +18,7 @@ public enum KeySource: Sendable {
     public static func platformKeyring() -> any Keyring {
         #if canImport(Security)
         return KeychainKeyring()
-        #elseif canImport(CObscuraSecret)
+        #elseif os(Linux)
         return SecretServiceKeyring()
         #else
         return NoKeyring()
@@ -57,7 +57,7 @@ public struct KeyCandidate: Sendable {
     public let keyringItem: KeyringItem.ID?
 }
 
-#if !canImport(Security) && !canImport(CObscuraSecret)
+#if !canImport(Security) && !os(Linux)
 /// The keyring of a system with neither the Secret Service nor the Keychain: always
 /// unavailable, so that only key files work there.
 struct NoKeyring: Keyring {

@@ -1,4 +1,6 @@
-#if canImport(CObscuraSecret)
+// Linux only: Package.swift links CObscuraSecret (and libsecret) on Linux alone; Apple
+// systems use KeychainKeyring.
+#if os(Linux)
 import CObscuraSecret
 import Foundation
 import ObscuraCrypto

@@ -1,4 +1,4 @@
-#if canImport(CObscuraSecret)
+#if os(Linux)
 import Foundation
 import ObscuraCrypto
 import Testing
