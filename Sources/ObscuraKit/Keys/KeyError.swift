@@ -44,6 +44,7 @@ public enum KeyError: ObscuraError, Equatable {
         }
     }
 
+    /// The message to show: what failed and what to do, never key bytes.
     public var description: String {
         switch self {
         case let .outerKeyUnavailable(why):

@@ -22,6 +22,8 @@ public struct KeychainKeyring: Keyring {
 
     static let version = "4"
 
+    /// The kind's items of version 4 with 32-byte data, most recently used first, at
+    /// most 256; only those are read.
     public func candidates(_ kind: KeyKind) throws -> [KeyringItem] {
         // Attributes first and data one item at a time: the login Keychain refuses
         // kSecReturnData together with kSecMatchLimitAll.
@@ -50,6 +52,7 @@ public struct KeychainKeyring: Keyring {
         }
     }
 
+    /// Adds a generic-password item for `key` under a fresh id.
     @discardableResult
     public func store(_ key: SecureBytes, kind: KeyKind, confirmed: Bool) throws -> KeyringItem.ID {
         precondition(key.count == KeyKind.byteCount, "a key is 32 bytes")
@@ -76,16 +79,19 @@ public struct KeychainKeyring: Keyring {
         return id
     }
 
+    /// Deletes the item whose account is `id`.
     public func delete(_ id: KeyringItem.ID, kind: KeyKind) throws {
         let status = perform { SecItemDelete(base(kind, dataProtection: $0, id: id) as CFDictionary) }
         if status == errSecItemNotFound { throw KeyError.keyringItemNotFound }
         try check(status, kind)
     }
 
+    /// Sets `confirmed=1` in the item's generic attribute.
     public func markConfirmed(_ id: KeyringItem.ID, kind: KeyKind) throws {
         try update(id, kind: kind) { $0.confirmed = true }
     }
 
+    /// Sets `last-used` in the item's generic attribute.
     public func touch(_ id: KeyringItem.ID, kind: KeyKind, at time: UInt64) throws {
         try update(id, kind: kind) { $0.lastUsed = time }
     }

@@ -56,6 +56,7 @@ public struct KeyringItem: Sendable {
             ID(rawValue: random.bytes(16).map { String(format: "%02x", $0) }.joined())
         }
 
+        /// The 32 hex digits.
         public var description: String { rawValue }
     }
 

@@ -29,6 +29,8 @@ public struct SecretServiceKeyring: Keyring {
     /// The `version` attribute of the items this code writes and reads.
     static let version = "4"
 
+    /// The unlocked items of the kind's schema with `version` 4 and a 32-byte secret,
+    /// most recently used first, at most 256.
     public func candidates(_ kind: KeyKind) throws -> [KeyringItem] {
         let collector = Collector()
         try call(kind, match: [Self.version, nil, nil, nil]) { schema, match, error in
@@ -39,6 +41,8 @@ public struct SecretServiceKeyring: Keyring {
         return KeyringItem.ranked(collector.items)
     }
 
+    /// Adds an item for `key` to the default collection under a fresh id; a locked
+    /// collection is reported, never unlocked.
     @discardableResult
     public func store(_ key: SecureBytes, kind: KeyKind, confirmed: Bool) throws -> KeyringItem.ID {
         precondition(key.count == KeyKind.byteCount, "a key is 32 bytes")
@@ -55,6 +59,7 @@ public struct SecretServiceKeyring: Keyring {
         return id
     }
 
+    /// Deletes the item whose `id` attribute is `id`.
     public func delete(_ id: KeyringItem.ID, kind: KeyKind) throws {
         var deleted = 0
         try call(kind, match: [Self.version, nil, nil, id.rawValue]) { schema, match, error in
@@ -63,10 +68,12 @@ public struct SecretServiceKeyring: Keyring {
         guard deleted > 0 else { throw KeyError.keyringItemNotFound }
     }
 
+    /// Sets the item's `confirmed` attribute to `1`.
     public func markConfirmed(_ id: KeyringItem.ID, kind: KeyKind) throws {
         try update(id, kind: kind, [nil, "1", nil, nil])
     }
 
+    /// Sets the item's `last-used` attribute to `time`.
     public func touch(_ id: KeyringItem.ID, kind: KeyKind, at time: UInt64) throws {
         try update(id, kind: kind, [nil, nil, String(time), nil])
     }
