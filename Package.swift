@@ -31,6 +31,11 @@ let package = Package(
         .systemLibrary(name: "CVips", pkgConfig: "vips", providers: [.apt(["libvips-dev"])]),
         // Plain C wrappers for libvips's variadic calls.
         .target(name: "CObscuraVips", dependencies: ["CVips"]),
+        // libsecret from the system (pkg-config), used only by the C shim below; Linux only
+        // (Apple systems keep keys in the Keychain through the Security framework).
+        .systemLibrary(name: "CSecret", pkgConfig: "libsecret-1", providers: [.apt(["libsecret-1-dev"])]),
+        // Plain C wrappers for the Secret Service calls the keyring needs (bounded, no prompts).
+        .target(name: "CObscuraSecret", dependencies: [.target(name: "CSecret", condition: .when(platforms: [.linux]))]),
         // Imaging: probes and thumbnails (libvips), video posters (ffmpeg).
         .target(name: "ObscuraImaging", dependencies: ["CObscuraVips", "ObscuraCrypto"]),
         // The vault engine: slot files, Hidden Vaults, catalog, media pool.
@@ -38,6 +43,7 @@ let package = Package(
             name: "ObscuraKit",
             dependencies: [
                 "CObscuraSystem",
+                .target(name: "CObscuraSecret", condition: .when(platforms: [.linux])),
                 "ObscuraCrypto",
                 "ObscuraImaging",
                 .product(name: "GRDB", package: "GRDB.swift"),

@@ -1,11 +1,12 @@
 """A second, independent reader of Obscura's formats, written from docs/FORMAT.md alone.
 
 It reads `.obscura` exports (§7), opens a vault's MEK and catalog from its slot with the
-vault password (§3), derives the decoy credential from a device secret (§4.1), decrypts chunked
-media files and single-shot blobs (§6), and unwraps folder keys and opens protected
-metadata (§6.4). Python's standard library and the `cryptography` package (AES-GCM) only;
-nothing here is shared with the Swift code. The slot container of §8, which holds a
-slot's bytes in a version 4 directory, is read by obscura_container.py.
+vault password (§3), derives the decoy credential from a device secret (§4.1), decodes key
+texts (§4.3), decrypts chunked media files and single-shot blobs (§6), and unwraps folder
+keys and opens protected metadata (§6.4). Python's standard library and the
+`cryptography` package (AES-GCM) only; nothing here is shared with the Swift code. The
+slot container of §8, which holds a slot's bytes in a version 4 directory, is read by
+obscura_container.py.
 """
 import base64
 import binascii
@@ -79,6 +80,43 @@ def crockford_encode(data: bytes) -> str:
     bits = "".join(f"{b:08b}" for b in data)
     bits += "0" * (-len(bits) % 5)
     return "".join(CROCKFORD[int(bits[i:i + 5], 2)] for i in range(0, len(bits), 5))
+
+
+KEY_CHECK_LABEL = b"obscura key check v1"
+KEY_KINDS = {"outer": ("OUTER", 0x4F), "decoy": ("DECOY", 0x44)}
+
+
+def crockford_value(symbol: str) -> int:
+    """§4.2: one symbol, any case, O read as 0, I and L as 1."""
+    c = {"O": "0", "I": "1", "L": "1"}.get(symbol.upper(), symbol.upper())
+    if c not in CROCKFORD:
+        raise FormatError("not a valid key text")
+    return CROCKFORD.index(c)
+
+
+def key_check_group(key: bytes, kind: str) -> str:
+    """§4.3: the first 20 bits of SHA-256(label ‖ kind byte ‖ key) as 4 symbols."""
+    digest = hashlib.sha256(KEY_CHECK_LABEL + bytes([KEY_KINDS[kind][1]]) + key).digest()
+    return crockford_encode(digest[:3])[:4]
+
+
+def decode_key_text(text: bytes, kind: str) -> bytes:
+    """§4.3: the 32-byte key of a key text of `kind` ("outer" or "decoy")."""
+    symbols = bytes(b for b in text if b not in b"- \t\r\n")
+    if len(symbols) != 61 or any(b <= 0x20 or b >= 0x7F for b in symbols):
+        raise FormatError("not a valid key text")
+    symbols = symbols.decode("ascii")
+    if symbols[:5].upper() != KEY_KINDS[kind][0]:
+        raise FormatError("not a valid key text")
+    bits = "".join(f"{crockford_value(c):05b}" for c in symbols[5:57])
+    if bits[256:] != "0000":
+        raise FormatError("not a valid key text")
+    key = int(bits[:256], 2).to_bytes(32, "big")
+    typed = bytes(crockford_value(c) for c in symbols[57:])
+    expected = bytes(crockford_value(c) for c in key_check_group(key, kind))
+    if not hmac.compare_digest(typed, expected):
+        raise FormatError("not a valid key text")
+    return key
 
 
 def pbkdf2(password: bytes, salt: bytes, iterations: int) -> bytes:

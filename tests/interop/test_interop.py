@@ -177,3 +177,24 @@ def test_device_vectors(name, fields, body):
         ok = credential.hex() == fields["credential"] and reader.crockford_encode(body) == fields["crockford"]
         outcome = "success" if ok else "wrong credential"
     assert outcome == fields["expect"], name
+
+
+@pytest.mark.parametrize("name,fields,body", list(vectors("key")), ids=lambda v: v if isinstance(v, str) else "")
+def test_key_vectors(name, fields, body):
+    """§4.3: a key text of the kind asked for gives its key; anything else fails."""
+    try:
+        key = reader.decode_key_text(body, fields["kind"])
+    except reader.FormatError:
+        outcome = "failure"
+    else:
+        outcome = "success" if key.hex() == fields["key"] else "wrong key"
+    assert outcome == fields["expect"], name
+
+
+def test_key_text_example():
+    """§4.3's example, from the document."""
+    key = bytes(range(32))
+    assert reader.key_check_group(key, "outer") == "WS8W"
+    assert reader.key_check_group(key, "decoy") == "AWEG"
+    text = b"OUTER-000G-40R4-0M30-E209-185G-R38E-1W81-24GK-2GAH-C5RR-34D1-P70X-3RFG-WS8W"
+    assert reader.decode_key_text(text, "outer") == key

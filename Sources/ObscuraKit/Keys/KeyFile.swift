@@ -1,0 +1,63 @@
+import Foundation
+import ObscuraCrypto
+#if canImport(Darwin)
+import Darwin
+#elseif canImport(Glibc)
+import Glibc
+#endif
+
+/// A key kept in a plain file for a machine without a keyring (`--outer-key-file`,
+/// `--decoy-secret-file`; docs/FORMAT.md §4.3): the key's text, or its 32 raw bytes.
+///
+/// The file must be a regular file that no one but its owner can read or write (mode
+/// 0600 or stricter); anything else is refused rather than read, since reading it would
+/// already have used a key that others may hold.
+public enum KeyFile {
+    /// The most bytes a key file may hold: a text with generous spacing, not a document.
+    static let sizeLimit = 4096
+
+    /// Reads the key of `kind` from the file at `path`.
+    public static func read(_ path: String, kind: KeyKind) throws -> SecureBytes {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw KeyError.keyFileUnreadable(path: path, reason: String(cString: strerror(errno))) }
+        defer { close(fd) }
+        // The mode of the file actually opened, not of whatever the path names later.
+        var st = stat()
+        guard fstat(fd, &st) == 0 else { throw KeyError.keyFileUnreadable(path: path, reason: String(cString: strerror(errno))) }
+        guard st.st_mode & S_IFMT == S_IFREG, st.st_mode & 0o077 == 0 else { throw KeyError.keyFilePermissions(path: path) }
+
+        let buffer = SecureBytes(count: sizeLimit + 1)
+        var count = 0
+        try buffer.withUnsafeMutableBytes { bytes in
+            while count < bytes.count {
+                let n = systemRead(fd, bytes.baseAddress! + count, bytes.count - count)
+                if n == 0 { break }
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    throw KeyError.keyFileUnreadable(path: path, reason: String(cString: strerror(errno)))
+                }
+                count += n
+            }
+        }
+        guard count <= sizeLimit else { throw KeyError.invalidKeyText }
+        let contents = buffer.withUnsafeBytes { SecureBytes(copying: UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
+        // 32 bytes are the raw key: no text is that short.
+        if count == KeyKind.byteCount { return contents }
+        return try KeyText.decode(contents, kind: kind)
+    }
+
+    /// The warning to print whenever a key was read from a file.
+    public static func warning(path: String, kind: KeyKind) -> String {
+        let consequence = switch kind {
+        case .outer: "anyone who can read it, or a backup of it, can strip the outer layer of the directory's slots"
+        case .decoy: "anyone who can read it, or a backup of it, can tell decoys from real vaults"
+        }
+        return "warning: the \(kind.name) lives in the plain file \(path); \(consequence). Prefer the OS keyring where there is one."
+    }
+}
+
+#if canImport(Darwin)
+private let systemRead = Darwin.read
+#else
+private let systemRead = Glibc.read
+#endif
