@@ -27,7 +27,8 @@ extension SlotContainer {
             let target = String(name.dropFirst(migratingPrefix.count))
             guard let slot = SlotID(fileName: target), slots.contains(slot),
                   let image = try? files.read(name, at: 0, count: try files.size(name)),
-                  (try? wrapped(image, slot: slot, files: files, key: key)) != nil
+                  (try? wrapped(image, slot: slot, files: files, key: key)) != nil,
+                  try !hasLaterCommit(slot, files: files, key: key)
             else {
                 try files.remove(name)
                 continue
@@ -38,15 +39,22 @@ extension SlotContainer {
         try files.syncDirectory()
 
         var remaining = [(SlotID, [UInt8])]()
-        var plan: (Superblock, WritePlan)?
+        var wrappedSlots = [SlotID]()
         for slot in slots {
             let size = try files.size(slot.fileName)
             let bytes = try files.read(slot.fileName, at: 0, count: size)
             if bytes.starts(with: SlotFormat.magic) {
                 remaining.append((slot, bytes))
-            } else if plan == nil {
-                plan = try wrapped(bytes, slot: slot, files: files, key: key)
+            } else {
+                wrappedSlots.append(slot)
             }
+        }
+        // The plan is read back only when there is something left to wrap: a finished
+        // migration has had commits since, and its slots are no longer first images.
+        var plan: (Superblock, WritePlan)?
+        if !remaining.isEmpty, let slot = wrappedSlots.first {
+            let bytes = try files.read(slot.fileName, at: 0, count: try files.size(slot.fileName))
+            plan = try wrapped(bytes, slot: slot, files: files, key: key)
         }
         if !remaining.isEmpty {
             let (first, layout) = try plan ?? {
@@ -69,8 +77,19 @@ extension SlotContainer {
             }
         }
         let container = try open(files: files, key: key, random: random)
-        try container.setTimes()
+        try? container.setTimes()
         return container
+    }
+
+    /// Whether `slot` already holds a commit after the migration's first: then a
+    /// temporary left beside it is stale and must never be copied over it.
+    private static func hasLaterCommit(_ slot: SlotID, files: SlotFiles, key: OuterKey) throws -> Bool {
+        let subkey = key.superblockKey(slot: slot)
+        return try ContainerFormat.superblockPositions.contains { position in
+            let raw = try files.read(slot.fileName, at: position * ContainerFormat.blockSize, count: ContainerFormat.blockSize)
+            guard let superblock = Superblock.open(raw, slot: slot, position: position, key: subkey) else { return false }
+            return superblock.sequence > 1
+        }
     }
 
     /// The first commit and plan of a wrapped slot image, after checking that it opens

@@ -140,7 +140,12 @@ final class DiskSlotFiles: SlotFiles {
     }
 
     func create(_ name: String, _ bytes: [UInt8]) throws {
-        try FileIO.createDurably(file(name), parts: [bytes])
+        try FileIO.createDurably(file(name)) { fd in
+            try FileIO.writeAll(fd, bytes, path: file(name))
+            // Before anything relies on this copy (a migration then overwrites the only
+            // other one), it must be on the medium, not in the drive's cache.
+            guard Self.flush(fd) == 0 else { throw StorageError.io(file(name), errno) }
+        }
     }
 
     func rename(_ from: String, to: String) throws {
@@ -154,7 +159,14 @@ final class DiskSlotFiles: SlotFiles {
         guard unlink(file(name)) == 0 || errno == ENOENT else { throw StorageError.io(file(name), errno) }
     }
 
-    func syncDirectory() throws { try FileIO.syncDirectory(path) }
+    func syncDirectory() throws {
+        try FileIO.syncDirectory(path)
+        #if canImport(Darwin)
+        let fd = try FileIO.openOrThrow(path, O_RDONLY | O_DIRECTORY)
+        defer { close(fd) }
+        guard Self.flush(fd) == 0 else { throw StorageError.io(path, errno) }
+        #endif
+    }
 
     func modificationTime(_ name: String) throws -> UInt64 {
         var st = stat()

@@ -71,9 +71,14 @@ final class SlotStore {
         case migrating
     }
 
-    /// What the slot files on disk are, from their first bytes.
+    /// What the slot files on disk are, from their first bytes. A migration temporary
+    /// left beside them means a migration to finish, whatever the slots begin with: the
+    /// last slot's overwrite may have been torn after its first bytes.
     func layout() throws -> Layout {
-        let magic = try names().map { try FileIO.read(file($0), limit: SlotFormat.magic.count) == SlotFormat.magic }
+        let all = try FileManager.default.contentsOfDirectory(atPath: path)
+        if all.contains(where: { $0.hasPrefix(SlotContainer.migratingPrefix) }) { return .migrating }
+        let slots = all.filter { SlotID(fileName: $0) != nil }
+        let magic = try slots.map { try FileIO.read(file($0), limit: SlotFormat.magic.count) == SlotFormat.magic }
         if magic.allSatisfy({ $0 }) { return .version3 }
         return magic.allSatisfy({ !$0 }) ? .container : .migrating
     }

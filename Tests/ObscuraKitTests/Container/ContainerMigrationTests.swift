@@ -69,4 +69,53 @@ import Testing
             #expect(try recovered.names().allSatisfy { SlotID(fileName: $0) != nil })
         }
     }
+
+    /// Review finding 1.1: every crash image of a migration that left a temporary beside
+    /// the slots — the last slot's overwrite torn after its first bytes included — opens
+    /// through the vault directory with the outer key, and every vault is whole.
+    @Test func everyCrashImageWithATemporaryOpensThroughTheVaultDirectory() throws {
+        let root = try version3Directory()
+        let original = try root.snapshot().filter { SlotID(fileName: $0.key) != nil }
+        let random = SeededRandom(seed: "migration-directory")
+        let files = RecordingSlotFiles(original)
+        var images = [[String: [UInt8]]]()
+        files.beforeSync = { images += ContainerCrashTests.crashImages($0, random: random) }
+        _ = try SlotContainer.migrate(files: files, key: F.key())
+        let withTemporary = images.filter { $0.keys.contains { $0.hasPrefix(SlotContainer.migratingPrefix) } }
+        #expect(withTemporary.count >= 10)
+        // The worst case first: all but one slot wrapped, the last one torn.
+        for image in withTemporary.suffix(12) {
+            try FileManager.default.removeItem(atPath: root.dataPath)
+            try FileManager.default.createDirectory(atPath: root.dataPath, withIntermediateDirectories: true)
+            for (name, bytes) in image {
+                try Data(bytes).write(to: URL(fileURLWithPath: root.dataPath + "/" + name))
+            }
+            let directory = try VaultDirectory(path: root.vaultPath, deviceSecrets: root.secrets, outerKey: F.outerKey)
+            #expect(try directory.store.layout() == .container)
+            #expect(try directory.unlock(password: pw("alpha")).setting("note") == "alpha's")
+            #expect(try directory.unlock(password: pw("beta")).setting("note") == "beta's")
+        }
+    }
+
+    /// Review finding 1.1(b): a temporary left after a finished migration is never copied
+    /// over a slot that has had commits since.
+    @Test func aStaleTemporaryNeverOverwritesALaterCommit() throws {
+        let root = try version3Directory()
+        let migrated: [String: [UInt8]]
+        do {
+            let directory = try VaultDirectory(path: root.vaultPath, deviceSecrets: root.secrets, outerKey: F.outerKey)
+            try directory.migrateToContainer()
+            migrated = try root.snapshot()
+            let vault = try directory.unlock(password: pw("alpha"))
+            try vault.write("later", "kept")
+            vault.lock()
+        }
+        // Put one slot's first image back beside it as a temporary, as a crash before its
+        // unlink would have left it.
+        let name = migrated.keys.first { SlotID(fileName: $0) != nil }!
+        try Data(migrated[name]!).write(to: URL(fileURLWithPath: root.dataPath + "/" + SlotContainer.migratingPrefix + name))
+        let reopened = try VaultDirectory(path: root.vaultPath, deviceSecrets: root.secrets, outerKey: F.outerKey)
+        #expect(try reopened.unlock(password: pw("alpha")).setting("later") == "kept")
+        #expect(try !FileManager.default.contentsOfDirectory(atPath: root.dataPath).contains { $0.hasPrefix(SlotContainer.migratingPrefix) })
+    }
 }

@@ -140,4 +140,22 @@ import Testing
             try SlotContainer.open(files: RecordingSlotFiles(missing), key: F.key())
         }
     }
+
+    /// Review finding 1.3: a slot file the agreed commit does not list but that holds
+    /// newer commits (a sync service delivering it before the others) is refused, never
+    /// erased.
+    @Test func aSlotFileFromANewerCommitOutsideTheSlotSetIsKeptAndRefused() throws {
+        let (files, container, _) = try F.make()
+        let first = files.snapshot
+        let added = try container.commit(adding: [SeededRandom(seed: "new slot").bytes(3000)])[0]
+        try container.commit()
+        try container.commit()
+        var image = first
+        image[added.fileName] = files.snapshot[added.fileName]
+        let early = RecordingSlotFiles(image)
+        #expect(throws: ContainerError.damaged("a slot file outside the directory's slot set holds a commit")) {
+            try SlotContainer.open(files: early, key: F.key())
+        }
+        #expect(try early.names().contains(added.fileName))
+    }
 }
