@@ -171,7 +171,12 @@ final class DiskSlotFiles: SlotFiles {
     func modificationTime(_ name: String) throws -> UInt64 {
         var st = stat()
         guard fstat(try descriptor(name), &st) == 0 else { throw StorageError.io(file(name), errno) }
-        return UInt64(st.st_mtim.tv_sec) * 1_000_000_000 + UInt64(st.st_mtim.tv_nsec)
+        #if canImport(Darwin)
+        let time = st.st_mtimespec
+        #else
+        let time = st.st_mtim
+        #endif
+        return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
     }
 
     func setTimes(_ name: String, to time: UInt64) throws {
