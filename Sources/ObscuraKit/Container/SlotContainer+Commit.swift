@@ -65,10 +65,7 @@ extension SlotContainer {
         for slot in random.shuffled(next.slots) {
             var superblock = next
             superblock.roots = newMaps[slot]!.nodes[shape.depth - 1]
-            let position = Int(next.sequence % 2)
-            let bytes = try superblock.sealed(slot: slot, position: position, key: key, using: random)
-            try files.write(slot.fileName, at: position * ContainerFormat.blockSize, bytes)
-            sealedSuperblocks[slot] = bytes
+            sealedSuperblocks[slot] = try writeSuperblock(superblock, of: slot)
         }
         try files.sync(next.slots.map(\.fileName))
         // Durable: memory follows the disk from here.
@@ -88,12 +85,19 @@ extension SlotContainer {
     /// in the page cache; the next commit overwrites the blocks of the commit before
     /// them, so they must be durable first. The bytes are the same: nothing is revealed.
     private func writeBarrier() throws {
-        let position = Int(state.sequence % 2)
         for slot in random.shuffled(slots) {
-            try files.write(slot.fileName, at: position * ContainerFormat.blockSize, superblockBytes[slot]!)
+            try files.write(slot.fileName, at: state.position * ContainerFormat.blockSize, superblockBytes[slot]!)
         }
         try files.sync(slots.map(\.fileName))
         barrierDone = true
+    }
+
+    /// Seals `superblock` for `slot` afresh and writes it at its position; returns the
+    /// sealed bytes.
+    func writeSuperblock(_ superblock: Superblock, of slot: SlotID) throws -> [UInt8] {
+        let bytes = try superblock.sealed(slot: slot, key: key, using: random)
+        try files.write(slot.fileName, at: superblock.position * ContainerFormat.blockSize, bytes)
+        return bytes
     }
 
     /// Sets every slot's access and modification times to the commit time, in a random

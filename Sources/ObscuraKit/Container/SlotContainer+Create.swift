@@ -62,10 +62,10 @@ extension SlotContainer {
         }
         var superblock = first
         superblock.roots = map.nodes[shape.depth - 1]
-        let position = Int(first.sequence % 2)
+        let position = first.position
         image.replaceSubrange(
             (position * block)..<((position + 1) * block),
-            with: try superblock.sealed(slot: slot, position: position, key: key, using: random))
+            with: try superblock.sealed(slot: slot, key: key, using: random))
         return image
     }
 }

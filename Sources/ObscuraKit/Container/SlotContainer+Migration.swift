@@ -28,7 +28,8 @@ extension SlotContainer {
             guard let slot = SlotID(fileName: target), slots.contains(slot),
                   let image = try? files.read(name, at: 0, count: try files.size(name)),
                   (try? wrapped(image, slot: slot, files: files, key: key)) != nil,
-                  try !hasLaterCommit(slot, files: files, key: key)
+                  // A slot that already holds a later commit makes the temporary stale.
+                  try !heads(of: slot, files: files, key: key).contains(where: { $0.superblock.sequence > 1 })
             else {
                 try files.remove(name)
                 continue
@@ -38,26 +39,24 @@ extension SlotContainer {
         }
         try files.syncDirectory()
 
+        // Only the first bytes tell a version 3 slot from a wrapped one; only version 3
+        // slots are read whole.
         var remaining = [(SlotID, [UInt8])]()
         var wrappedSlots = [SlotID]()
         for slot in slots {
-            let size = try files.size(slot.fileName)
-            let bytes = try files.read(slot.fileName, at: 0, count: size)
-            if bytes.starts(with: SlotFormat.magic) {
-                remaining.append((slot, bytes))
+            if try files.read(slot.fileName, at: 0, count: SlotFormat.magic.count) == SlotFormat.magic {
+                remaining.append((slot, try files.read(slot.fileName, at: 0, count: try files.size(slot.fileName))))
             } else {
                 wrappedSlots.append(slot)
             }
         }
-        // The plan is read back only when there is something left to wrap: a finished
-        // migration has had commits since, and its slots are no longer first images.
-        var plan: (Superblock, WritePlan)?
-        if !remaining.isEmpty, let slot = wrappedSlots.first {
-            let bytes = try files.read(slot.fileName, at: 0, count: try files.size(slot.fileName))
-            plan = try wrapped(bytes, slot: slot, files: files, key: key)
-        }
         if !remaining.isEmpty {
-            let (first, layout) = try plan ?? {
+            // The plan is read back from a wrapped slot, and only when there is something
+            // left to wrap: a finished migration has had commits since, and its slots are
+            // no longer first images.
+            let (first, layout) = try wrappedSlots.first.map { slot in
+                try wrapped(try files.read(slot.fileName, at: 0, count: try files.size(slot.fileName)), slot: slot, files: files, key: key)
+            } ?? {
                 let payload = ContainerFormat.payloadSize
                 let needed = remaining.map { ($0.1.count + payload - 1) / payload }.max()!
                 guard let blocks = MapShape.blocksFitting(logicalCount: needed) else { throw ContainerError.tooLarge }
@@ -81,17 +80,6 @@ extension SlotContainer {
         return container
     }
 
-    /// Whether `slot` already holds a commit after the migration's first: then a
-    /// temporary left beside it is stale and must never be copied over it.
-    private static func hasLaterCommit(_ slot: SlotID, files: SlotFiles, key: OuterKey) throws -> Bool {
-        let subkey = key.superblockKey(slot: slot)
-        return try ContainerFormat.superblockPositions.contains { position in
-            let raw = try files.read(slot.fileName, at: position * ContainerFormat.blockSize, count: ContainerFormat.blockSize)
-            guard let superblock = Superblock.open(raw, slot: slot, position: position, key: subkey) else { return false }
-            return superblock.sequence > 1
-        }
-    }
-
     /// The first commit and plan of a wrapped slot image, after checking that it opens
     /// under the outer key and is a migration's first commit.
     private static func wrapped(_ image: [UInt8], slot: SlotID, files: SlotFiles, key: OuterKey) throws -> (Superblock, WritePlan) {
@@ -102,7 +90,7 @@ extension SlotContainer {
         else { throw ContainerError.damaged("not a whole migrated slot") }
         let reader = SlotContainer(files: ImageFiles(name: slot.fileName, bytes: image), key: key, random: SystemRandom(), state: first, maps: [:])
         let map = try reader.loadMap(slot, first)
-        let plan = WritePlan(shape: shape, positions: map.data.map { Int($0.position) } + map.nodes.flatMap { $0.map { Int($0.position) } })
+        let plan = WritePlan(shape: shape, positions: map.positions)
         return (first, plan)
     }
 

@@ -15,17 +15,7 @@ extension SlotContainer {
         guard !ids.isEmpty else { throw ContainerError.damaged("no slot files") }
 
         var valid = [SlotID: [Head]]()
-        for slot in ids {
-            let subkey = key.superblockKey(slot: slot)
-            valid[slot] = try ContainerFormat.superblockPositions.compactMap { position in
-                let raw = try files.read(slot.fileName, at: position * ContainerFormat.blockSize, count: ContainerFormat.blockSize)
-                guard raw.count == ContainerFormat.blockSize,
-                      let superblock = Superblock.open(raw, slot: slot, position: position, key: subkey),
-                      Int(superblock.sequence % 2) == position, superblock.slots.contains(slot)
-                else { return nil }
-                return Head(superblock: superblock, bytes: raw)
-            }
-        }
+        for slot in ids { valid[slot] = try heads(of: slot, files: files, key: key) }
         guard valid.values.contains(where: { !$0.isEmpty }) else { throw ContainerError.outerKeyMismatch }
 
         let (agreed, heads) = try agree(valid)
@@ -79,6 +69,20 @@ extension SlotContainer {
     struct Head {
         let superblock: Superblock
         let bytes: [UInt8]
+    }
+
+    /// The valid superblocks of `slot` (§8.4): those that open under its subkey at their
+    /// position, sit at the position their sequence number gives, and list the slot.
+    static func heads(of slot: SlotID, files: SlotFiles, key: OuterKey) throws -> [Head] {
+        let subkey = key.superblockKey(slot: slot)
+        return try ContainerFormat.superblockPositions.compactMap { position in
+            let raw = try files.read(slot.fileName, at: position * ContainerFormat.blockSize, count: ContainerFormat.blockSize)
+            guard raw.count == ContainerFormat.blockSize,
+                  let superblock = Superblock.open(raw, slot: slot, position: position, key: subkey),
+                  superblock.position == position, superblock.slots.contains(slot)
+            else { return nil }
+            return Head(superblock: superblock, bytes: raw)
+        }
     }
 
     /// The newest commit every slot it lists holds (§8.8), with each slot's head of it.
@@ -158,11 +162,8 @@ extension SlotContainer {
         }
         // Every slot gets the commit's superblock afresh, so the writes are the same in all.
         broken = true
-        let position = Int(commit.sequence % 2)
         for slot in random.shuffled(commit.slots) {
-            let bytes = try superblocks[slot]!.sealed(slot: slot, position: position, key: key, using: random)
-            try files.write(slot.fileName, at: position * ContainerFormat.blockSize, bytes)
-            superblockBytes[slot] = bytes
+            superblockBytes[slot] = try writeSuperblock(superblocks[slot]!, of: slot)
         }
         try files.sync(commit.slots.map(\.fileName))
         state = commit

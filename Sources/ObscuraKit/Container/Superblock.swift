@@ -31,6 +31,9 @@ struct Superblock: Equatable {
     /// Nanoseconds since 1970 UTC; every slot file's access and modification time.
     var commitTime: UInt64
 
+    /// The superblock position this commit is written at: its sequence number mod 2.
+    var position: Int { Int(sequence % 2) }
+
     /// The trailer every map node this commit writes carries (§8.5).
     var nodeTrailer: [UInt8] { Array(commitID.prefix(ContainerFormat.nodeTrailerSize)) }
 
@@ -132,8 +135,8 @@ struct Superblock: Equatable {
         self.commitTime = commitTime
     }
 
-    /// Seals this superblock for `slot` at `position` (0 or 1).
-    func sealed(slot: SlotID, position: Int, key: OuterKey, using random: RandomSource) throws -> [UInt8] {
+    /// Seals this superblock for `slot` at its position.
+    func sealed(slot: SlotID, key: OuterKey, using random: RandomSource) throws -> [UInt8] {
         try OuterBlock.seal(
             encoded(), key: key.superblockKey(slot: slot),
             associatedData: OuterBlock.superblockAssociatedData(slot: slot, position: position), using: random)

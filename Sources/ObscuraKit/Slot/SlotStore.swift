@@ -88,12 +88,12 @@ final class SlotStore {
 
     /// Slot file names, sorted.
     func names() throws -> [String] {
-        if let container = serialized({ container }) {
-            return serialized { container.slots.map(\.fileName) }
+        try serialized {
+            if let container { return container.slots.map(\.fileName) }
+            return try FileManager.default.contentsOfDirectory(atPath: path)
+                .filter { $0.hasSuffix(Self.slotSuffix) && !$0.hasPrefix(".") }
+                .sorted()
         }
-        return try FileManager.default.contentsOfDirectory(atPath: path)
-            .filter { $0.hasSuffix(Self.slotSuffix) && !$0.hasPrefix(".") }
-            .sorted()
     }
 
     /// Runs `body` on the container's stream reader for slot `name`, under the lock.

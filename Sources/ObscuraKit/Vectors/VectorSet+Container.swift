@@ -64,7 +64,7 @@ extension VectorSet {
             superblock.commitTime = containerCommitTime
             state.commitTime = containerCommitTime
             bytes.replaceSubrange(
-                superblockRange, with: try superblock.sealed(slot: slot, position: position, key: key, using: resealing))
+                superblockRange, with: try superblock.sealed(slot: slot, key: key, using: resealing))
             out["container/" + slot.fileName] = bytes
 
             let stream = try container.readStream(slot)
