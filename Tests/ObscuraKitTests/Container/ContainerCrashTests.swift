@@ -83,6 +83,18 @@ import Testing
         }
     }
 
+    /// Runs `operation` over `files` and returns its result with the crash images taken
+    /// at each of its sync points.
+    static func imagesAtEverySync<T>(
+        _ files: RecordingSlotFiles, random: SeededRandom, _ operation: (RecordingSlotFiles) throws -> T
+    ) throws -> (T, [[String: [UInt8]]]) {
+        var images = [[String: [UInt8]]]()
+        files.beforeSync = { images += crashImages($0, random: random) }
+        defer { files.beforeSync = nil }
+        let result = try operation(files)
+        return (result, images)
+    }
+
     /// Runs `operation` over a recorder that holds `start`, checking every crash image.
     static func crashEverywhere(
         _ start: [String: [UInt8]], allowed: [Contents], emptyAllowed: Bool = false, seed: String,
@@ -91,10 +103,7 @@ import Testing
     ) throws -> RecordingSlotFiles {
         let random = SeededRandom(seed: seed)
         let files = RecordingSlotFiles(start)
-        var images = [[String: [UInt8]]]()
-        files.beforeSync = { images += crashImages($0, random: random) }
-        try operation(files)
-        files.beforeSync = nil
+        var (_, images) = try imagesAtEverySync(files, random: random, operation)
         images += crashImages(files, random: random)
         #expect(images.count > 20, sourceLocation: sourceLocation)
         for image in images {
@@ -129,14 +138,12 @@ import Testing
     @Test func aCrashAnywhereWhileAddingASlotLeavesTenOrElevenSlots() throws {
         let (start, _, old) = try F.make()
         let stream = SeededRandom(seed: "eleventh").bytes(3000)
-        var addedID: SlotID?
-        var images = [[String: [UInt8]]]()
         let random = SeededRandom(seed: "add")
-        let files = RecordingSlotFiles(start.snapshot)
-        files.beforeSync = { images += Self.crashImages($0, random: random) }
-        addedID = try SlotContainer.open(files: files, key: F.key()).commit(adding: [stream])[0]
+        let (added, images) = try Self.imagesAtEverySync(RecordingSlotFiles(start.snapshot), random: random) {
+            try SlotContainer.open(files: $0, key: F.key()).commit(adding: [stream])[0]
+        }
         var expected = old
-        expected[addedID!] = stream
+        expected[added] = stream
         for image in images {
             try Self.check(image, allowed: [old, expected], emptyAllowed: false, random: random)
         }
@@ -146,10 +153,9 @@ import Testing
         let streams = F.streams(10, size: 2000, seed: "create")
         var created: Contents = [:]
         let random = SeededRandom(seed: "create-images")
-        let files = RecordingSlotFiles()
-        var images = [[String: [UInt8]]]()
-        files.beforeSync = { images += Self.crashImages($0, random: random) }
-        let container = try SlotContainer.create(files: files, key: F.key(), streams: streams)
+        let (container, images) = try Self.imagesAtEverySync(RecordingSlotFiles(), random: random) {
+            try SlotContainer.create(files: $0, key: F.key(), streams: streams)
+        }
         for slot in container.slots {
             let stream = try container.readStream(slot, count: 2000)
             created[slot] = stream
@@ -188,10 +194,9 @@ import Testing
         // The page cache still has all of it; the disk has none of the superblocks.
         let cache = RecordingSlotFiles(current: killed.current, durable: killed.durable, unsynced: killed.unsynced)
         let random = SeededRandom(seed: "writeback")
-        var images = [[String: [UInt8]]]()
-        cache.beforeSync = { images += Self.crashImages($0, random: random) }
-        let reopened = try SlotContainer.open(files: cache, key: F.key())
-        try reopened.commit(replacing: [slotB: third])
+        let (_, images) = try Self.imagesAtEverySync(cache, random: random) {
+            try SlotContainer.open(files: $0, key: F.key()).commit(replacing: [slotB: third])
+        }
         for image in images {
             try Self.check(image, allowed: [first, middle, last], emptyAllowed: false, random: random)
         }

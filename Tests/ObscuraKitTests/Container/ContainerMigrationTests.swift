@@ -16,6 +16,16 @@ import Testing
         return root
     }
 
+    /// The slot files of `root`'s version 3 directory, and the crash images of their
+    /// migration at every sync point.
+    func migrationImages(_ root: TestRoot, seed: String) throws -> ([String: [UInt8]], [[String: [UInt8]]]) {
+        let original = try root.snapshot().filter { SlotID(fileName: $0.key) != nil }
+        let (_, images) = try ContainerCrashTests.imagesAtEverySync(RecordingSlotFiles(original), random: SeededRandom(seed: seed)) {
+            try SlotContainer.migrate(files: $0, key: F.key())
+        }
+        return (original, images)
+    }
+
     @Test func migrationKeepsEveryVaultAndLeavesNoVersion3Slot() throws {
         let root = try version3Directory()
         let before = try root.snapshot()
@@ -52,12 +62,7 @@ import Testing
 
     @Test func aCrashAnywhereInAMigrationIsFinishedByTheNextOpen() throws {
         let root = try version3Directory()
-        let original = try root.snapshot().filter { SlotID(fileName: $0.key) != nil }
-        let random = SeededRandom(seed: "migration")
-        let files = RecordingSlotFiles(original)
-        var images = [[String: [UInt8]]]()
-        files.beforeSync = { images += ContainerCrashTests.crashImages($0, random: random) }
-        _ = try SlotContainer.migrate(files: files, key: F.key())
+        let (original, images) = try migrationImages(root, seed: "migration")
         #expect(images.count > 20)
         for image in images {
             let recovered = RecordingSlotFiles(image)
@@ -75,12 +80,7 @@ import Testing
     /// through the vault directory with the outer key, and every vault is whole.
     @Test func everyCrashImageWithATemporaryOpensThroughTheVaultDirectory() throws {
         let root = try version3Directory()
-        let original = try root.snapshot().filter { SlotID(fileName: $0.key) != nil }
-        let random = SeededRandom(seed: "migration-directory")
-        let files = RecordingSlotFiles(original)
-        var images = [[String: [UInt8]]]()
-        files.beforeSync = { images += ContainerCrashTests.crashImages($0, random: random) }
-        _ = try SlotContainer.migrate(files: files, key: F.key())
+        let (_, images) = try migrationImages(root, seed: "migration-directory")
         let withTemporary = images.filter { $0.keys.contains { $0.hasPrefix(SlotContainer.migratingPrefix) } }
         #expect(withTemporary.count >= 10)
         // The worst case first: all but one slot wrapped, the last one torn.
