@@ -4,6 +4,9 @@ import ObscuraCrypto
 extension SlotContainer {
     /// Prefix of a slot's finished container image, kept until the slot holds it.
     static let migratingPrefix = ".migrating-"
+    /// Prefix of a slot's container image while it is being written, before it is
+    /// renamed to ``migratingPrefix``; removed by recovery and by the version 3 sweep.
+    static let scratchPrefix = ".pending-migrating-"
 
     /// Wraps every version 3 slot of `files` in the container (docs/FORMAT.md §8.10,
     /// phase A), then opens it. Needs the outer key only: no password, no decoy secret.
@@ -15,34 +18,53 @@ extension SlotContainer {
     /// slot is overwritten with it in place (same inode: no version 3 copy is left in the
     /// file system's free blocks by this step), synced, and the temporary removed.
     ///
-    /// Idempotent: after a crash, a whole temporary is copied over its slot again (the
-    /// slot may be torn), a partial one is removed (its slot was not touched yet), and
+    /// Idempotent: after a crash, a temporary is copied over its slot again (the slot may
+    /// be torn), one still being written is removed (its slot was not touched yet), and
     /// the version 3 slots left are wrapped with the plan read from a wrapped one.
+    ///
+    /// - Throws: ``ContainerError/outerKeyMismatch``, touching nothing, when a migration
+    ///   is under way under another key.
     static func migrate(files: SlotFiles, key: OuterKey, random: RandomSource = SystemRandom()) throws -> SlotContainer {
         let names = try files.names()
         let slots = names.compactMap(SlotID.init(fileName:))
         guard !slots.isEmpty else { throw ContainerError.damaged("no slot files") }
 
-        for name in names where name.hasPrefix(migratingPrefix) {
-            let target = String(name.dropFirst(migratingPrefix.count))
-            guard let slot = SlotID(fileName: target), slots.contains(slot),
-                  let image = try? files.read(name, at: 0, count: try files.size(name)),
-                  (try? wrapped(image, slot: slot, files: files, key: key)) != nil,
-                  // A slot that already holds a later commit makes the temporary stale.
-                  try !heads(of: slot, files: files, key: key).contains(where: { $0.superblock.sequence > 1 })
-            else {
-                try files.remove(name)
-                continue
+        // A `.migrating-` temporary is whole (it is renamed to that name only once
+        // durable), and its slot may be torn. One that does not open under this key
+        // means the key is not the directory's: nothing may be touched then.
+        let temporaries = names.filter { $0.hasPrefix(migratingPrefix) }
+        var images = [(SlotID, [UInt8])]()
+        for name in temporaries {
+            guard let slot = SlotID(fileName: String(name.dropFirst(migratingPrefix.count))), slots.contains(slot) else {
+                throw ContainerError.damaged("a migration temporary names no slot")
             }
-            try overwrite(slot, with: image, files: files)
-            try files.remove(name)
+            let image = try files.read(name, at: 0, count: try files.size(name))
+            guard (try? wrapped(image, slot: slot, files: files, key: key)) != nil else { throw ContainerError.outerKeyMismatch }
+            images.append((slot, image))
+        }
+        var wrappedSlots = [SlotID]()
+        for slot in slots where try files.read(slot.fileName, at: 0, count: SlotFormat.magic.count) != SlotFormat.magic {
+            wrappedSlots.append(slot)
+        }
+        if temporaries.isEmpty, !wrappedSlots.isEmpty,
+           try !wrappedSlots.contains(where: { try !heads(of: $0, files: files, key: key).isEmpty }) {
+            throw ContainerError.outerKeyMismatch
+        }
+
+        for name in names where name.hasPrefix(scratchPrefix) { try files.remove(name) }
+        for (slot, image) in images {
+            // A slot that already holds a later commit makes the temporary stale.
+            if try !heads(of: slot, files: files, key: key).contains(where: { $0.superblock.sequence > 1 }) {
+                try overwrite(slot, with: image, files: files)
+            }
+            try files.remove(migratingPrefix + slot.fileName)
         }
         try files.syncDirectory()
 
         // Only the first bytes tell a version 3 slot from a wrapped one; only version 3
         // slots are read whole.
         var remaining = [(SlotID, [UInt8])]()
-        var wrappedSlots = [SlotID]()
+        wrappedSlots = []
         for slot in slots {
             if try files.read(slot.fileName, at: 0, count: SlotFormat.magic.count) == SlotFormat.magic {
                 remaining.append((slot, try files.read(slot.fileName, at: 0, count: try files.size(slot.fileName))))
@@ -68,7 +90,8 @@ extension SlotContainer {
             for (slot, bytes) in random.shuffled(remaining) {
                 let image = try image(of: slot, stream: bytes, first: first, plan: layout, files: files, key: key, random: random)
                 let temporary = migratingPrefix + slot.fileName
-                try files.create(temporary, image)
+                try files.create(scratchPrefix + slot.fileName, image)
+                try files.rename(scratchPrefix + slot.fileName, to: temporary)
                 try files.syncDirectory()
                 try overwrite(slot, with: image, files: files)
                 try files.remove(temporary)

@@ -97,6 +97,33 @@ import Testing
         }
     }
 
+    /// A migration under way belongs to one key. An opener that tries its keyring's keys
+    /// in turn must not let a wrong one remove a temporary (the only whole copy of a
+    /// torn slot) or wrap the rest under itself: every crash image that is a migration
+    /// under way refuses another key and stays byte for byte, then finishes under its own.
+    @Test func aMigrationUnderWayRefusesAnotherKeyAndTouchesNothing() throws {
+        let root = try version3Directory()
+        let (original, images) = try migrationImages(root, seed: "migration-wrong-key")
+        let other = try OuterKey(SecureBytes(copying: [UInt8](repeating: 0xA5, count: 32)))
+        var underWay = 0
+        for image in images {
+            let started = image.contains { name, bytes in
+                name.hasPrefix(SlotContainer.migratingPrefix)
+                    || (SlotID(fileName: name) != nil && !bytes.starts(with: SlotFormat.magic))
+            }
+            guard started else { continue }
+            underWay += 1
+            let files = RecordingSlotFiles(image)
+            #expect(throws: ContainerError.outerKeyMismatch) { try SlotContainer.migrate(files: files, key: other) }
+            #expect(files.snapshot == image)
+            let container = try SlotContainer.migrate(files: files, key: F.key())
+            for (name, bytes) in original {
+                #expect(try container.readStream(SlotID(fileName: name)!, count: bytes.count) == bytes)
+            }
+        }
+        #expect(underWay >= 10)
+    }
+
     /// Review finding 1.1(b): a temporary left after a finished migration is never copied
     /// over a slot that has had commits since.
     @Test func aStaleTemporaryNeverOverwritesALaterCommit() throws {
