@@ -55,8 +55,10 @@ extension SlotContainer {
         var streams = replacing
         for (id, stream) in zip(added, adding) { streams[id] = stream }
 
-        broken = true
+        // The barrier rewrites bytes already on disk: its failure (a read-only mount, a
+        // full or failing disk) leaves the container as it was, still readable.
         if !barrierDone { try writeBarrier() }
+        broken = true
         if !added.isEmpty { try install(added, blocks: blocks) }
         if grows { try grow(to: blocks) }
         let newMaps = try writeBlocks(next, plan: plan, filler: filler, shape: shape, streams: streams)

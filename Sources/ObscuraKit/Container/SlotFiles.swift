@@ -43,6 +43,10 @@ final class DiskSlotFiles: SlotFiles {
     /// The directory's path.
     let path: String
     private var descriptors: [String: Int32] = [:]
+    /// Files open read-only, with why they could not be opened for writing: a read-only
+    /// mount or a directory the user may only read still opens and reads, and a write
+    /// reports the original reason rather than a bad descriptor.
+    private var readOnly: [String: Int32] = [:]
     private let lock = NSLock()
 
     init(path: String) { self.path = path }
@@ -56,24 +60,41 @@ final class DiskSlotFiles: SlotFiles {
     private func descriptor(_ name: String) throws -> Int32 {
         try lock.withLock {
             if let fd = descriptors[name] { return fd }
-            let fd: Int32
-            #if os(Linux)
-            if let plain = try? FileIO.openOrThrow(file(name), O_RDWR | FileIO.linuxNoAccessTime) {
-                fd = plain
-            } else {
-                fd = try FileIO.openOrThrow(file(name), O_RDWR)
+            var fd = Self.open(file(name), O_RDWR)
+            if fd < 0 && [EROFS, EACCES, EPERM].contains(errno) {
+                readOnly[name] = errno
+                fd = Self.open(file(name), O_RDONLY)
             }
-            #else
-            fd = try FileIO.openOrThrow(file(name), O_RDWR)
-            #endif
+            guard fd >= 0 else { throw StorageError.io(file(name), errno) }
             descriptors[name] = fd
             return fd
         }
     }
 
+    /// Opens with O_NOATIME where the system has it and allows it (the file's owner
+    /// only), else without.
+    private static func open(_ path: String, _ flags: Int32) -> Int32 {
+        #if os(Linux)
+        let fd = Glibc.open(path, flags | O_CLOEXEC | FileIO.linuxNoAccessTime)
+        if fd >= 0 || errno != EPERM { return fd }
+        return Glibc.open(path, flags | O_CLOEXEC)
+        #else
+        return Darwin.open(path, flags | O_CLOEXEC)
+        #endif
+    }
+
+    /// The descriptor of `name` for writing; throws the reason it could not be opened
+    /// for writing when it is open read-only.
+    private func writableDescriptor(_ name: String) throws -> Int32 {
+        let fd = try descriptor(name)
+        if let code = lock.withLock({ readOnly[name] }) { throw StorageError.io(file(name), code) }
+        return fd
+    }
+
     private func forget(_ name: String) {
         lock.withLock {
             if let fd = descriptors.removeValue(forKey: name) { close(fd) }
+            readOnly[name] = nil
         }
     }
 
@@ -101,7 +122,7 @@ final class DiskSlotFiles: SlotFiles {
     }
 
     func write(_ name: String, at offset: Int, _ bytes: [UInt8]) throws {
-        let fd = try descriptor(name)
+        let fd = try writableDescriptor(name)
         var done = 0
         while done < bytes.count {
             let n = bytes.withUnsafeBytes { pwrite(fd, $0.baseAddress! + done, bytes.count - done, off_t(offset + done)) }
@@ -124,7 +145,7 @@ final class DiskSlotFiles: SlotFiles {
     }
 
     func truncate(_ name: String, to size: Int) throws {
-        let fd = try descriptor(name)
+        let fd = try writableDescriptor(name)
         guard ftruncate(fd, off_t(size)) == 0, fsync(fd) == 0, Self.flush(fd) == 0 else { throw StorageError.io(file(name), errno) }
     }
 
