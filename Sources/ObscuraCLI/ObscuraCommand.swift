@@ -11,7 +11,7 @@ public struct ObscuraCommand: ParsableCommand {
         abstract: "An encrypted photo and video vault with Hidden Vaults.",
         subcommands: [
             InitCommand.self, CreateCommand.self, StatusCommand.self, PasswdCommand.self,
-            DestroyCommand.self, DeviceSecretCommand.self, AddCommand.self, ListCommand.self, GetCommand.self,
+            DestroyCommand.self, KeysCommand.self, MigrateCommand.self, AddCommand.self, ListCommand.self, GetCommand.self,
             CatCommand.self, RemoveCommand.self, MoveCommand.self, FolderCommand.self, VerifyCommand.self,
             ExportCommand.self, ImportCommand.self, ServeCommand.self,
         ])
@@ -72,6 +72,18 @@ public struct GlobalOptions: ParsableArguments {
     @Flag(name: .long, help: "Log debug messages to standard error (or set OBSCURA_LOG_LEVEL).")
     var verbose = false
 
+    /// The outer key's file, on a machine without a keyring.
+    @Option(name: .long, help: ArgumentHelp(
+        "Read the outer key from this file instead of the keyring (or set OBSCURA_OUTER_KEY_FILE); init and migrate create it.",
+        valueName: "file"))
+    var outerKeyFile: String?
+
+    /// The decoy secret's file, on a machine without a keyring.
+    @Option(name: .long, help: ArgumentHelp(
+        "Read the decoy secret from this file instead of the keyring (or set OBSCURA_DECOY_SECRET_FILE); init creates it.",
+        valueName: "file"))
+    var decoySecretFile: String?
+
     public init() {}
 
     /// The vault directory this invocation works on.
@@ -83,9 +95,63 @@ public struct GlobalOptions: ParsableArguments {
         return data + "/obscura"
     }
 
-    /// Opens the vault directory, taking its lock.
-    func openDirectory(create: Bool = false) throws -> VaultDirectory {
-        let path = vaultPath()
-        return try VaultDirectory(path: path, create: create)
+    /// The outer key file named by the option or the environment, if any.
+    func outerKeyFilePath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String? {
+        outerKeyFile.flatMap { $0.isEmpty ? nil : $0 } ?? environment["OBSCURA_OUTER_KEY_FILE"].flatMap { $0.isEmpty ? nil : $0 }
     }
+
+    /// Where the outer key comes from: the key file if one is named, else the keyring.
+    func outerKeys() -> KeySource { KeySource.choose(keyFile: outerKeyFilePath()) }
+
+    /// Where the decoy secret lives (docs/FORMAT.md §4.1, §4.3): the file named by the
+    /// option or the environment; else the version 3 device-secret file where one is;
+    /// else the keyring.
+    func decoySecrets(environment: [String: String] = ProcessInfo.processInfo.environment) -> any DecoySecretSource {
+        if let path = decoySecretFile.flatMap({ $0.isEmpty ? nil : $0 })
+            ?? environment["OBSCURA_DECOY_SECRET_FILE"].flatMap({ $0.isEmpty ? nil : $0 }) {
+            return AnnouncedDecoySecret(base: DecoySecretFile(path: path), warning: KeyFile.warning(path: path, kind: .decoy))
+        }
+        let deviceSecret = DeviceSecretStore.defaultStore(environment: environment)
+        if deviceSecret.exists { return deviceSecret }
+        return KeyringDecoySecret(keyring: KeySource.platformKeyring())
+    }
+
+    /// Opens the vault directory, taking its lock; the keyring (or key file) is read
+    /// only when its slots are a container. Warns when the outer key came from a file,
+    /// and when the slots are still version 3.
+    func openDirectory(create: Bool = false, versionNote: Bool = true) throws -> VaultDirectory {
+        let directory = try VaultDirectory.open(
+            path: vaultPath(), deviceSecrets: decoySecrets(), outerKeys: outerKeys(), create: create)
+        if directory.openedWith != nil, let path = outerKeyFilePath() {
+            Terminal.keyFileWarning(KeyFile.warning(path: path, kind: .outer))
+        }
+        if versionNote && directory.isInitialized && !directory.isContainer {
+            Terminal.note("""
+                note: this directory's slots are version 3, whose old copies (backups, snapshots, \
+                free disk blocks) can tell real vaults from decoys; run `obscura migrate`.
+                """)
+        }
+        return directory
+    }
+}
+
+/// A decoy secret read from a plain file: says so each time it is read on a terminal
+/// (§4.3).
+struct AnnouncedDecoySecret: DecoySecretSource {
+    let base: DecoySecretFile
+    let warning: String
+
+    var location: String { base.location }
+
+    func load() throws -> SecureBytes {
+        Terminal.keyFileWarning(warning)
+        return try base.load()
+    }
+
+    func loadOrCreate(using random: RandomSource) throws -> SecureBytes {
+        Terminal.keyFileWarning(warning)
+        return try base.loadOrCreate(using: random)
+    }
+
+    func save(_ secret: SecureBytes) throws { try base.save(secret) }
 }

@@ -82,3 +82,39 @@ enum Terminal {
         return line.withUnsafeBytes { Array($0) } == Array(answer.utf8)
     }
 }
+
+extension Terminal {
+    /// Says that a key was read from a plain file (docs/FORMAT.md §4.3), each time one is
+    /// read when a person is watching standard error. Scripts and services are not told
+    /// at every command: `init`, `migrate`, `serve` and `status` say where keys live
+    /// whatever standard error is.
+    static func keyFileWarning(_ warning: String) {
+        if isatty(2) == 1 { note(warning) }
+    }
+
+    /// Writes `indent`, the secret bytes and a newline to standard output straight from
+    /// the zeroing buffer: a key's text never becomes a `String`.
+    static func writeSecretLine(_ secret: SecureBytes, indent: String = "") {
+        let line = SecureBuffer(capacity: indent.utf8.count + secret.count + 1)
+        for byte in indent.utf8 { line.append(byte) }
+        secret.withUnsafeBytes { for byte in $0 { line.append(byte) } }
+        line.append(UInt8(ascii: "\n"))
+        let bytes = line.take()
+        bytes.withUnsafeBytes { raw in
+            var done = 0
+            while done < raw.count {
+                let n = write(1, raw.baseAddress! + done, raw.count - done)
+                if n < 0 && errno == EINTR { continue }
+                if n <= 0 { return }
+                done += n
+            }
+        }
+    }
+
+    /// Clears the terminal screen and its scrollback, so that a key just shown is not
+    /// left on it while the user types part of it back.
+    static func clearScreen() {
+        guard isatty(1) == 1 else { return }
+        FileHandle.standardOutput.write(Data("\u{1B}[H\u{1B}[2J\u{1B}[3J".utf8))
+    }
+}

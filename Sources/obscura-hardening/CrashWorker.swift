@@ -30,7 +30,7 @@ enum CrashWorker {
         // In a scope of its own, so the directory (and its lock) is released before the audit.
         do {
             let directory = try VaultDirectory(path: ws.vault, deviceSecrets: ws.secrets, create: true)
-            try directory.initialize(iterations: Workspace.iterations)
+            try directory.initialize(iterations: Workspace.iterations, outerKey: ws.outerKey())
             let a = try directory.createVault(password: Workspace.labels[0].passwords[0], iterations: Workspace.iterations)
             let b = try directory.createVault(password: Workspace.labels[1].passwords[0], iterations: Workspace.iterations)
             try a.createFolder("Albums")

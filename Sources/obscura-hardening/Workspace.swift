@@ -3,14 +3,22 @@ import ObscuraCrashSupport
 import ObscuraCrypto
 import ObscuraKit
 
-/// One kill-loop workspace: a vault directory with its device secret, an export folder
-/// and the files the loop's writes read, all under one root.
+/// One kill-loop workspace: a vault directory (a version 4 container) with its outer key
+/// file and device secret, an export folder and the files the loop's writes read, all
+/// under one root.
 struct Workspace {
     let root: String
 
     var vault: String { root + "/vault" }
     var exportPath: String { root + "/out/vault.obscura" }
     var secrets: DeviceSecretStore { DeviceSecretStore(path: root + "/config/device-secret") }
+    /// The outer key file of the directory.
+    var outerKeyFile: String { root + "/config/outer.key" }
+
+    /// The directory's outer key, made by the first call.
+    func outerKey() throws -> SecureBytes {
+        try KeyFile.createIfMissing(outerKeyFile, kind: .outer, using: SystemRandom()) ?? KeyFile.read(outerKeyFile, kind: .outer)
+    }
     /// The state the last check found (the "old" state of the next write).
     var lastImage: String { root + "/last.json" }
     /// The states before and after the write in progress.
@@ -29,13 +37,13 @@ struct Workspace {
     static func password(_ text: String) -> SecureBytes { SecureBytes(copying: Array(text.utf8)) }
 
     /// Opens the directory (taking its lock, sweeping temporaries).
-    func open() throws -> VaultDirectory { try VaultDirectory(path: vault, deviceSecrets: secrets) }
+    func open() throws -> VaultDirectory { try VaultDirectory(path: vault, deviceSecrets: secrets, outerKey: outerKey()) }
 
     /// Audits the directory and the export.
     func audit() throws -> CrashImage {
         try CrashImage.audit(
             vault: vault, exportPath: exportPath, secrets: secrets, labels: Self.labels,
-            folderPassword: Self.folderPassword, exportPassword: Self.exportPassword)
+            folderPassword: Self.folderPassword, exportPassword: Self.exportPassword, outerKey: outerKey())
     }
 
     /// A copy of this workspace's vault directory and export folder at `path`, sharing

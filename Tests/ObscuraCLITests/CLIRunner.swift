@@ -7,6 +7,11 @@ final class CLIRunner {
     let root: String
     var vault: String { root + "/vault" }
     var config: String { root + "/config" }
+    /// The outer key file every command is pointed at (`OBSCURA_OUTER_KEY_FILE`): the
+    /// test machine has no keyring unless a test starts one.
+    var outerKeyFile: String { root + "/outer.key" }
+    /// The decoy secret file (`OBSCURA_DECOY_SECRET_FILE`), for the same reason.
+    var decoySecretFile: String { root + "/decoy.key" }
 
     init() throws {
         root = FileManager.default.temporaryDirectory.appendingPathComponent("obscura-cli-\(UUID().uuidString)").path
@@ -47,7 +52,8 @@ final class CLIRunner {
         let process = Process()
         process.executableURL = Self.productsDirectory.appendingPathComponent("obscura")
         process.arguments = (vaultOption ? ["--vault", vault] : []) + args
-        var env = ["XDG_CONFIG_HOME": config, "HOME": root, "PATH": "/usr/bin:/bin"]
+        var env = ["XDG_CONFIG_HOME": config, "HOME": root, "PATH": "/usr/bin:/bin", "OBSCURA_OUTER_KEY_FILE": outerKeyFile,
+                   "OBSCURA_DECOY_SECRET_FILE": decoySecretFile]
         env.merge(environment) { $1 }
         process.environment = env
         return try Running(process)
@@ -82,17 +88,28 @@ final class CLIRunner {
         }
     }
 
-    /// Initialises the vault directory through the library with few PBKDF2 rounds, and
-    /// with `password` also creates a vault, so that the commands under test unlock in
+    /// Initialises the vault directory through the library, a version 4 container under
+    /// the key in ``outerKeyFile`` (made if missing), with few PBKDF2 rounds, and with
+    /// `password` also creates a vault, so that the commands under test unlock in
     /// milliseconds (the binary uses the count each header holds). The directory is
     /// released before this returns.
     func initializeQuickly(password: String? = nil, iterations: Int = 1000) throws {
-        let directory = try VaultDirectory(
-            path: vault, deviceSecrets: DeviceSecretStore(path: config + "/obscura/device-secret"), create: true)
-        try directory.initialize(iterations: iterations)
+        let key = try KeyFile.createIfMissing(outerKeyFile, kind: .outer, using: SystemRandom())
+            ?? KeyFile.read(outerKeyFile, kind: .outer)
+        let directory = try VaultDirectory(path: vault, deviceSecrets: deviceSecrets, create: true)
+        try directory.initialize(iterations: iterations, outerKey: key)
         if let password {
             try directory.createVault(password: SecureBytes(copying: Array(password.utf8)), iterations: iterations).lock()
         }
+    }
+
+    /// The decoy secret the binary uses here: ``decoySecretFile``.
+    var deviceSecrets: DecoySecretFile { DecoySecretFile(path: decoySecretFile) }
+
+    /// Opens the vault directory through the library with the key in ``outerKeyFile``,
+    /// as the binary does.
+    func openDirectory() throws -> VaultDirectory {
+        try VaultDirectory.open(path: vault, deviceSecrets: deviceSecrets, outerKeys: .file(outerKeyFile))
     }
 
     /// Files in a directory under the vault, sorted.

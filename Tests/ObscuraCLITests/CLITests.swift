@@ -72,36 +72,11 @@ import Testing
     @Test func secondProcessGetsAClearInUseError() throws {
         let cli = try CLIRunner()
         try cli.run(["init"])
-        let holder = try VaultDirectory(
-            path: cli.vault, deviceSecrets: DeviceSecretStore(path: cli.config + "/obscura/device-secret"))
+        let holder = try cli.openDirectory()
         let blocked = try cli.run(["status"])
         #expect(blocked.code == 75)
         #expect(blocked.stderr == "obscura: error: vault directory \(cli.vault) is in use by another obscura process\n")
         _ = holder
-    }
-
-    @Test func deviceSecretMovesBetweenMachines() throws {
-        let a = try CLIRunner(), b = try CLIRunner()
-        try a.run(["init"])
-        let exported = try a.run(["device-secret", "export"])
-        #expect(exported.code == 0)
-        let text = exported.stdout.trimmingCharacters(in: .newlines)
-        #expect(text.count == 52 + 12)  // 13 groups of four, 12 dashes
-        // Typed back leniently: lower case, O for 0, L for 1.
-        let typed = text.lowercased().replacingOccurrences(of: "0", with: "o").replacingOccurrences(of: "1", with: "l")
-        let imported = try b.run(["device-secret", "import"], stdin: typed + "\n")
-        #expect(imported.code == 0)
-        let secretA = try Data(contentsOf: URL(fileURLWithPath: a.config + "/obscura/device-secret"))
-        let secretB = try Data(contentsOf: URL(fileURLWithPath: b.config + "/obscura/device-secret"))
-        #expect(secretA == secretB && secretA.count == 32)
-        // A different secret is not replaced without --force.
-        let c = try CLIRunner()
-        try c.run(["init"])
-        let other = try c.run(["device-secret", "export"])
-        let refused = try b.run(["device-secret", "import"], stdin: other.stdout)
-        #expect(refused.code == 1 && refused.stderr.contains("--force"))
-        #expect(try b.run(["device-secret", "import", "--force"], stdin: other.stdout).code == 0)
-        #expect(try b.run(["device-secret", "import"], stdin: "not a secret\n").code == 1)
     }
 
     @Test func usageErrorsAndHelp() throws {
@@ -110,7 +85,7 @@ import Testing
         #expect(unknown.code == 64)
         let help = try cli.run(["--help"], vaultOption: false)
         #expect(help.code == 0)
-        #expect(help.stdout.contains("USAGE: obscura [--vault <dir>] [--verbose] <subcommand>"))
+        #expect(help.stdout.contains("USAGE: obscura [--vault <dir>] [--verbose] [--outer-key-file <file>] [--decoy-secret-file <file>] <subcommand>"))
         #expect(help.stdout.contains("  serve                   Open the web gallery on this vault directory"))
         let missing = try cli.run(["status"])
         #expect(missing.code == 1)

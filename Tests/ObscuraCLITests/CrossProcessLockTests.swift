@@ -45,7 +45,7 @@ import Testing
                 refused += 1
             }
             #expect(throws: VaultError.inUse(cli.vault)) {
-                try VaultDirectory(path: cli.vault, deviceSecrets: DeviceSecretStore(path: cli.config + "/obscura/device-secret"))
+                try cli.openDirectory()
             }
             refused += 1
             // The first process has been waiting all along; now it does its work.

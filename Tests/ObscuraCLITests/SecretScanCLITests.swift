@@ -65,7 +65,7 @@ import Testing
         #expect(transcript.contains("unlock sweep opened a vault"), "verbose logging was on")
 
         // The keys, rebuilt from the files with the passwords.
-        let directory = try VaultDirectory(path: a.vault, deviceSecrets: DeviceSecretStore(path: a.config + "/obscura/device-secret"))
+        let directory = try a.openDirectory()
         let vault = try directory.unlock(password: SecureBytes(copying: Array(newPw.utf8)))
         let folder = try vault.folder(at: "Private")
         try vault.unlockFolder(folder, password: SecureBytes(copying: Array(folderPw.utf8)))

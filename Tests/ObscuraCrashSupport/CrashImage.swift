@@ -16,10 +16,12 @@ public struct CrashImage: Codable, Equatable, Sendable {
 
     /// Audits the vault directory at `vault` and the export at `exportPath`.
     public static func audit(
-        vault: String, exportPath: String, secrets: DeviceSecretStore,
-        labels: [(label: String, passwords: [SecureBytes])], folderPassword: SecureBytes, exportPassword: SecureBytes
+        vault: String, exportPath: String, secrets: any DecoySecretSource,
+        labels: [(label: String, passwords: [SecureBytes])], folderPassword: SecureBytes, exportPassword: SecureBytes,
+        outerKey: SecureBytes? = nil
     ) throws -> CrashImage {
-        let report = try VaultAudit.run(path: vault, secrets: secrets, vaults: labels, folderPasswords: [folderPassword])
+        let report = try VaultAudit.run(
+            path: vault, secrets: secrets, vaults: labels, folderPasswords: [folderPassword], outerKey: outerKey)
         let export = try VaultAudit.export(at: exportPath, password: exportPassword)
         return CrashImage(report: report, export: export.state, partialExports: export.partials)
     }

@@ -40,26 +40,42 @@ public enum VaultAudit {
     /// - Parameters:
     ///   - vaults: each real vault's label and its candidate passwords.
     ///   - folderPasswords: passwords to try on every protected folder.
+    ///   - outerKey: the directory's outer key when it is a version 4 container; its
+    ///     recovery then runs first, and every slot file must have one size and no
+    ///     version 3 magic.
     public static func run(
-        path: String, secrets: DeviceSecretStore, vaults: [(label: String, passwords: [SecureBytes])],
-        folderPasswords: [SecureBytes] = []
+        path: String, secrets: any DecoySecretSource, vaults: [(label: String, passwords: [SecureBytes])],
+        folderPasswords: [SecureBytes] = [], outerKey: SecureBytes? = nil
     ) throws -> AuditReport {
         var report = AuditReport()
         // Opening is what a restarted process does first: it sweeps temporaries.
-        let directory = try VaultDirectory(path: path, deviceSecrets: secrets)
+        let directory = try VaultDirectory(path: path, deviceSecrets: secrets, outerKey: outerKey)
         for sub in ["data", "media"] {
             let left = try FileManager.default.contentsOfDirectory(atPath: path + "/" + sub).filter { $0.hasPrefix(".") }
             if !left.isEmpty { report.problems.append("\(sub)/ keeps \(left.count) temporaries after opening") }
         }
         let credential = DeviceSecretStore.credential(from: try secrets.load())
-        let names = try FileManager.default.contentsOfDirectory(atPath: path + "/data")
-            .filter { $0.hasSuffix(".db.enc") && !$0.hasPrefix(".") }.sorted()
+        let names = try directory.slotNames()
         report.slots = names.count
         if names.count < 10 { report.problems.append("only \(names.count) slots") }
+        let files = try FileManager.default.contentsOfDirectory(atPath: path + "/data").filter { !$0.hasPrefix(".") }.sorted()
+        if files != names { report.problems.append("data/ holds \(files.count) files for \(names.count) slots") }
+        if outerKey != nil {
+            if !directory.isContainer { report.problems.append("not a container") }
+            let sizes = Set(try files.map { try FileManager.default.attributesOfItem(atPath: path + "/data/" + $0)[.size] as? Int ?? -1 })
+            if sizes.count != 1 { report.problems.append("slot files of \(sizes.count) sizes") }
+            for name in files {
+                let handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: path + "/data/" + name))
+                defer { try? handle.close() }
+                if try handle.read(upToCount: SlotFormat.magic.count).map(Array.init) == SlotFormat.magic {
+                    report.problems.append("slot \(name) begins with the version 3 magic")
+                }
+            }
+        }
 
         var opened = [String: SecureBytes]()
         for name in names {
-            let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path + "/data/" + name)))
+            let bytes = try directory.slotContents(name)
             do {
                 let header = try SlotHeader.decode(bytes)
                 if let counts = try open(bytes, header: header, password: credential) {

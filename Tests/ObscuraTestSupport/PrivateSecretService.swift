@@ -1,24 +1,27 @@
 import Foundation
-import Testing
 
 /// A real Secret Service for one test: a private D-Bus session bus (its own
 /// dbus-daemon, no service activation) and, on it, gnome-keyring-daemon with its
 /// `login` collection created and unlocked by a test password, its files in a
-/// temporary home. The test process's `DBUS_SESSION_BUS_ADDRESS` points at the bus
-/// until ``stop()``, which kills both daemons and restores the variable.
+/// temporary home. Unless told not to, the test process's `DBUS_SESSION_BUS_ADDRESS`
+/// points at the bus until ``stop()``, which kills both daemons and restores the
+/// variable; a test that only hands ``address`` to child processes leaves it alone, so
+/// that it may run beside tests that use the variable.
 ///
 /// Every failure to start says which program failed and why; nothing is skipped.
-final class PrivateSecretService {
-    static let password = "obscura keyring test password"
+package final class PrivateSecretService {
+    package static let password = "obscura keyring test password"
 
-    let root: String
-    let address: String
+    package let root: String
+    package let address: String
     private let bus: Process
     private var keyring: Process?
     private let previousAddress: String?
+    private let exported: Bool
 
     /// Starts the bus, and the keyring daemon on it unless `keyring` is false.
-    init(keyring startKeyring: Bool = true) throws {
+    package init(keyring startKeyring: Bool = true, exportAddress: Bool = true) throws {
+        exported = exportAddress
         root = FileManager.default.temporaryDirectory.path + "/obscura-keyring-\(UUID().uuidString)"
         for dir in ["", "/home", "/run", "/data", "/config"] {
             try FileManager.default.createDirectory(
@@ -50,7 +53,7 @@ final class PrivateSecretService {
         }
         address = printed
         previousAddress = ProcessInfo.processInfo.environment["DBUS_SESSION_BUS_ADDRESS"]
-        setenv("DBUS_SESSION_BUS_ADDRESS", address, 1)
+        if exportAddress { setenv("DBUS_SESSION_BUS_ADDRESS", address, 1) }
         if startKeyring {
             do { try self.startKeyring() } catch { stop(); throw error }
         }
@@ -61,7 +64,7 @@ final class PrivateSecretService {
     /// Starts gnome-keyring-daemon (secrets component only) on the bus, unlocking (and
     /// the first time creating) its `login` collection with ``password``, and waits
     /// until it owns `org.freedesktop.secrets`.
-    func startKeyring() throws {
+    package func startKeyring() throws {
         let process = try Self.launch(
             "gnome-keyring-daemon", ["--foreground", "--unlock", "--components=secrets"],
             environment: [
@@ -80,7 +83,7 @@ final class PrivateSecretService {
 
     /// Locks the `login` collection, as a screen lock or `Service.Lock` does; unlocking
     /// it again would need the password, that is, a prompt.
-    func lockLogin() throws {
+    package func lockLogin() throws {
         _ = try dbusSend(
             "--dest=org.freedesktop.secrets", "/org/freedesktop/secrets", "org.freedesktop.Secret.Service.Lock",
             "array:objpath:/org/freedesktop/secrets/collection/login")
@@ -88,20 +91,20 @@ final class PrivateSecretService {
 
     /// Stops (SIGSTOP) or resumes the keyring daemon: stopped, it holds its bus name
     /// and answers nothing, as a hung daemon would.
-    func suspendKeyring(_ suspended: Bool) {
+    package func suspendKeyring(_ suspended: Bool) {
         if let keyring { kill(keyring.processIdentifier, suspended ? SIGSTOP : SIGCONT) }
     }
 
     /// `secret-tool search --all` of the schema, for checking items from outside: its
     /// output (label, schema) then its error output (where it lists attributes).
-    func secretToolSearch(schema: String) throws -> String {
+    package func secretToolSearch(schema: String) throws -> String {
         let result = try Self.run("secret-tool", ["search", "--all", "xdg:schema", schema], environment: ["DBUS_SESSION_BUS_ADDRESS": address])
         return result.output + result.errors
     }
 
     /// Kills both daemons (those this object started, by their ids), restores the
     /// environment and removes the temporary home.
-    func stop() {
+    package func stop() {
         for process in [keyring, bus].compactMap({ $0 }) where process.isRunning {
             // SIGKILL: the children inherit the test runner's signal mask, in which
             // SIGTERM is blocked, and a test daemon has nothing to save.
@@ -109,7 +112,9 @@ final class PrivateSecretService {
             process.waitUntilExit()
         }
         keyring = nil
-        if let previousAddress { setenv("DBUS_SESSION_BUS_ADDRESS", previousAddress, 1) } else { unsetenv("DBUS_SESSION_BUS_ADDRESS") }
+        if exported {
+            if let previousAddress { setenv("DBUS_SESSION_BUS_ADDRESS", previousAddress, 1) } else { unsetenv("DBUS_SESSION_BUS_ADDRESS") }
+        }
         try? FileManager.default.removeItem(atPath: root)
     }
 
@@ -124,7 +129,7 @@ final class PrivateSecretService {
     }
 
     /// The full path of `program` on PATH, or a failure saying to run scripts/setup.
-    static func locate(_ program: String) throws -> String {
+    package static func locate(_ program: String) throws -> String {
         let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
         for dir in path.split(separator: ":") where FileManager.default.isExecutableFile(atPath: "\(dir)/\(program)") {
             return "\(dir)/\(program)"
@@ -132,7 +137,7 @@ final class PrivateSecretService {
         throw StartFailure(description: "\(program) is not installed (not on PATH); run scripts/setup, which installs gnome-keyring, dbus and libsecret-tools")
     }
 
-    static func launch(
+    package static func launch(
         _ program: String, _ arguments: [String], environment: [String: String], output: String, errors: String,
         input: String? = nil
     ) throws -> Process {
@@ -157,7 +162,7 @@ final class PrivateSecretService {
 
     /// Polls `ready` for up to 10 seconds; fails with the program's error output if it
     /// exits first or never becomes ready.
-    static func waitFor<T>(_ what: String, _ process: Process, errors: String, _ ready: () throws -> T?) throws -> T {
+    package static func waitFor<T>(_ what: String, _ process: Process, errors: String, _ ready: () throws -> T?) throws -> T {
         let deadline = Date().addingTimeInterval(10)
         while Date() < deadline {
             if let value = try ready() { return value }
@@ -171,7 +176,7 @@ final class PrivateSecretService {
 
     /// Runs `program` to completion (at most 10 seconds) and returns its output and
     /// error output; throws with its error output when it fails.
-    static func run(_ program: String, _ arguments: [String], environment: [String: String]) throws -> (output: String, errors: String) {
+    package static func run(_ program: String, _ arguments: [String], environment: [String: String]) throws -> (output: String, errors: String) {
         let dir = FileManager.default.temporaryDirectory.path + "/obscura-run-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: dir) }

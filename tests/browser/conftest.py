@@ -49,7 +49,9 @@ def server(workdir):
     if not os.access(OBSCURA_BIN, os.X_OK):
         pytest.fail(f"no obscura binary at {OBSCURA_BIN} (set OBSCURA_BIN)")
     # Trace logging: the last test greps everything the server said for the secrets used.
-    env = dict(os.environ, XDG_CONFIG_HOME=str(workdir / "config"), OBSCURA_LOG_LEVEL="trace")
+    # Headless: both keys in key files, which the first run creates (docs/FORMAT.md §4.3).
+    env = dict(os.environ, XDG_CONFIG_HOME=str(workdir / "config"), OBSCURA_LOG_LEVEL="trace",
+               OBSCURA_OUTER_KEY_FILE=str(workdir / "outer.key"), OBSCURA_DECOY_SECRET_FILE=str(workdir / "decoy.key"))
     process = subprocess.Popen(
         [OBSCURA_BIN, "--vault", str(workdir / "vault"), "serve", "--port", "0",
          "--auto-lock-unit-seconds", "2"],

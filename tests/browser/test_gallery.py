@@ -468,13 +468,17 @@ def test_no_csp_violations_or_script_errors(page):
     assert problems == []
 
 
-def test_no_secret_in_the_server_log(page, server):
+def test_no_secret_in_the_server_log(page, server, workdir):
     """The server ran at trace level: nothing it said holds a password, the session
-    cookie or the CSRF token, in any spelling a log or a URL would use."""
+    cookie, the CSRF token or a key's text, in any spelling a log or a URL would use."""
     cookie = next(c["value"] for c in page.get_cookies() if c["name"].startswith("obscura_"))
     csrf = page.execute_script(
         "return await fetch('/api/session').then(r => r.json()).then(s => s.csrf)")
-    secrets = [PASSWORD, FOLDER_PASSWORD, cookie, csrf, server.token] + SECRETS_SEEN
+    keys = [(workdir / name).read_text().strip() for name in ("outer.key", "decoy.key")]
+    assert all(key.startswith(("OUTER-", "DECOY-")) for key in keys)
+    # The key texts, and their bodies alone (a log might drop the kind word).
+    keys += [key.split("-", 1)[1] for key in keys]
+    secrets = [PASSWORD, FOLDER_PASSWORD, cookie, csrf, server.token] + SECRETS_SEEN + keys
     assert len(SECRETS_SEEN) == 1, "the export test did not record its password"
     # The banner is the one line meant to carry the access token (to the terminal).
     log = "\n".join(line for line in server.log if BANNER not in line)

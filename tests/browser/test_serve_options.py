@@ -14,7 +14,8 @@ from conftest import BANNER, OBSCURA_BIN
 
 
 def start(workdir, *options):
-    env = dict(os.environ, XDG_CONFIG_HOME=str(workdir / "config"))
+    env = dict(os.environ, XDG_CONFIG_HOME=str(workdir / "config"),
+               OBSCURA_OUTER_KEY_FILE=str(workdir / "outer.key"), OBSCURA_DECOY_SECRET_FILE=str(workdir / "decoy.key"))
     return subprocess.Popen([OBSCURA_BIN, "--vault", str(workdir / "vault"), "serve", *options],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
                             env=env, text=True)
@@ -87,7 +88,9 @@ def test_video_upload_by_an_unprivileged_server(tmp_path):
         shutil.copy2(OBSCURA_BIN, binary)
         resources = os.path.join(os.path.dirname(OBSCURA_BIN), "Obscura_ObscuraServer.resources")
         shutil.copytree(resources, os.path.join(home, "bin", "Obscura_ObscuraServer.resources"))
-        env = dict(os.environ, XDG_CONFIG_HOME=os.path.join(home, "config"), HOME=home)
+        env = dict(os.environ, XDG_CONFIG_HOME=os.path.join(home, "config"), HOME=home,
+                   OBSCURA_OUTER_KEY_FILE=os.path.join(home, "outer.key"),
+                   OBSCURA_DECOY_SECRET_FILE=os.path.join(home, "decoy.key"))
         env.pop("OBSCURA_WEB_ROOT", None)
         process = subprocess.Popen(drop + [binary, "--vault", os.path.join(home, "vault"), "serve", "--port", "0"],
                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,

@@ -12,6 +12,7 @@ import tempfile
 
 import pytest
 
+import obscura_container as container
 import obscura_reader as reader
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -19,7 +20,9 @@ BIN = os.environ.get("OBSCURA_BIN", str(ROOT / ".build" / "debug" / "obscura"))
 
 
 def run(args, stdin, home):
-    env = {"XDG_CONFIG_HOME": str(home / "config"), "HOME": str(home), "PATH": "/usr/bin:/bin"}
+    # No keyring here: both keys live in key files (docs/FORMAT.md §4.3).
+    env = {"XDG_CONFIG_HOME": str(home / "config"), "HOME": str(home), "PATH": "/usr/bin:/bin",
+           "OBSCURA_OUTER_KEY_FILE": str(home / "outer.key"), "OBSCURA_DECOY_SECRET_FILE": str(home / "decoy.key")}
     result = subprocess.run([BIN, "--vault", str(home / "vault")] + args, input=stdin.encode(),
                             capture_output=True, env=env)
     assert result.returncode == 0, result.stderr.decode()
@@ -41,7 +44,32 @@ def export():
                   "vault password\n", home)
         password = out.split(": ")[1].split("\n")[0].strip()
         yield {"path": str(home / "v.obscura"), "password": password, "photo": photo.read_bytes(),
-               "notes": notes.read_bytes()}
+               "notes": notes.read_bytes(), "home": home}
+
+
+def test_the_cli_makes_a_container_this_reader_opens_with_its_outer_key(export):
+    """§8 through this reader, on the directory the CLI made: the outer key from its key
+    file opens every slot; inside, nine decoys open with the decoy credential and one
+    slot with the vault password, and no slot file shows the version 3 magic."""
+    home = export["home"]
+    outer = reader.decode_key_text((home / "outer.key").read_bytes(), "outer")
+    decoy = reader.decode_key_text((home / "decoy.key").read_bytes(), "decoy")
+    data = home / "vault" / "data"
+    assert all(not p.read_bytes().startswith(reader.SLOT_MAGIC) for p in data.iterdir())
+    assert len({p.stat().st_size for p in data.iterdir()}) == 1
+    c = container.Container(str(data), outer)
+    opened = {"decoy": 0, "vault": 0}
+    for slot in c.slots:
+        stream = c.stream(slot)
+        for label, password in (("decoy", reader.device_credential(decoy)), ("vault", b"vault password")):
+            try:
+                reader.open_mek(stream, password)
+                opened[label] += 1
+            except reader.WrongPassword:
+                pass
+    assert opened == {"decoy": 9, "vault": 1}
+    with pytest.raises(container.OuterKeyMismatch):
+        container.Container(str(data), bytes(32))
 
 
 def test_wrong_export_password_is_rejected_before_the_payload(export):

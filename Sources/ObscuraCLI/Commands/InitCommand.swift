@@ -1,11 +1,12 @@
 import ArgumentParser
 import ObscuraKit
 
-/// `obscura init`: creates the vault directory with ten decoy slots.
+/// `obscura init`: creates the vault directory, a version 4 container of ten decoy
+/// slots under a new outer key (docs/FORMAT.md §4, §8).
 struct InitCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "init",
-        abstract: "Create the vault directory with ten decoy slots (and the device secret if needed).")
+        abstract: "Create the vault directory: ten decoy slots under a new outer key (and the decoy secret if needed).")
 
     @OptionGroup var global: GlobalOptions
 
@@ -15,9 +16,19 @@ struct InitCommand: ParsableCommand {
             Terminal.output("Already initialised: \(directory.path) has \(try directory.slotCount()) slots; nothing changed.")
             return
         }
+        let setup = KeySetup(global: global)
+        let new = try setup.newOuterKey()
         Terminal.note("Creating \(SlotFormat.minimumSlotCount) slots in \(directory.path)...")
-        try directory.initialize()
+        do {
+            try directory.initialize(outerKey: new.key)
+        } catch {
+            // Only a key that opens nothing yet may go: a creation that renamed some
+            // slots into place needs it to be finished.
+            if !directory.isInitialized { setup.discard(new) }
+            throw error
+        }
         Terminal.output("Initialised \(directory.path) with \(try directory.slotCount()) slots.")
-        Terminal.output("Device secret: \(directory.deviceSecrets.path) (keep a copy: `obscura device-secret export`).")
+        Terminal.output("Decoy secret: \(directory.deviceSecrets.location) (keep a copy: `obscura keys export decoy`).")
+        try setup.confirmExport(new)
     }
 }

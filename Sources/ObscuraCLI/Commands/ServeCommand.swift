@@ -48,8 +48,20 @@ struct ServeCommand: ParsableCommand {
     func run() throws {
         let directory = try global.openDirectory(create: true)
         if !directory.isInitialized {
+            let setup = KeySetup(global: global)
+            let new = try setup.newOuterKey()
             Terminal.note("Creating \(SlotFormat.minimumSlotCount) slots in \(directory.path)...")
-            try directory.initialize()
+            do {
+                try directory.initialize(outerKey: new.key)
+            } catch {
+                if !directory.isInitialized { setup.discard(new) }
+                throw error
+            }
+            // No prompt here: the gallery's first run is often not at a terminal.
+            if new.keyring != nil { Terminal.note(KeySetup.unconfirmedNote) }
+        }
+        if directory.openedWith != nil, let path = global.outerKeyFilePath() {
+            Terminal.note(KeyFile.warning(path: path, kind: .outer))
         }
         var configuration = GalleryServer.Configuration()
         configuration.host = host

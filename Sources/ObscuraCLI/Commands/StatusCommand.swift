@@ -22,7 +22,14 @@ struct StatusCommand: ParsableCommand {
         var vault: String
         var initialized: Bool
         var slots: Int
-        var deviceSecret: Bool
+        /// 3 for version 3 slot files, 4 for the slot container; nil before `init`.
+        var slotFormat: Int?
+        /// "keyring" or "file" when the directory is a container.
+        var outerKey: String?
+        /// Whether the user confirmed a copy of the outer key (nil for a key file).
+        var outerKeyConfirmed: Bool?
+        var decoySecret: Bool
+        var decoySecretLocation: String
         var state: String
         var formatVersion: Int?
         var iterations: Int?
@@ -32,10 +39,14 @@ struct StatusCommand: ParsableCommand {
 
     func run() throws {
         let directory = try global.openDirectory()
+        let secrets = directory.deviceSecrets
         var report = Report(
             vault: directory.path, initialized: directory.isInitialized,
             slots: directory.isInitialized ? try directory.slotCount() : 0,
-            deviceSecret: directory.deviceSecrets.exists, state: "locked")
+            slotFormat: directory.isInitialized ? (directory.isContainer ? 4 : 3) : nil,
+            outerKey: directory.openedWith.map { $0.keyringItem == nil ? "file" : "keyring" },
+            outerKeyConfirmed: directory.openedWith?.confirmed,
+            decoySecret: (try? secrets.load()) != nil, decoySecretLocation: secrets.location, state: "locked")
         if unlock || passwords.passwordStdin {
             let vault = try directory.unlock(password: try passwords.existing())
             defer { vault.lock() }
@@ -46,6 +57,9 @@ struct StatusCommand: ParsableCommand {
             report.items = counts.items
             report.folders = counts.folders
         }
+        if report.outerKeyConfirmed == false {
+            Terminal.note("warning: " + KeySetup.unconfirmedNote)
+        }
         if json {
             let encoder = JSONEncoder()
             encoder.keyEncodingStrategy = .convertToSnakeCase
@@ -54,7 +68,14 @@ struct StatusCommand: ParsableCommand {
         } else {
             Terminal.output("vault:         \(report.vault)")
             Terminal.output("slots:         \(report.slots)\(report.initialized ? "" : " (not initialised)")")
-            Terminal.output("device secret: \(report.deviceSecret ? "present" : "missing") (\(directory.deviceSecrets.path))")
+            if let format = report.slotFormat {
+                Terminal.output("slot format:   \(format == 4 ? "version 4 container" : "version 3 (run `obscura migrate`)")")
+            }
+            if let source = report.outerKey {
+                let confirmed = report.outerKeyConfirmed.map { $0 ? ", copy confirmed" : ", NO CONFIRMED COPY" } ?? ""
+                Terminal.output("outer key:     \(source)\(confirmed)")
+            }
+            Terminal.output("decoy secret:  \(report.decoySecret ? "present" : "missing") (\(report.decoySecretLocation))")
             Terminal.output("state:         \(report.state)")
             if let items = report.items, let folders = report.folders {
                 Terminal.output("items:         \(items)")

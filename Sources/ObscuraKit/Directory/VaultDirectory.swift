@@ -8,13 +8,16 @@ import ObscuraCrypto
 public final class VaultDirectory {
     /// The directory's path.
     public let path: String
-    /// Where the device secret lives.
-    public let deviceSecrets: DeviceSecretStore
+    /// Where the decoy secret D lives (the device secret of version 3).
+    public let deviceSecrets: any DecoySecretSource
     let store: SlotStore
     let random: RandomSource
     /// The directory's outer key, when its slots are (or are to be) a version 4
     /// container (docs/FORMAT.md §8).
-    let outerKey: OuterKey?
+    private(set) var outerKey: OuterKey?
+    /// The candidate that opened the directory, when ``open(path:deviceSecrets:outerKeys:create:random:)``
+    /// found its outer key; nil otherwise.
+    public internal(set) var openedWith: KeyCandidate?
     let logger = Logger(label: "obscura.vault")
     private let lockDescriptor: Int32
 
@@ -29,7 +32,7 @@ public final class VaultDirectory {
     ///   ``VaultError/outerKeyRequired`` for a container opened without its key, and
     ///   ``ContainerError`` when the container cannot be opened.
     public init(
-        path: String, deviceSecrets: DeviceSecretStore = .defaultStore(), outerKey: SecureBytes? = nil,
+        path: String, deviceSecrets: any DecoySecretSource = DeviceSecretStore.defaultStore(), outerKey: SecureBytes? = nil,
         create: Bool = false, random: RandomSource = SystemRandom()
     ) throws {
         self.path = path
@@ -82,10 +85,24 @@ public final class VaultDirectory {
     /// The number of slot files.
     public func slotCount() throws -> Int { try store.names().count }
 
+    /// The slot file names, sorted (audits).
+    package func slotNames() throws -> [String] { try store.names() }
+
+    /// A slot's contents: the version 3 file, or the container's stream for it (audits).
+    package func slotContents(_ name: String) throws -> [UInt8] { try store.read(name) }
+
+    /// Whether the slots are a version 4 container (docs/FORMAT.md §8), rather than
+    /// version 3 slot files or no slots at all.
+    public var isContainer: Bool { store.isContainer }
+
     /// Wraps every version 3 slot in the container under the directory's outer key
     /// (docs/FORMAT.md §8.10). Needs no password and no device secret; vaults keep their
     /// contents and passwords. Does nothing when the slots already are a container.
-    public func migrateToContainer() throws {
+    ///
+    /// - Parameter key: the outer key to wrap the slots under, when the directory was
+    ///   opened without one (a version 3 directory needs none to open).
+    public func migrateToContainer(outerKey key: SecureBytes? = nil) throws {
+        if let key { outerKey = try OuterKey(key) }
         guard let outerKey else { throw VaultError.outerKeyRequired }
         try requireInitialized()
         try store.serialized {
@@ -99,12 +116,17 @@ public final class VaultDirectory {
     /// Creates `data/`, `media/` and ten decoy slots keyed under the device credential,
     /// creating the device secret if there is none yet.
     ///
-    /// - Parameter iterations: PBKDF2 rounds for the decoys; real vaults made later in
-    ///   this directory must use the same count so that headers stay alike.
+    /// - Parameters:
+    ///   - iterations: PBKDF2 rounds for the decoys; real vaults made later in
+    ///     this directory must use the same count so that headers stay alike.
+    ///   - outerKey: makes the slots a version 4 container under this key (docs/FORMAT.md
+    ///     §8), when the directory was opened without one; with neither, they are
+    ///     version 3 slot files.
     /// - Returns: false when the directory was already initialised (nothing changes).
     @discardableResult
-    public func initialize(iterations: Int = PasswordKDF.vaultIterations) throws -> Bool {
+    public func initialize(iterations: Int = PasswordKDF.vaultIterations, outerKey key: SecureBytes? = nil) throws -> Bool {
         if isInitialized { return false }
+        if let key { outerKey = try OuterKey(key) }
         try FileIO.makeDirectory(store.path)
         try FileIO.makeDirectory(mediaPath)
         let credential = try DeviceSecretStore.credential(from: deviceSecrets.loadOrCreate(using: random))

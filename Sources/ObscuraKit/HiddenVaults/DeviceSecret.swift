@@ -40,7 +40,7 @@ public struct DeviceSecretStore: Sendable {
     }
 
     /// Loads the secret, creating a random one first if there is none.
-    package func loadOrCreate(using random: RandomSource = SystemRandom()) throws -> SecureBytes {
+    public func loadOrCreate(using random: RandomSource = SystemRandom()) throws -> SecureBytes {
         if exists { return try load() }
         let secret = SecureBytes(randomCount: Self.size, using: random)
         try save(secret)

@@ -46,6 +46,50 @@ public enum KeyFile {
         return try KeyText.decode(contents, kind: kind)
     }
 
+    /// Creates a key file at `path` holding a new random key's text, mode 0600, and
+    /// returns the key; returns nil, touching nothing, when `path` already exists. The
+    /// file is created exclusively and synced, so two callers never both succeed and a
+    /// crash leaves no half-written key behind a name that says it is whole.
+    public static func createIfMissing(_ path: String, kind: KeyKind, using random: RandomSource) throws -> SecureBytes? {
+        let key = SecureBytes(randomCount: KeyKind.byteCount, using: random)
+        do {
+            try create(path, key: key, kind: kind)
+        } catch StorageError.io(_, EEXIST) {
+            return nil
+        }
+        return key
+    }
+
+    /// Writes `key`'s text to `path` (mode 0600), replacing any file there only once the
+    /// new one is durable.
+    public static func write(_ key: SecureBytes, kind: KeyKind, to path: String) throws {
+        let temporary = path + ".tmp-" + KeyringItem.ID.random().rawValue
+        try create(temporary, key: key, kind: kind)
+        do {
+            try FileIO.rename(temporary, path)
+            let directory = (path as NSString).deletingLastPathComponent
+            try FileIO.syncDirectory(directory.isEmpty ? "." : directory)
+        } catch {
+            unlink(temporary)
+            throw error
+        }
+    }
+
+    /// Creates `path` exclusively (mode 0600) holding `key`'s text and a newline, synced.
+    private static func create(_ path: String, key: SecureBytes, kind: KeyKind) throws {
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw StorageError.io(path, errno) }
+        defer { close(fd) }
+        do {
+            try KeyText.encode(key, kind: kind).withUnsafeBytes { try FileIO.writeAll(fd, $0, path: path) }
+            try FileIO.writeAll(fd, [UInt8(ascii: "\n")], path: path)
+            guard fsync(fd) == 0 else { throw StorageError.io(path, errno) }
+        } catch {
+            unlink(path)
+            throw error
+        }
+    }
+
     /// The warning to print whenever a key was read from a file.
     public static func warning(path: String, kind: KeyKind) -> String {
         let consequence = switch kind {

@@ -32,10 +32,10 @@ public enum KeySource: Sendable {
         case let .keyring(keyring):
             let items = try keyring.candidates(kind)
             guard !items.isEmpty else { throw KeyError.unavailable(kind, .noKey) }
-            return KeyCandidates(keys: items.map { KeyCandidate(key: $0.key, keyringItem: $0.id) }, warning: nil)
+            return KeyCandidates(keys: items.map { KeyCandidate(key: $0.key, keyringItem: $0.id, confirmed: $0.confirmed) }, warning: nil)
         case let .file(path):
             let key = try KeyFile.read(path, kind: kind)
-            return KeyCandidates(keys: [KeyCandidate(key: key, keyringItem: nil)], warning: KeyFile.warning(path: path, kind: kind))
+            return KeyCandidates(keys: [KeyCandidate(key: key, keyringItem: nil, confirmed: nil)], warning: KeyFile.warning(path: path, kind: kind))
         }
     }
 }
@@ -55,6 +55,9 @@ public struct KeyCandidate: Sendable {
     /// The keyring item it came from, to ``Keyring/touch(_:kind:)`` once it opened the
     /// directory; nil for a key file.
     public let keyringItem: KeyringItem.ID?
+    /// Whether the user confirmed the key's export (§4.3); nil for a key file, which is
+    /// itself the copy.
+    public let confirmed: Bool?
 }
 
 #if !canImport(Security) && !os(Linux)

@@ -56,11 +56,11 @@ public enum VaultError: ObscuraError, Equatable {
         case let .notInitialized(path):
             return "no vault directory at \(path); run `obscura init` first"
         case .noFreeSlot:
-            return "no free decoy slot: every slot holds a vault, or the decoys were made with another device secret (see `obscura device-secret import`); pass --allow-extended-slots to add an 11th slot, which makes the number of vaults visible"
+            return "no free decoy slot: every slot holds a vault, or the decoys were made with another device secret (see `obscura keys import decoy`); pass --allow-extended-slots to add an 11th slot, which makes the number of vaults visible"
         case .passwordInUse:
             return "this password already opens a vault in this directory; choose another"
         case let .deviceSecretMissing(path):
-            return "device secret not found at \(path); import it with `obscura device-secret import` or run `obscura init`"
+            return "device secret not found at \(path); import it with `obscura keys import decoy` or run `obscura init`"
         case let .deviceSecretInvalid(path):
             return "device secret at \(path) is not 32 bytes"
         case .locked:

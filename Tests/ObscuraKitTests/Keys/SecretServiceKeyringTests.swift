@@ -1,6 +1,7 @@
 #if os(Linux)
 import Foundation
 import ObscuraCrypto
+import ObscuraTestSupport
 import Testing
 @testable import ObscuraKit
 

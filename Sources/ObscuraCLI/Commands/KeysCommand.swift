@@ -1,0 +1,164 @@
+import ArgumentParser
+import Foundation
+import ObscuraCrypto
+import ObscuraKit
+
+/// `obscura keys export|import|verify`: the directory's outer key and the decoy secret
+/// (docs/FORMAT.md §4.3, §4.4).
+struct KeysCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "keys",
+        abstract: "Export, import or verify the outer key and the decoy secret.",
+        discussion: """
+            The outer key opens the vault directory; without it no vault opens, whatever \
+            the password. The decoy secret is needed only to create or destroy a vault and \
+            to import an export; whoever holds it can count the vaults. Both live in the \
+            keyring (or in the files given by --outer-key-file and --decoy-secret-file).
+            """,
+        subcommands: [Export.self, Import.self, Verify.self])
+
+    /// Which key a subcommand works on.
+    enum Which: String, ExpressibleByArgument, CaseIterable {
+        case outer, decoy
+
+        var kind: KeyKind { self == .outer ? .outer : .decoy }
+    }
+
+    struct Export: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Print a key's text (OUTER-… or DECOY-…) to write down or move to another machine.")
+
+        @OptionGroup var global: GlobalOptions
+
+        @Argument(help: "outer or decoy.")
+        var which: Which
+
+        func run() throws {
+            let key = try KeysCommand.currentKey(which.kind, global: global).key
+            Terminal.note(which == .outer
+                ? "warning: with this key and a password, the vaults of this directory open anywhere; keep it apart from the directory and its backups."
+                : "warning: whoever holds this secret can tell decoys from real vaults; store it apart from the vault directory.")
+            Terminal.writeSecretLine(KeyText.encode(key, kind: which.kind))
+        }
+    }
+
+    struct Import: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Read a key's text from standard input or the terminal and keep it in the keyring (or the named key file).")
+
+        @OptionGroup var global: GlobalOptions
+
+        @Argument(help: "outer or decoy.")
+        var which: Which
+
+        @Flag(name: .long, help: "Replace a different decoy secret already present.")
+        var force = false
+
+        func run() throws {
+            let key = try KeyText.decode(try KeysCommand.readText(which.kind), kind: which.kind)
+            switch which {
+            case .outer: try importOuter(key)
+            case .decoy: try importDecoy(key)
+            }
+        }
+
+        /// An outer key is checked against the directory before it is kept: a key that
+        /// opens nothing here would only be one more candidate to try at every open.
+        private func importOuter(_ key: SecureBytes) throws {
+            let path = global.vaultPath()
+            let opened = try VaultDirectory(path: path, deviceSecrets: global.decoySecrets(), outerKey: key)
+            guard opened.isContainer else {
+                throw CLIError("\(path) is not a version 4 directory; it has no outer key (see `obscura migrate`)")
+            }
+            if let file = global.outerKeyFilePath() {
+                try KeyFile.write(key, kind: .outer, to: file)
+                Terminal.output("The outer key opens \(path); saved to \(file).")
+                return
+            }
+            let keyring = KeySource.platformKeyring()
+            if let present = try keyring.candidates(.outer).first(where: { $0.key == key }) {
+                try keyring.markConfirmed(present.id, kind: .outer)
+                Terminal.output("The outer key opens \(path) and is already in the keyring; nothing changed.")
+                return
+            }
+            // Typed back or read from a copy: the copy exists, so it is confirmed.
+            try keyring.store(key, kind: .outer, confirmed: true)
+            Terminal.output("The outer key opens \(path); saved to the keyring.")
+        }
+
+        private func importDecoy(_ key: SecureBytes) throws {
+            let secrets = global.decoySecrets()
+            if let present = try? secrets.load() {
+                if present == key {
+                    Terminal.output("This decoy secret is already in \(secrets.location); nothing changed.")
+                    return
+                }
+                guard force else {
+                    throw CLIError("a different decoy secret is in \(secrets.location); decoys made with it could no longer be found. Pass --force to replace it")
+                }
+            }
+            try secrets.save(key)
+            Terminal.output("Decoy secret saved to \(secrets.location).")
+        }
+    }
+
+    struct Verify: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Check a written-down copy of a key: type a group of it back, or give its whole text on standard input.",
+            discussion: """
+                On a terminal, asks for one group of the key and its check group. Otherwise \
+                reads a whole key text from standard input (a file holding a copy, say) and \
+                checks that it is this key. A match marks the keyring's key as confirmed, \
+                which silences the warning of `obscura status`.
+                """)
+
+        @OptionGroup var global: GlobalOptions
+
+        @Argument(help: "outer or decoy.")
+        var which: Which
+
+        func run() throws {
+            let kind = which.kind
+            let (key, item) = try KeysCommand.currentKey(kind, global: global)
+            let matches: Bool
+            if Terminal.stdinIsTerminal {
+                matches = try KeySetup.typeBack(key, kind: kind)
+            } else {
+                guard let line = Terminal.readLine() else { throw CLIError("expected a key text on standard input") }
+                matches = (try? KeyText.decode(line, kind: kind)) == key
+            }
+            guard matches else { throw CLIError("the copy does not match the \(kind.name)") }
+            if let item { try KeySource.platformKeyring().markConfirmed(item, kind: kind) }
+            Terminal.output("The copy matches the \(kind.name).")
+        }
+    }
+
+    /// The key this invocation uses, and its keyring item when it came from the
+    /// keyring: the directory's outer key (found by opening it), or the decoy secret
+    /// wherever it lives.
+    static func currentKey(_ kind: KeyKind, global: GlobalOptions) throws -> (key: SecureBytes, item: KeyringItem.ID?) {
+        switch kind {
+        case .decoy:
+            let secrets = global.decoySecrets()
+            if let keyring = secrets as? KeyringDecoySecret {
+                let item = try keyring.newest()
+                return (item.key, item.id)
+            }
+            return (try secrets.load(), nil)
+        case .outer:
+            let directory = try global.openDirectory()
+            guard directory.isInitialized else { throw VaultError.notInitialized(directory.path) }
+            guard let candidate = directory.openedWith else {
+                throw CLIError("\(directory.path) is a version 3 directory and has no outer key yet; run `obscura migrate`")
+            }
+            return (candidate.key, candidate.keyringItem)
+        }
+    }
+
+    /// A key text from the terminal (no echo) or one line of standard input.
+    static func readText(_ kind: KeyKind) throws -> SecureBytes {
+        if Terminal.stdinIsTerminal { return try Terminal.readSecret(prompt: "The \(kind.name)'s text (\(kind.word)-…): ") }
+        guard let line = Terminal.readLine() else { throw CLIError("expected the \(kind.name)'s text on standard input") }
+        return line
+    }
+}

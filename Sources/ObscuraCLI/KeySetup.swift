@@ -1,0 +1,90 @@
+import Foundation
+import ObscuraCrypto
+import ObscuraKit
+
+/// Making a directory's outer key (`init`, `migrate`, `serve` on first run) and
+/// confirming that the user wrote its export down (docs/FORMAT.md §4.3).
+struct KeySetup {
+    let global: GlobalOptions
+
+    /// A new outer key and where it was kept.
+    struct NewKey {
+        let key: SecureBytes
+        /// The keyring and item holding it; nil when it lives in a key file.
+        let keyring: (any Keyring)?
+        let item: KeyringItem.ID?
+    }
+
+    /// Draws a new outer key into the keyring, or into the key file when one is named.
+    /// A key file that already exists is used as it is: a server's administrator may have
+    /// made it beforehand.
+    func newOuterKey() throws -> NewKey {
+        if let path = global.outerKeyFilePath() {
+            Terminal.note(KeyFile.warning(path: path, kind: .outer))
+            if let key = try KeyFile.createIfMissing(path, kind: .outer, using: SystemRandom()) {
+                Terminal.note("Created the outer key file \(path).")
+                return NewKey(key: key, keyring: nil, item: nil)
+            }
+            return NewKey(key: try KeyFile.read(path, kind: .outer), keyring: nil, item: nil)
+        }
+        let keyring = KeySource.platformKeyring()
+        let key = SecureBytes(randomCount: KeyKind.byteCount)
+        let item = try keyring.store(key, kind: .outer, confirmed: false)
+        return NewKey(key: key, keyring: keyring, item: item)
+    }
+
+    /// Removes a key made for a directory that was then not made after all.
+    func discard(_ new: NewKey) {
+        if let keyring = new.keyring, let item = new.item { try? keyring.delete(item, kind: .outer) }
+    }
+
+    /// On a terminal, shows the key's text and asks for a group of it back; a right
+    /// answer marks the keyring item confirmed. Elsewhere (or when the user skips), says
+    /// how to confirm later: `status` warns until then.
+    func confirmExport(_ new: NewKey) throws {
+        guard let keyring = new.keyring, let item = new.item else { return }
+        guard Terminal.stdinIsTerminal, isatty(1) == 1 else {
+            Terminal.note(Self.unconfirmedNote)
+            return
+        }
+        while true {
+            Terminal.output("""
+
+                The outer key opens this directory. It is in your keyring; if the keyring is \
+                lost (a new machine, a reinstall), only this copy opens your vaults. Write it \
+                down and keep it apart from the directory and its backups:
+
+                """)
+            Terminal.writeSecretLine(KeyText.encode(new.key, kind: .outer), indent: "  ")
+            guard Terminal.confirm(prompt: "\nPress Enter once it is written down (or type \"later\"): ", answer: "") else {
+                Terminal.note(Self.unconfirmedNote)
+                return
+            }
+            Terminal.clearScreen()
+            if try Self.typeBack(new.key, kind: .outer) {
+                try keyring.markConfirmed(item, kind: .outer)
+                Terminal.output("Confirmed: the outer key's copy matches.")
+                return
+            }
+            Terminal.output("That did not match \(TypeBackCheck.attemptsBeforeRedisplay) times; here is the key again.")
+        }
+    }
+
+    /// Asks on the terminal for a random body group and the check group of `key`, up
+    /// to ``TypeBackCheck/attemptsBeforeRedisplay`` times. True on a right answer.
+    static func typeBack(_ key: SecureBytes, kind: KeyKind) throws -> Bool {
+        let check = TypeBackCheck()
+        for _ in 0..<TypeBackCheck.attemptsBeforeRedisplay {
+            let typed = try Terminal.readSecret(
+                prompt: "Type group \(check.group) of the \(kind.name) (counting after \(kind.word)) and its last group: ")
+            if check.matches(typed, key: key, kind: kind) { return true }
+            Terminal.note("That does not match.")
+        }
+        return false
+    }
+
+    static let unconfirmedNote = """
+        The outer key is in your keyring, but no copy of it is confirmed: run \
+        `obscura keys export outer`, write it down, then `obscura keys verify outer`.
+        """
+}

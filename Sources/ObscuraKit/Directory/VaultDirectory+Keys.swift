@@ -1,0 +1,41 @@
+import ObscuraCrypto
+
+extension VaultDirectory {
+    /// Opens the directory at `path` like ``init(path:deviceSecrets:outerKey:create:random:)``,
+    /// finding its outer key among the candidates `outerKeys` offers (docs/FORMAT.md §4.4).
+    ///
+    /// The keyring is asked only when the slots are a container (or a migration to
+    /// one): a version 3 or new directory opens without a key. Candidates are tried most
+    /// recently used first; the one that opens the directory is touched, so it comes
+    /// first next time, and is kept as ``openedWith``. Opening never creates a key.
+    ///
+    /// - Throws: ``KeyError/outerKeyUnavailable(_:)`` when there is no key to try,
+    ///   ``KeyError/outerKeyMismatch`` when none opens the directory, and the errors of
+    ///   the initializer.
+    public static func open(
+        path: String, deviceSecrets: any DecoySecretSource, outerKeys: KeySource, create: Bool = false,
+        random: RandomSource = SystemRandom()
+    ) throws -> VaultDirectory {
+        do {
+            return try VaultDirectory(path: path, deviceSecrets: deviceSecrets, create: create, random: random)
+        } catch VaultError.outerKeyRequired {
+            // Fall through to the candidates; the lock was released with the first try.
+        }
+        let candidates = try outerKeys.load(.outer)
+        for candidate in candidates.keys {
+            let directory: VaultDirectory
+            do {
+                directory = try VaultDirectory(path: path, deviceSecrets: deviceSecrets, outerKey: candidate.key, random: random)
+            } catch ContainerError.outerKeyMismatch {
+                continue
+            }
+            directory.openedWith = candidate
+            if case let .keyring(keyring) = outerKeys, let item = candidate.keyringItem {
+                // Only the order of later tries depends on it.
+                try? keyring.touch(item, kind: .outer)
+            }
+            return directory
+        }
+        throw KeyError.outerKeyMismatch
+    }
+}

@@ -1,0 +1,167 @@
+import Foundation
+import ObscuraCrypto
+import ObscuraKit
+import ObscuraTestSupport
+import Testing
+
+/// `obscura keys`, `init` and `migrate` with the outer key and decoy secret in key files
+/// and in a real Secret Service (docs/FORMAT.md §4.3, §4.4).
+@Suite struct KeysCLITests {
+    /// The lines of a run's standard output that are key texts of `word`.
+    static func keyText(_ output: CLIRunner.Output, _ word: String) -> String? {
+        output.stdout.split(separator: "\n").map(String.init).first { $0.hasPrefix(word + "-") }
+    }
+
+    @Test func theDecoySecretMovesBetweenMachines() throws {
+        let a = try CLIRunner(), b = try CLIRunner()
+        try a.run(["init"])
+        let exported = try a.run(["keys", "export", "decoy"])
+        #expect(exported.code == 0)
+        let text = try #require(Self.keyText(exported, "DECOY"))
+        #expect(text.count == KeyText.displayLength)
+        // Typed back leniently: lower case, O for 0, L for 1.
+        let typed = text.lowercased().replacingOccurrences(of: "0", with: "o").replacingOccurrences(of: "1", with: "l")
+        let imported = try b.run(["keys", "import", "decoy"], stdin: typed + "\n")
+        #expect(imported.code == 0, "\(imported.stderr)")
+        #expect(try KeyFile.read(a.decoySecretFile, kind: .decoy) == KeyFile.read(b.decoySecretFile, kind: .decoy))
+        // A different secret is not replaced without --force.
+        let c = try CLIRunner()
+        try c.run(["init"])
+        let other = try c.run(["keys", "export", "decoy"])
+        let refused = try b.run(["keys", "import", "decoy"], stdin: other.stdout)
+        #expect(refused.code == 1 && refused.stderr.contains("--force"))
+        #expect(try b.run(["keys", "import", "decoy", "--force"], stdin: other.stdout).code == 0)
+        #expect(try KeyFile.read(b.decoySecretFile, kind: .decoy) == KeyFile.read(c.decoySecretFile, kind: .decoy))
+        #expect(try b.run(["keys", "import", "decoy"], stdin: "not a secret\n").stderr == "obscura: error: not a valid key text\n")
+        // An outer key's text is not a decoy secret.
+        let outer = try a.run(["keys", "export", "outer"])
+        #expect(try b.run(["keys", "import", "decoy", "--force"], stdin: outer.stdout).code == 1)
+    }
+
+    @Test func anOuterKeyFileOpensTheDirectoryAndItsCopyVerifies() throws {
+        let cli = try CLIRunner()
+        try cli.initializeQuickly(password: "pw")
+        let exported = try cli.run(["keys", "export", "outer"])
+        let text = try #require(Self.keyText(exported, "OUTER"))
+        #expect(try KeyText.decode(SecureBytes(copying: Array(text.utf8)), kind: .outer) == KeyFile.read(cli.outerKeyFile, kind: .outer))
+        #expect(try cli.run(["keys", "verify", "outer"], stdin: text + "\n").stdout == "The copy matches the outer key.\n")
+        let wrong = try cli.run(["keys", "verify", "outer"], stdin: Self.otherKeyText(.outer) + "\n")
+        #expect(wrong.code == 1 && wrong.stderr == "obscura: error: the copy does not match the outer key\n")
+
+        // Another machine: the directory copied, no key. Without one nothing opens; the
+        // imported text is checked against the directory before it is kept.
+        let elsewhere = try CLIRunner()
+        try FileManager.default.copyItem(atPath: cli.vault, toPath: elsewhere.vault)
+        let missing = try elsewhere.run(["status", "--password-stdin"], stdin: "pw\n")
+        #expect(missing.code == 1 && missing.stderr.contains("cannot read key file \(elsewhere.outerKeyFile)"))
+        let mismatched = try elsewhere.run(["keys", "import", "outer"], stdin: Self.otherKeyText(.outer) + "\n")
+        #expect(mismatched.stderr == "obscura: error: this directory needs another outer key\n")
+        #expect(!FileManager.default.fileExists(atPath: elsewhere.outerKeyFile))
+        #expect(try elsewhere.run(["keys", "import", "outer"], stdin: text + "\n").code == 0)
+        #expect(try elsewhere.run(["status", "--password-stdin"], stdin: "pw\n").code == 0)
+        var st = stat()
+        #expect(stat(elsewhere.outerKeyFile, &st) == 0 && st.st_mode & 0o777 == 0o600)
+
+        // A key file others may read is refused before it is read.
+        chmod(cli.outerKeyFile, 0o644)
+        let loose = try cli.run(["status"])
+        #expect(loose.code == 1 && loose.stderr.contains("readable by other users"))
+    }
+
+    @Test func initWithKeyFilesMakesAContainerAndSaysWhereTheKeysLive() throws {
+        let cli = try CLIRunner()
+        let made = try cli.run(["init"])
+        #expect(made.code == 0)
+        #expect(made.stderr.contains("Created the outer key file \(cli.outerKeyFile)."))
+        #expect(made.stderr.contains("warning: the outer key lives in the plain file \(cli.outerKeyFile)"))
+        #expect(try cli.files("data").allSatisfy { name in
+            try !Data(contentsOf: URL(fileURLWithPath: cli.vault + "/data/" + name)).starts(with: SlotFormat.magic)
+        })
+        let status = try cli.run(["status", "--json"])
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any])
+        #expect(json["slot_format"] as? Int == 4)
+        #expect(json["outer_key"] as? String == "file")
+        #expect(json["outer_key_confirmed"] == nil)
+        #expect(json["decoy_secret_location"] as? String == cli.decoySecretFile)
+        #expect(json["decoy_secret"] as? Bool == true)
+    }
+
+    /// The whole keyring path against gnome-keyring-daemon: init without a terminal
+    /// leaves the key unconfirmed and `status` warns; a verified copy silences it; two
+    /// directories each find their own key among the candidates; a locked keyring and a
+    /// missing key are different errors.
+    @Test func theKeyringHoldsOneOuterKeyPerDirectory() throws {
+        let service = try PrivateSecretService(exportAddress: false)
+        defer { service.stop() }
+        let env = ["DBUS_SESSION_BUS_ADDRESS": service.address, "OBSCURA_OUTER_KEY_FILE": "", "OBSCURA_DECOY_SECRET_FILE": ""]
+        let a = try CLIRunner(), b = try CLIRunner()
+        #expect(try a.run(["init"], environment: env).code == 0)
+        let unconfirmed = try a.run(["status", "--json"], environment: env)
+        #expect(unconfirmed.stderr.contains("no copy of it is confirmed"))
+        var json = try #require(try JSONSerialization.jsonObject(with: Data(unconfirmed.stdout.utf8)) as? [String: Any])
+        #expect(json["outer_key"] as? String == "keyring" && json["outer_key_confirmed"] as? Bool == false)
+        #expect(json["decoy_secret_location"] as? String == "the keyring")
+
+        let text = try #require(Self.keyText(try a.run(["keys", "export", "outer"], environment: env), "OUTER"))
+        #expect(try a.run(["keys", "verify", "outer"], stdin: text + "\n", environment: env).code == 0)
+        let confirmed = try a.run(["status", "--json"], environment: env)
+        #expect(confirmed.stderr.isEmpty)
+        json = try #require(try JSONSerialization.jsonObject(with: Data(confirmed.stdout.utf8)) as? [String: Any])
+        #expect(json["outer_key_confirmed"] as? Bool == true)
+
+        // A second directory: its own key; each directory still opens, and with its own.
+        #expect(try b.run(["init"], environment: env).code == 0)
+        #expect(try a.run(["create", "--password-stdin"], stdin: "pw-a\n", environment: env).code == 0)
+        #expect(try b.run(["create", "--password-stdin"], stdin: "pw-b\n", environment: env).code == 0)
+        #expect(try a.run(["status", "--password-stdin"], stdin: "pw-a\n", environment: env).code == 0)
+        #expect(try b.run(["status", "--password-stdin"], stdin: "pw-b\n", environment: env).code == 0)
+        let textB = try #require(Self.keyText(try b.run(["keys", "export", "outer"], environment: env), "OUTER"))
+        #expect(textB != text)
+        let listing = try service.secretToolSearch(schema: "org.obscura.OuterKey")
+        #expect(listing.split(separator: "\n").filter { $0.hasPrefix("attribute.id = ") }.count == 2, "\(listing)")
+
+        // A directory whose key the keyring lacks, and a locked keyring.
+        let c = try CLIRunner()
+        try c.initializeQuickly()
+        let foreign = try c.run(["status"], environment: env.merging(["OBSCURA_DECOY_SECRET_FILE": c.decoySecretFile]) { $1 })
+        #expect(foreign.stderr.hasPrefix("obscura: error: this directory needs another outer key"))
+        try service.lockLogin()
+        let locked = try a.run(["status"], environment: env)
+        #expect(locked.code == 1 && locked.stderr.hasPrefix("obscura: error: outer key unavailable: the keyring is locked"))
+    }
+
+    /// `migrate` wraps a version 3 directory under a new key in the keyring and moves the
+    /// version 3 device-secret file there; vaults keep their passwords and contents.
+    @Test func migrateWrapsAVersion3DirectoryAndMovesTheDecoySecret() throws {
+        let service = try PrivateSecretService(exportAddress: false)
+        defer { service.stop() }
+        let env = ["DBUS_SESSION_BUS_ADDRESS": service.address, "OBSCURA_OUTER_KEY_FILE": "", "OBSCURA_DECOY_SECRET_FILE": ""]
+        let cli = try CLIRunner()
+        let legacy = DeviceSecretStore(path: cli.config + "/obscura/device-secret")
+        do {
+            let directory = try VaultDirectory(path: cli.vault, deviceSecrets: legacy, create: true)
+            try directory.initialize(iterations: 1000)
+            try directory.createVault(password: SecureBytes(copying: Array("pw".utf8)), iterations: 1000).lock()
+        }
+        let before = try cli.run(["status"], environment: env)
+        #expect(before.stderr.contains("run `obscura migrate`"))
+        let migrated = try cli.run(["migrate"], environment: env)
+        #expect(migrated.code == 0, "\(migrated.stderr)")
+        #expect(migrated.stdout.contains("Moved the decoy secret from \(legacy.path) into the keyring."))
+        #expect(!legacy.exists)
+        let after = try cli.run(["status", "--json", "--password-stdin"], stdin: "pw\n", environment: env)
+        #expect(after.code == 0, "\(after.stderr)")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(after.stdout.utf8)) as? [String: Any])
+        #expect(json["slot_format"] as? Int == 4 && json["state"] as? String == "unlocked")
+        #expect(json["decoy_secret_location"] as? String == "the keyring" && json["decoy_secret"] as? Bool == true)
+        // The decoys are still found: a new vault takes one of them.
+        #expect(try cli.run(["create", "--password-stdin"], stdin: "pw2\n", environment: env).stdout == "Vault created.\n")
+        #expect(try cli.run(["migrate"], environment: env).stdout.contains("already a version 4 container"))
+    }
+
+    /// A valid key text of `kind` for a fixed key no test directory uses.
+    static func otherKeyText(_ kind: KeyKind) -> String {
+        let text = KeyText.encode(SecureBytes(copying: [UInt8](repeating: 0x42, count: 32)), kind: kind)
+        return text.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
+    }
+}
