@@ -44,7 +44,7 @@ struct KeySetup {
     func confirmExport(_ new: NewKey) throws {
         guard let keyring = new.keyring, let item = new.item else { return }
         guard Terminal.stdinIsTerminal, isatty(1) == 1 else {
-            Terminal.note(Self.unconfirmedNote)
+            Terminal.note("note: " + Self.unconfirmedNote)
             return
         }
         while true {
@@ -57,7 +57,7 @@ struct KeySetup {
                 """)
             Terminal.writeSecretLine(KeyText.encode(new.key, kind: .outer), indent: "  ")
             guard Terminal.confirm(prompt: "\nPress Enter once it is written down (or type \"later\"): ", answer: "") else {
-                Terminal.note(Self.unconfirmedNote)
+                Terminal.note("note: " + Self.unconfirmedNote)
                 return
             }
             Terminal.clearScreen()
@@ -84,7 +84,7 @@ struct KeySetup {
     }
 
     static let unconfirmedNote = """
-        The outer key is in your keyring, but no copy of it is confirmed: run \
+        the outer key is in your keyring, but no copy of it is confirmed: run \
         `obscura keys export outer`, write it down, then `obscura keys verify outer`.
         """
 }

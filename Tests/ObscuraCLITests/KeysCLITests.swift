@@ -33,6 +33,11 @@ import Testing
         #expect(try b.run(["keys", "import", "decoy", "--force"], stdin: other.stdout).code == 0)
         #expect(try KeyFile.read(b.decoySecretFile, kind: .decoy) == KeyFile.read(c.decoySecretFile, kind: .decoy))
         #expect(try b.run(["keys", "import", "decoy"], stdin: "not a secret\n").stderr == "obscura: error: not a valid key text\n")
+        // A secret that cannot be read is not taken for an absent one.
+        chmod(b.decoySecretFile, 0o644)
+        let unreadable = try b.run(["keys", "import", "decoy"], stdin: exported.stdout)
+        #expect(unreadable.code == 1 && unreadable.stderr.contains("readable by other users"))
+        chmod(b.decoySecretFile, 0o600)
         // An outer key's text is not a decoy secret.
         let outer = try a.run(["keys", "export", "outer"])
         #expect(try b.run(["keys", "import", "decoy", "--force"], stdin: outer.stdout).code == 1)
@@ -61,6 +66,15 @@ import Testing
         #expect(try elsewhere.run(["status", "--password-stdin"], stdin: "pw\n").code == 0)
         var st = stat()
         #expect(stat(elsewhere.outerKeyFile, &st) == 0 && st.st_mode & 0o777 == 0o600)
+        // A key file holding another key (another directory's, perhaps) is not replaced
+        // unasked.
+        let another = SecureBytes(copying: [UInt8](repeating: 0x42, count: 32))
+        try KeyFile.write(another, kind: .outer, to: elsewhere.outerKeyFile)
+        let kept = try elsewhere.run(["keys", "import", "outer"], stdin: text + "\n")
+        #expect(kept.code == 1 && kept.stderr.contains("--force"))
+        #expect(try KeyFile.read(elsewhere.outerKeyFile, kind: .outer) == another)
+        #expect(try elsewhere.run(["keys", "import", "outer", "--force"], stdin: text + "\n").code == 0)
+        #expect(try elsewhere.run(["status", "--password-stdin"], stdin: "pw\n").code == 0)
 
         // A key file others may read is refused before it is read.
         chmod(cli.outerKeyFile, 0o644)

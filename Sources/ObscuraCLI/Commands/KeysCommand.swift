@@ -51,7 +51,7 @@ struct KeysCommand: ParsableCommand {
         @Argument(help: "outer or decoy.")
         var which: Which
 
-        @Flag(name: .long, help: "Replace a different decoy secret already present.")
+        @Flag(name: .long, help: "Replace a different key already present (the decoy secret, or an outer key file).")
         var force = false
 
         func run() throws {
@@ -71,6 +71,17 @@ struct KeysCommand: ParsableCommand {
                 throw CLIError("\(path) is not a version 4 directory; it has no outer key (see `obscura migrate`)")
             }
             if let file = global.outerKeyFilePath() {
+                // A key file is often shared by name across commands: one that holds
+                // another key may be the only copy of another directory's.
+                if FileManager.default.fileExists(atPath: file) {
+                    if try KeyFile.read(file, kind: .outer) == key {
+                        Terminal.output("The outer key opens \(path) and is already in \(file); nothing changed.")
+                        return
+                    }
+                    guard force else {
+                        throw CLIError("\(file) holds another outer key, which may be the only copy of another directory's; pass --force to replace it")
+                    }
+                }
                 try KeyFile.write(key, kind: .outer, to: file)
                 Terminal.output("The outer key opens \(path); saved to \(file).")
                 return
@@ -88,7 +99,17 @@ struct KeysCommand: ParsableCommand {
 
         private func importDecoy(_ key: SecureBytes) throws {
             let secrets = global.decoySecrets()
-            if let present = try? secrets.load() {
+            // Only a secret that is not there counts as absent: one that cannot be read
+            // (a locked keyring, a key file with loose modes) must not be replaced unasked.
+            let present: SecureBytes?
+            do {
+                present = try secrets.load()
+            } catch VaultError.deviceSecretMissing, KeyError.decoySecretUnavailable(.noKey) {
+                present = nil
+            } catch KeyError.keyFileUnreadable where !FileManager.default.fileExists(atPath: secrets.location) {
+                present = nil
+            }
+            if let present {
                 if present == key {
                     Terminal.output("This decoy secret is already in \(secrets.location); nothing changed.")
                     return

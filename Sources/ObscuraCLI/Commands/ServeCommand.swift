@@ -58,7 +58,7 @@ struct ServeCommand: ParsableCommand {
                 throw error
             }
             // No prompt here: the gallery's first run is often not at a terminal.
-            if new.keyring != nil { Terminal.note(KeySetup.unconfirmedNote) }
+            if new.keyring != nil { Terminal.note("note: " + KeySetup.unconfirmedNote) }
         }
         if directory.openedWith != nil, let path = global.outerKeyFilePath() {
             Terminal.note(KeyFile.warning(path: path, kind: .outer))

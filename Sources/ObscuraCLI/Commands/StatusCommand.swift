@@ -73,7 +73,8 @@ struct StatusCommand: ParsableCommand {
             }
             if let source = report.outerKey {
                 let confirmed = report.outerKeyConfirmed.map { $0 ? ", copy confirmed" : ", NO CONFIRMED COPY" } ?? ""
-                Terminal.output("outer key:     \(source)\(confirmed)")
+                let file = source == "file" ? global.outerKeyFilePath().map { " " + $0 } ?? "" : ""
+                Terminal.output("outer key:     \(source)\(file)\(confirmed)")
             }
             Terminal.output("decoy secret:  \(report.decoySecret ? "present" : "missing") (\(report.decoySecretLocation))")
             Terminal.output("state:         \(report.state)")

@@ -52,7 +52,7 @@ public enum KeyError: ObscuraError, Equatable {
         case let .decoySecretUnavailable(why):
             return "decoy secret unavailable: \(why.description(for: .decoy)); pass --decoy-secret-file on a machine without a keyring"
         case .outerKeyMismatch:
-            return "this directory needs another outer key: none of the outer keys in the keyring opens it (import the right one with `obscura keys import --outer`)"
+            return "this directory needs another outer key: none of the outer keys found opens it (import the right one with `obscura keys import outer`)"
         case .invalidKeyText:
             return "not a valid key text"
         case let .keyFilePermissions(path):
