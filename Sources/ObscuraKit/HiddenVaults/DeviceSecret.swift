@@ -53,14 +53,8 @@ public struct DeviceSecretStore: Sendable {
         let directory = (path as NSString).deletingLastPathComponent
         try FileManager.default.createDirectory(
             atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        let temporary = path + ".tmp-" + UUID().uuidString
-        try secret.withUnsafeBytes { try FileIO.createDurably(temporary, parts: [Array($0)]) }
-        do {
-            try FileIO.rename(temporary, path)
-            try FileIO.syncDirectory(directory)
-        } catch {
-            unlink(temporary)
-            throw error
+        try FileIO.replaceDurably(path) { fd in
+            try secret.withUnsafeBytes { try FileIO.writeAll(fd, $0, path: path) }
         }
     }
 

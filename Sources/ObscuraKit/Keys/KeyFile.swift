@@ -63,31 +63,18 @@ public enum KeyFile {
     /// Writes `key`'s text to `path` (mode 0600), replacing any file there only once the
     /// new one is durable.
     public static func write(_ key: SecureBytes, kind: KeyKind, to path: String) throws {
-        let temporary = path + ".tmp-" + KeyringItem.ID.random().rawValue
-        try create(temporary, key: key, kind: kind)
-        do {
-            try FileIO.rename(temporary, path)
-            let directory = (path as NSString).deletingLastPathComponent
-            try FileIO.syncDirectory(directory.isEmpty ? "." : directory)
-        } catch {
-            unlink(temporary)
-            throw error
-        }
+        try FileIO.replaceDurably(path) { try writeText(key, kind: kind, to: $0, path: path) }
     }
 
     /// Creates `path` exclusively (mode 0600) holding `key`'s text and a newline, synced.
     private static func create(_ path: String, key: SecureBytes, kind: KeyKind) throws {
-        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw StorageError.io(path, errno) }
-        defer { close(fd) }
-        do {
-            try KeyText.encode(key, kind: kind).withUnsafeBytes { try FileIO.writeAll(fd, $0, path: path) }
-            try FileIO.writeAll(fd, [UInt8(ascii: "\n")], path: path)
-            guard fsync(fd) == 0 else { throw StorageError.io(path, errno) }
-        } catch {
-            unlink(path)
-            throw error
-        }
+        try FileIO.createDurably(path) { try writeText(key, kind: kind, to: $0, path: path) }
+    }
+
+    /// Writes `key`'s text and a newline to `fd`.
+    private static func writeText(_ key: SecureBytes, kind: KeyKind, to fd: Int32, path: String) throws {
+        try KeyText.encode(key, kind: kind).withUnsafeBytes { try FileIO.writeAll(fd, $0, path: path) }
+        try FileIO.writeAll(fd, [UInt8(ascii: "\n")], path: path)
     }
 
     /// The warning to print whenever a key was read from a file.

@@ -69,6 +69,22 @@ enum FileIO {
         }
     }
 
+    /// Replaces (or creates) `path` with a file of mode 0600 that `write` fills: written
+    /// to a synced temporary beside it, renamed over it, and the directory synced, so a
+    /// crash leaves the old file or the new one, whole.
+    static func replaceDurably(_ path: String, write: (Int32) throws -> Void) throws {
+        let temporary = path + ".tmp-" + UUID().uuidString
+        try createDurably(temporary, write: write)
+        do {
+            try rename(temporary, path)
+            let directory = (path as NSString).deletingLastPathComponent
+            try syncDirectory(directory.isEmpty ? "." : directory)
+        } catch {
+            unlink(temporary)
+            throw error
+        }
+    }
+
     /// Overwrites the file at `path` in place with `bytes` from its start, then fsyncs.
     static func overwriteInPlace(_ path: String, with bytes: [UInt8]) throws {
         let fd = try openOrThrow(path, O_WRONLY)
