@@ -148,6 +148,11 @@ struct AnnouncedDecoySecret: DecoySecretSource {
         return try base.load()
     }
 
+    func loadIfPresent() throws -> SecureBytes? {
+        Terminal.keyFileWarning(warning)
+        return try base.loadIfPresent()
+    }
+
     func loadOrCreate(using random: RandomSource) throws -> SecureBytes {
         Terminal.keyFileWarning(warning)
         return try base.loadOrCreate(using: random)

@@ -101,15 +101,7 @@ struct KeysCommand: ParsableCommand {
             let secrets = global.decoySecrets()
             // Only a secret that is not there counts as absent: one that cannot be read
             // (a locked keyring, a key file with loose modes) must not be replaced unasked.
-            let present: SecureBytes?
-            do {
-                present = try secrets.load()
-            } catch VaultError.deviceSecretMissing, KeyError.decoySecretUnavailable(.noKey) {
-                present = nil
-            } catch KeyError.keyFileUnreadable where !FileManager.default.fileExists(atPath: secrets.location) {
-                present = nil
-            }
-            if let present {
+            if let present = try secrets.loadIfPresent() {
                 if present == key {
                     Terminal.output("This decoy secret is already in \(secrets.location); nothing changed.")
                     return

@@ -13,6 +13,11 @@ public protocol DecoySecretSource: Sendable {
     /// The secret. Throws when it cannot be had; never creates one.
     func load() throws -> SecureBytes
 
+    /// The secret, or nil when none is kept here. Unlike ``load()``, an absent secret is
+    /// not an error; one that is there but cannot be read (a locked keyring, a key file
+    /// with loose modes) still is.
+    func loadIfPresent() throws -> SecureBytes?
+
     /// The secret, after creating a random one here when there is none.
     func loadOrCreate(using random: RandomSource) throws -> SecureBytes
 
@@ -23,6 +28,8 @@ public protocol DecoySecretSource: Sendable {
 extension DeviceSecretStore: DecoySecretSource {
     /// The file's path.
     public var location: String { path }
+
+    public func loadIfPresent() throws -> SecureBytes? { exists ? try load() : nil }
 
     /// What ``moveToKeyring(_:)`` did.
     public enum Move: Sendable {
@@ -63,6 +70,8 @@ public struct KeyringDecoySecret: DecoySecretSource {
     /// locked, or holds no decoy secret.
     public func load() throws -> SecureBytes { try newest().key }
 
+    public func loadIfPresent() throws -> SecureBytes? { try keyring.candidates(.decoy).first?.key }
+
     /// The most recently used decoy secret item. One user has one decoy secret; after
     /// an import (``save(_:)``) the newest is the only one.
     public func newest() throws -> KeyringItem {
@@ -97,6 +106,10 @@ public struct DecoySecretFile: DecoySecretSource {
     public var location: String { path }
 
     public func load() throws -> SecureBytes { try KeyFile.read(path, kind: .decoy) }
+
+    public func loadIfPresent() throws -> SecureBytes? {
+        FileManager.default.fileExists(atPath: path) ? try load() : nil
+    }
 
     /// Creates the file (mode 0600, never over an existing one) holding a new secret's
     /// key text when there is no file at `path`.
