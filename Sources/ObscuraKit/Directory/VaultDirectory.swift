@@ -20,6 +20,9 @@ public final class VaultDirectory {
     public internal(set) var openedWith: KeyCandidate?
     let logger = Logger(label: "obscura.vault")
     private let lockDescriptor: Int32
+    /// How the container reaches the slot files: the real directory, or (in the crash
+    /// tests) a write recorder.
+    let slotFiles: (String) -> any SlotFiles
 
     /// Opens (and with `create`, makes) the directory at `path` and takes its lock.
     ///
@@ -31,11 +34,23 @@ public final class VaultDirectory {
     ///   ``VaultError/notInitialized(_:)`` when it does not exist and `create` is false,
     ///   ``VaultError/outerKeyRequired`` for a container opened without its key, and
     ///   ``ContainerError`` when the container cannot be opened.
-    public init(
+    public convenience init(
         path: String, deviceSecrets: any DecoySecretSource = DeviceSecretStore.defaultStore(), outerKey: SecureBytes? = nil,
         create: Bool = false, random: RandomSource = SystemRandom()
     ) throws {
+        try self.init(
+            path: path, deviceSecrets: deviceSecrets, outerKey: outerKey, create: create, random: random,
+            slotFiles: DiskSlotFiles.init(path:))
+    }
+
+    /// Opens the directory like the public initializer, with the container's slot files
+    /// reached through `slotFiles` (given `data/`'s path).
+    init(
+        path: String, deviceSecrets: any DecoySecretSource, outerKey: SecureBytes?, create: Bool, random: RandomSource,
+        slotFiles: @escaping (String) -> any SlotFiles
+    ) throws {
         self.path = path
+        self.slotFiles = slotFiles
         self.deviceSecrets = deviceSecrets
         self.random = random
         self.outerKey = try outerKey.map(OuterKey.init)
@@ -60,11 +75,11 @@ public final class VaultDirectory {
                 try? store.sweepTemporaries()
             case .container:
                 guard let key = self.outerKey else { throw VaultError.outerKeyRequired }
-                store.attach(try SlotContainer.open(files: DiskSlotFiles(path: store.path), key: key, random: random))
+                store.attach(try SlotContainer.open(files: slotFiles(store.path), key: key, random: random))
             case .migrating:
                 // An interrupted migration is finished before anything else reads a slot.
                 guard let key = self.outerKey else { throw VaultError.outerKeyRequired }
-                store.attach(try SlotContainer.migrate(files: DiskSlotFiles(path: store.path), key: key, random: random))
+                store.attach(try SlotContainer.migrate(files: slotFiles(store.path), key: key, random: random))
             }
             MediaPool(path: path + "/media").sweepTemporaries()
         }
@@ -108,7 +123,7 @@ public final class VaultDirectory {
         try store.serialized {
             guard !store.isContainer else { return }
             try store.sweepTemporaries()
-            store.attach(try SlotContainer.migrate(files: DiskSlotFiles(path: store.path), key: outerKey, random: random))
+            store.attach(try SlotContainer.migrate(files: slotFiles(store.path), key: outerKey, random: random))
         }
         logger.debug("migrated vault directory to the slot container")
     }
@@ -135,7 +150,7 @@ public final class VaultDirectory {
             // Pending files of a creation that never renamed any into place.
             try? store.sweepTemporaries()
             store.attach(try SlotContainer.create(
-                files: DiskSlotFiles(path: store.path), key: outerKey, streams: decoys.map(\.contents), random: random))
+                files: slotFiles(store.path), key: outerKey, streams: decoys.map(\.contents), random: random))
         } else {
             try store.commit(.init(add: decoys.map(\.contents)))
         }
