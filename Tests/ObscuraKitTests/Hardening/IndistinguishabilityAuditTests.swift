@@ -10,44 +10,93 @@ import Testing
 /// read. Every measure is tested for separating real from decoy slots better than chance
 /// (``SeparationTest``) over several independently built directories.
 ///
-/// One measure is known to separate, and is a documented non-guarantee
-/// (docs/SECURITY.md): around a write, the written slot is the one whose header and
-/// catalog bytes changed, since the other vaults' keys are not at hand to re-seal them.
+/// In version 3 slot files, one measure is known to separate, and is a documented
+/// non-guarantee (docs/SECURITY.md): around a write, the written slot is the one whose
+/// header and catalog bytes changed, since the other vaults' keys are not at hand to
+/// re-seal them. In a version 4 container (issue 14) nothing may separate, those "write:"
+/// rows included, nor any measure over every version of the slots the directory went
+/// through (an observer who keeps each one: sync versions, snapshots, backups).
 @Suite struct IndistinguishabilityAuditTests {
     static let suite = "indistinguishability"
+    static let containerSuite = "indistinguishability-v4"
 
     /// One directory: snapshots before a write, after it, and after a read-only session.
     struct Trial {
         var before: [SlotObservation], afterWrite: [SlotObservation], afterRead: [SlotObservation]
         var real: Set<String>
-        /// Sealed-catalog end per slot: known to the audit (it holds the keys), not to an observer.
+        /// Sealed-catalog end per slot: known to the audit (it holds the keys), not to an
+        /// observer. Empty for a container, whose slot files show no such boundary.
         var catalogEnd: [String: Int]
+        /// Per slot, over every pair of successive versions the directory went through
+        /// (one per commit): 4 KiB blocks changed in all, versions in which any changed,
+        /// and distinct block positions ever written.
+        var history: [String: (blocks: Double, versions: Double, positions: Double)] = [:]
     }
 
-    func buildTrial(_ t: Int) throws -> Trial {
+    /// Keeps the change between successive versions of the slot files as `directory`
+    /// is written: every commit of a container, or every write of version 3 files.
+    final class HistoryRecorder {
+        let root: TestRoot
+        private var last: [String: [UInt8]]
+        private(set) var blocks = [String: Int](), versions = [String: Int](), positions = [String: Set<Int>]()
+
+        init(_ root: TestRoot) throws {
+            self.root = root
+            last = try root.snapshot()
+        }
+
+        /// Compares the slot files with the previous version.
+        func record() throws {
+            let now = try root.snapshot()
+            for (name, bytes) in now {
+                let changed = ContainerFixtures.changedBlocks(last[name] ?? [], bytes)
+                blocks[name, default: 0] += changed.count
+                versions[name, default: 0] += changed.isEmpty ? 0 : 1
+                positions[name, default: []].formUnion(changed)
+            }
+            last = now
+        }
+
+        var summary: [String: (blocks: Double, versions: Double, positions: Double)] {
+            Dictionary(uniqueKeysWithValues: blocks.keys.map {
+                ($0, (Double(blocks[$0]!), Double(versions[$0]!), Double(positions[$0]!.count)))
+            })
+        }
+    }
+
+    func buildTrial(_ t: Int, container: Bool = false) throws -> Trial {
         let root = try TestRoot()
-        let directory = try root.initialized()
-        let big = try directory.createVault(password: pw("big \(t)"), iterations: testIterations)
-        let mid = try directory.createVault(password: pw("mid \(t)"), iterations: testIterations)
-        let tiny = try directory.createVault(password: pw("tiny \(t)"), iterations: testIterations)
+        let directory = try VaultDirectory(
+            path: root.vaultPath, deviceSecrets: root.secrets, outerKey: container ? ContainerFixtures.outerKey : nil, create: true)
+        try directory.initialize(iterations: testIterations)
+        let history = try HistoryRecorder(root)
+        // Each call below is one commit (or, for destroy in a container, two).
+        func step<T>(_ body: @autoclosure () throws -> T) throws -> T {
+            defer { try? history.record() }
+            return try body()
+        }
+        let big = try step(try directory.createVault(password: pw("big \(t)"), iterations: testIterations))
+        let mid = try step(try directory.createVault(password: pw("mid \(t)"), iterations: testIterations))
+        let tiny = try step(try directory.createVault(password: pw("tiny \(t)"), iterations: testIterations))
         // A fourth vault comes and goes: its slot is erased and replaced by a fresh decoy.
-        try directory.destroy(try directory.createVault(password: pw("gone \(t)"), iterations: testIterations))
+        let gone = try step(try directory.createVault(password: pw("gone \(t)"), iterations: testIterations))
+        try step(try directory.destroy(gone))
         var bigItems = [ItemRecord]()
-        for i in 0..<6 { bigItems.append(try big.addRaw(SeededRandom(seed: "b\(t)-\(i)").bytes(3000 * (i + 1)), name: "b\(i)", thumbnail: [1])) }
-        try big.deleteItems(bigItems.prefix(2).map(\.id))
+        for i in 0..<6 { bigItems.append(try step(try big.addRaw(SeededRandom(seed: "b\(t)-\(i)").bytes(3000 * (i + 1)), name: "b\(i)", thumbnail: [1]))) }
+        try step(try big.deleteItems(bigItems.prefix(2).map(\.id)))
         // Past the first size range (and for some trials the second): every slot must follow.
-        try big.write("blob", String(repeating: "z", count: SlotSizing.base * (1 + t % 2) + 1000))
-        try big.changePassword(to: pw("big2 \(t)"))
-        let midItem = try mid.addRaw([1, 2, 3], name: "m")
-        try mid.addRaw([4, 5], name: "n")
-        try mid.changePassword(to: pw("mid2 \(t)"))
-        try mid.deleteItems([midItem.id])
-        try tiny.changePassword(to: pw("tiny2 \(t)"))
-        try tiny.changePassword(to: pw("tiny3 \(t)"))
+        try step(try big.write("blob", String(repeating: "z", count: SlotSizing.base * (1 + t % 2) + 1000)))
+        try step(try big.changePassword(to: pw("big2 \(t)")))
+        let midItem = try step(try mid.addRaw([1, 2, 3], name: "m"))
+        try step(try mid.addRaw([4, 5], name: "n"))
+        try step(try mid.changePassword(to: pw("mid2 \(t)")))
+        try step(try mid.deleteItems([midItem.id]))
+        try step(try tiny.changePassword(to: pw("tiny2 \(t)")))
+        try step(try tiny.changePassword(to: pw("tiny3 \(t)")))
         let real = Set([big.slotName, mid.slotName, tiny.slotName])
         var catalogEnd = [String: Int]()
         let credential = DeviceSecretStore.credential(from: try root.secrets.load())
-        for name in try root.slotNames() {
+        for name in try root.slotNames() where !container {
             let contents = try directory.store.read(name)
             let header = try SlotHeader.decode(contents)
             let key = try [pw("big2 \(t)"), pw("mid2 \(t)"), pw("tiny3 \(t)"), credential].lazy
@@ -57,6 +106,7 @@ import Testing
         let before = try SlotObservation.all(in: root.dataPath)
         Thread.sleep(forTimeInterval: 0.01)
         try mid.write("after", "a small write")
+        try history.record()
         let afterWrite = try SlotObservation.all(in: root.dataPath)
         Thread.sleep(forTimeInterval: 0.01)
         // Reads only: a fresh unlock, decrypting everything, and an export.
@@ -65,7 +115,9 @@ import Testing
         _ = try reader.verify()
         try reader.exportVault(to: root.path + "/x.obscura", password: pw("e"), iterations: 1)
         let afterRead = try SlotObservation.all(in: root.dataPath)
-        return Trial(before: before, afterWrite: afterWrite, afterRead: afterRead, real: real, catalogEnd: catalogEnd)
+        return Trial(
+            before: before, afterWrite: afterWrite, afterRead: afterRead, real: real, catalogEnd: catalogEnd,
+            history: history.summary)
     }
 
     /// A measure: a number per slot, from the trial and the slot's name.
@@ -75,7 +127,9 @@ import Testing
         snapshot.first { $0.name == name }
     }
 
-    static var measures: [Measure] {
+    /// The measures for version 3 slot files, or for a container (no catalog boundary
+    /// to measure at, nothing known to separate, and the history rows).
+    static func measures(container: Bool) -> [Measure] {
         func still(_ name: String, _ f: @escaping (SlotObservation) -> Double) -> Measure {
             (name, { trial, slot in observation(trial.before, slot).map(f) ?? .nan }, nil)
         }
@@ -91,8 +145,25 @@ import Testing
             }, known)
         }
         let h = SlotFormat.headerSize
-        let written = "written slot: only its header envelope and catalog change (docs/SECURITY.md, non-guarantees)"
-        return [
+        let written: String? = container ? nil
+            : "written slot: only its header envelope and catalog change (docs/SECURITY.md, non-guarantees)"
+        func history(_ name: String, _ f: @escaping ((blocks: Double, versions: Double, positions: Double)) -> Double) -> Measure {
+            (name, { trial, slot in trial.history[slot].map(f) ?? .nan }, nil)
+        }
+        // Regions of different lengths: only statistics whose distribution for random
+        // bytes does not depend on the length (entropy's bias does, so it is left out).
+        let regions = [
+            region("sealed catalog chi-square") { o, end in ByteStatistics.chiSquare(o.bytes[h..<end]) },
+            region("sealed catalog mean, z") { o, end in ByteStatistics.meanZ(o.bytes[h..<end]) },
+            region("padding chi-square") { o, end in ByteStatistics.chiSquare(o.bytes[end...]) },
+            region("padding mean, z") { o, end in ByteStatistics.meanZ(o.bytes[end...]) },
+        ]
+        let histories = [
+            history("history: blocks changed over every version") { $0.blocks },
+            history("history: versions in which the slot changed") { $0.versions },
+            history("history: distinct block positions written") { $0.positions },
+        ]
+        let stills = [
             still("size") { $0.size }, still("allocated blocks") { $0.blocks },
             still("allocation slack") { $0.blocks * 512 - $0.size },
             still("access time") { $0.atime }, still("modification time") { $0.mtime },
@@ -110,15 +181,11 @@ import Testing
             still("whole file mean, z") { ByteStatistics.meanZ($0.bytes[h...]) },
             still("first 64 KiB after header chi-square") { ByteStatistics.chiSquare($0.bytes[h..<(h + 65536)]) },
             still("last 64 KiB chi-square") { ByteStatistics.chiSquare($0.bytes[($0.bytes.count - 65536)...]) },
-            // Regions of different lengths: only statistics whose distribution for random
-            // bytes does not depend on the length (entropy's bias does, so it is left out).
-            region("sealed catalog chi-square") { o, end in ByteStatistics.chiSquare(o.bytes[h..<end]) },
-            region("sealed catalog mean, z") { o, end in ByteStatistics.meanZ(o.bytes[h..<end]) },
-            region("padding chi-square") { o, end in ByteStatistics.chiSquare(o.bytes[end...]) },
-            region("padding mean, z") { o, end in ByteStatistics.meanZ(o.bytes[end...]) },
+        ]
+        let changes = [
             change("write: bytes changed", known: written) { ByteStatistics.changed($0.bytes, $1.bytes) },
             change("write: header bytes changed", known: written) { ByteStatistics.changed(Array($0.bytes[0..<h]), Array($1.bytes[0..<h])) },
-            change("write: padding bytes changed", known: written + "; its padding is drawn afresh, which hides its catalog length") { a, b in ByteStatistics.changed(Array(a.bytes.suffix(65536)), Array(b.bytes.suffix(65536))) },
+            change("write: padding bytes changed", known: written.map { $0 + "; its padding is drawn afresh, which hides its catalog length" }) { a, b in ByteStatistics.changed(Array(a.bytes.suffix(65536)), Array(b.bytes.suffix(65536))) },
             change("write: size change") { $1.size - $0.size }, change("write: inode kept") { $0.inode == $1.inode ? 1 : 0 },
             change("write: new inode number") { $1.inode }, change("write: mtime") { $1.mtime },
             change("write: ctime") { $1.ctime }, change("write: birth time") { $1.btime },
@@ -126,13 +193,23 @@ import Testing
             change("read: bytes changed", read: true) { ByteStatistics.changed($0.bytes, $1.bytes) },
             change("read: change time change", read: true) { $1.ctime - $0.ctime },
         ]
+        return container ? stills + changes + histories : stills + regions + changes
     }
 
     @Test func noMeasureSeparatesRealFromDecoy() throws {
-        let trials = try (0..<Hardening.scale(3, full: 24)).map(buildTrial)
-        let alpha = 0.05 / Double(Self.measures.count)
+        let trials = try (0..<Hardening.scale(3, full: 24)).map { try buildTrial($0) }
+        try expectNoSeparation(trials, measures: Self.measures(container: false), suite: Self.suite)
+    }
+
+    @Test func noMeasureSeparatesRealFromDecoyInAContainer() throws {
+        let trials = try (0..<Hardening.scale(3, full: 24)).map { try buildTrial($0, container: true) }
+        try expectNoSeparation(trials, measures: Self.measures(container: true), suite: Self.containerSuite)
+    }
+
+    func expectNoSeparation(_ trials: [Trial], measures: [Measure], suite: String) throws {
+        let alpha = 0.05 / Double(measures.count)
         var separating = [String]()
-        for measure in Self.measures {
+        for measure in measures {
             let samples = trials.map { trial in
                 let names = trial.before.map(\.name).sorted()
                 return SeparationTest.Trial(values: names.map { measure.value(trial, $0) }, isReal: names.map(trial.real.contains))
@@ -140,7 +217,7 @@ import Testing
             #expect(samples.allSatisfy { $0.values.count == 10 && !$0.values.contains(where: \.isNaN) }, "\(measure.name)")
             let result = SeparationTest.evaluate(samples)
             let separates = result.separates(alpha: alpha)
-            Hardening.report(Self.suite, measure.name, [
+            Hardening.report(suite, measure.name, [
                 "trials": result.trials, "z": String(format: "%.2f", result.z), "p-rank-sum": String(format: "%.3g", result.pRankSum),
                 "reals-together": "\(result.together)/\(result.trials)", "p-together": String(format: "%.3g", result.pTogether),
                 "separates": separates ? (measure.known == nil ? "YES" : "yes (known)") : "no",
