@@ -66,9 +66,13 @@ public enum KeyFile {
         try FileIO.replaceDurably(path) { try writeText(key, kind: kind, to: $0, path: path) }
     }
 
-    /// Creates `path` exclusively (mode 0600) holding `key`'s text and a newline, synced.
+    /// Creates `path` exclusively (mode 0600) holding `key`'s text and a newline, synced
+    /// with its directory entry: `init` and `migrate` write slots under the key next,
+    /// and a power cut must not keep the slots and lose the only key that opens them.
     private static func create(_ path: String, key: SecureBytes, kind: KeyKind) throws {
         try FileIO.createDurably(path) { try writeText(key, kind: kind, to: $0, path: path) }
+        let directory = (path as NSString).deletingLastPathComponent
+        try FileIO.syncDirectory(directory.isEmpty ? "." : directory)
     }
 
     /// Writes `key`'s text and a newline to `fd`.
