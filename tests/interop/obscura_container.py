@@ -41,6 +41,7 @@ SUPERBLOCK_INFO = bytes.fromhex("6f627363757261207634207375706572626c6f636b")  #
 BLOCK_INFO = bytes.fromhex("6f62736375726120763420626c6f636b")            # "obscura v4 block"
 BLOCK_LABEL = bytes.fromhex("6f62737634626c6b")                             # "obsv4blk"
 SUPERBLOCK_LABEL = bytes.fromhex("6f627376347362") + b"\x00"                # "obsv4sb" 00
+INSTALL_LABEL = bytes.fromhex("6f62737634696e") + b"\x00"                   # "obsv4in" 00
 
 KIND_DATA = 1
 KIND_NODE = 2
@@ -84,6 +85,11 @@ def block_ad(directory: bytes, slot: bytes, position: int, generation: int, kind
 def superblock_ad(slot: bytes, position: int) -> bytes:
     """§8.3: the 25 bytes of associated data of superblock `position`."""
     return SUPERBLOCK_LABEL + slot + bytes([position])
+
+
+def install_mark_ad(slot: bytes, position: int) -> bytes:
+    """§8.6 "Adding slots": the 25 bytes of associated data of an install mark."""
+    return INSTALL_LABEL + slot + bytes([position])
 
 
 def map_shape(logical: int):
@@ -299,13 +305,28 @@ class Container:
         self.state = commit
 
     def _extra_slots(self):
-        """§8.8 R7: a slot file outside the agreed slot set may hold no commit up to it."""
+        """§8.8 R7: a slot file outside the agreed slot set must hold no commit at all, and
+        an install mark; a writer then removes it."""
         for slot in list(self.files):
             if slot in self.state.slots:
                 continue
-            if any(sb.sequence <= self.state.sequence for sb in self.valid[slot]):
-                raise Damaged("a slot file outside the directory's slot set")
+            if self.valid[slot]:
+                raise Damaged("a slot file outside the directory's slot set holds a commit")
+            if not self._has_install_mark(slot):
+                raise Damaged("a slot file that is not part of this directory")
             del self.files[slot]  # a writer removes it
+
+    def _has_install_mark(self, slot: bytes) -> bool:
+        """§8.6: either superblock position holds the slot's install mark."""
+        key = AESGCM(superblock_key(self.outer, slot))
+        for position in (0, 1):
+            raw = self.files[slot][position * BLOCK:(position + 1) * BLOCK]
+            try:
+                key.decrypt(raw[:NONCE], raw[NONCE:], install_mark_ad(slot, position))
+                return True
+            except (InvalidTag, ValueError):
+                continue
+        return False
 
     def _open_block(self, slot: bytes, ref: Ref, directory: bytes, kind: int, level: int, logical_id: int) -> bytes:
         """§8.5: the block `ref` names must carry exactly its tag, then open under its AD."""

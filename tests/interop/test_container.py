@@ -285,13 +285,22 @@ def test_a_short_slot_is_damage_and_a_long_one_reads(directory):
 
 def test_stray_files_are_not_slots_and_a_foreign_slot_is_refused(directory):
     """§8.1, §8.8 R7: names that are not exactly `{uuid}.db.enc` are ignored; a slot file
-    outside the slot set without a valid superblock is ignored (a writer removes it); one
-    holding a commit up to the agreed one is refused."""
+    outside the slot set with neither a valid superblock nor an install mark is refused;
+    one with an install mark is ignored (a writer removes it); one holding a commit is
+    refused."""
     source = directory / SLOTS[0]["file"]
     shutil.copy(source, directory / (SLOTS[0]["file"].upper()))
     shutil.copy(source, directory / (SLOTS[0]["file"] + " (conflicted copy)"))
     stray = directory / "00000000-0000-4000-8000-000000000000.db.enc"
     stray.write_bytes(os.urandom(VECTOR["container"]["blocks"] * oc.BLOCK))
+    with pytest.raises(oc.Damaged, match="not part of this directory"):
+        oc.Container(str(directory), OUTER)
+
+    # An install mark at position 1 (§8.6 step I): an unfinished add, ignored.
+    slot = oc.slot_id(stray.name)
+    nonce = os.urandom(12)
+    mark = AESGCM(oc.superblock_key(OUTER, slot)).encrypt(nonce, bytes(oc.BLOCK - 28), oc.install_mark_ad(slot, 1))
+    edit(stray, oc.BLOCK, nonce + mark)
     c = oc.Container(str(directory), OUTER)
     assert len(c.slots) == 2
 

@@ -38,6 +38,12 @@ enum OuterBlock {
         ContainerFormat.superblockLabel + slot.bytes + [UInt8(position)]
     }
 
+    /// The associated data of the install mark at superblock position `position` of a
+    /// slot being added (§8.6): the superblock's, under another label.
+    static func installMarkAssociatedData(slot: SlotID, position: Int) -> [UInt8] {
+        ContainerFormat.installLabel + slot.bytes + [UInt8(position)]
+    }
+
     /// Seals a 4068-byte payload into a 4096-byte block.
     static func seal(_ payload: [UInt8], key: SecureBytes, associatedData: [UInt8], using random: RandomSource) throws -> [UInt8] {
         precondition(payload.count == ContainerFormat.payloadSize, "outer block payload size")

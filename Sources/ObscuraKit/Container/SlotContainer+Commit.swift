@@ -215,7 +215,17 @@ extension SlotContainer {
     /// them is durable, recovery removes them again.
     private func install(_ added: [SlotID], blocks: Int) throws {
         for slot in added {
-            try files.create(Self.pendingPrefix + slot.fileName, random.bytes(blocks * ContainerFormat.blockSize))
+            // Install marks at both superblock positions: until a commit lists the slot,
+            // they are what tells recovery that this writer made the file (R7).
+            var bytes = [UInt8]()
+            bytes.reserveCapacity(blocks * ContainerFormat.blockSize)
+            for position in ContainerFormat.superblockPositions {
+                bytes += try OuterBlock.seal(
+                    [UInt8](repeating: 0, count: ContainerFormat.payloadSize), key: key.superblockKey(slot: slot),
+                    associatedData: OuterBlock.installMarkAssociatedData(slot: slot, position: position), using: random)
+            }
+            bytes += random.bytes(blocks * ContainerFormat.blockSize - bytes.count)
+            try files.create(Self.pendingPrefix + slot.fileName, bytes)
         }
         for slot in added {
             try files.rename(Self.pendingPrefix + slot.fileName, to: slot.fileName)

@@ -27,13 +27,17 @@ extension SlotContainer {
         let state = container.state
 
         // A slot file the agreed commit does not list: an added slot whose commit never
-        // became durable holds no valid superblock at all. One that holds any (an older
-        // or a newer commit, say a file a sync service delivered early) is not ours to
-        // erase.
+        // became durable holds no valid superblock, and an install mark. Anything else
+        // (an older or a newer commit, say a file a sync service delivered early, or
+        // another directory's slot copied in) is not ours to erase.
         let listed = Set(state.slots)
         let extra = ids.filter { !listed.contains($0) }
         for slot in extra where !valid[slot]!.isEmpty {
-            throw ContainerError.damaged("a slot file outside the directory's slot set holds a commit")
+            throw ContainerError.damaged("data/\(slot.fileName) is outside the directory's slot set but holds a commit; move it out of data/")
+        }
+        for slot in extra where try !hasInstallMark(slot, files: files, key: key) {
+            throw ContainerError.damaged(
+                "data/\(slot.fileName) is not part of this directory (no commit and no install mark under its outer key); move it out of data/")
         }
         for slot in extra { try files.remove(slot.fileName) }
         if !extra.isEmpty { try files.syncDirectory() }
@@ -69,6 +73,15 @@ extension SlotContainer {
     struct Head {
         let superblock: Superblock
         let bytes: [UInt8]
+    }
+
+    /// Whether either superblock position of `slot` holds its install mark (§8.6).
+    static func hasInstallMark(_ slot: SlotID, files: SlotFiles, key: OuterKey) throws -> Bool {
+        let subkey = key.superblockKey(slot: slot)
+        return try ContainerFormat.superblockPositions.contains { position in
+            let raw = try files.read(slot.fileName, at: position * ContainerFormat.blockSize, count: ContainerFormat.blockSize)
+            return (try? OuterBlock.open(raw, key: subkey, associatedData: OuterBlock.installMarkAssociatedData(slot: slot, position: position))) != nil
+        }
     }
 
     /// The valid superblocks of `slot` (§8.4): those that open under its subkey at their

@@ -153,9 +153,46 @@ import Testing
         var image = first
         image[added.fileName] = files.snapshot[added.fileName]
         let early = RecordingSlotFiles(image)
-        #expect(throws: ContainerError.damaged("a slot file outside the directory's slot set holds a commit")) {
+        #expect(throws: ContainerError.damaged("data/\(added.fileName) is outside the directory's slot set but holds a commit; move it out of data/")) {
             try SlotContainer.open(files: early, key: F.key())
         }
         #expect(try early.names().contains(added.fileName))
+    }
+
+    /// Security review M1: a file with a slot's name that this directory did not make
+    /// (another directory's slot copied in, random bytes of the right size) is refused
+    /// and kept, even by an open that would write nothing else; only a slot this writer
+    /// was adding, recognised by its install mark, is removed.
+    @Test func aForeignSlotFileIsKeptAndRefusedAndOnlyAMarkedInstallIsRemoved() throws {
+        let (files, _, _) = try F.make()
+        let other = try SlotContainer.create(
+            files: RecordingSlotFiles(), key: OuterKey(SecureBytes(copying: [UInt8](repeating: 3, count: 32))),
+            streams: F.streams(10, seed: "other"))
+        let size = try files.size(files.names()[0])
+        let strangers: [(String, [UInt8])] = [
+            (other.slots[0].fileName, try other.files.read(other.slots[0].fileName, at: 0, count: size)),
+            (SlotID.random(using: SystemRandom()).fileName, SeededRandom(seed: "stranger").bytes(size)),
+        ]
+        for (name, bytes) in strangers {
+            var image = files.snapshot
+            image[name] = bytes
+            let directory = RecordingSlotFiles(image)
+            #expect(throws: ContainerError.self) { try SlotContainer.open(files: directory, key: F.key()) }
+            #expect(directory.snapshot == image, "a foreign file was touched")
+        }
+
+        // A slot being added whose commit never became durable: marked, and removed.
+        let (adding, container, _) = try F.make()
+        let before = adding.snapshot
+        var marked: [String: [UInt8]]?
+        adding.beforeSync = { files in
+            if marked == nil, files.snapshot.count > before.count { marked = files.snapshot }
+        }
+        _ = try container.commit(adding: [SeededRandom(seed: "added").bytes(3000)])
+        let image = try #require(marked)
+        let reopened = RecordingSlotFiles(image)
+        let recovered = try SlotContainer.open(files: reopened, key: F.key())
+        #expect(recovered.slots.count == 10)
+        #expect(try reopened.names().count == 10)
     }
 }
