@@ -15,6 +15,9 @@ public enum ContainerError: ObscuraError, Equatable {
     case needsRecovery
     /// The contents do not fit the largest container this version writes.
     case tooLarge
+    /// Files that version 3 counts as slots but whose names a container cannot take
+    /// (docs/FORMAT.md §8.10): migrating would leave them out, unwrapped.
+    case unmigratableSlots([String])
 
     public var description: String {
         switch self {
@@ -23,6 +26,10 @@ public enum ContainerError: ObscuraError, Equatable {
         case let .damaged(why): return "the vault directory is damaged: \(why)"
         case .needsRecovery: return "an earlier write failed; reopen the vault directory"
         case .tooLarge: return "the vault contents exceed the largest slot container"
+        case let .unmigratableSlots(names):
+            return "data/ holds slot files whose names are not {uuid}.db.enc (\(names.joined(separator: ", "))); "
+                + "a sync conflict copy may hold a vault's latest state: move each out of data/, or rename it to a "
+                + "new lowercase UUID followed by .db.enc, then migrate again"
         }
     }
 }

@@ -3,7 +3,7 @@ import ObscuraCrypto
 
 extension SlotContainer {
     /// Creates a container in the empty directory `files` with one slot per stream
-    /// (docs/FORMAT.md §8.8), then opens it.
+    /// (docs/FORMAT.md §8.6, "Creation"), then opens it.
     ///
     /// Every slot file is written whole, with its first commit at superblock position 1
     /// and random bytes everywhere else, under a pending name; once all are durable they

@@ -43,7 +43,7 @@ extension SlotContainer {
             images.append((slot, image))
         }
         var wrappedSlots = [SlotID]()
-        for slot in slots where try files.read(slot.fileName, at: 0, count: SlotFormat.magic.count) != SlotFormat.magic {
+        for slot in slots where try !isVersion3(slot, files: files, key: key) {
             wrappedSlots.append(slot)
         }
         if temporaries.isEmpty, !wrappedSlots.isEmpty,
@@ -61,12 +61,11 @@ extension SlotContainer {
         }
         try files.syncDirectory()
 
-        // Only the first bytes tell a version 3 slot from a wrapped one; only version 3
-        // slots are read whole.
+        // Only version 3 slots are read whole.
         var remaining = [(SlotID, [UInt8])]()
         wrappedSlots = []
         for slot in slots {
-            if try files.read(slot.fileName, at: 0, count: SlotFormat.magic.count) == SlotFormat.magic {
+            if try isVersion3(slot, files: files, key: key) {
                 remaining.append((slot, try files.read(slot.fileName, at: 0, count: try files.size(slot.fileName))))
             } else {
                 wrappedSlots.append(slot)
@@ -103,6 +102,14 @@ extension SlotContainer {
         return container
     }
 
+    /// Whether `slot` is still a version 3 file: it starts with the version 3 magic and
+    /// holds no superblock under the key. A wrapped slot begins with random bytes, which
+    /// are the magic once in 2^32 slots; its superblock tells it apart.
+    private static func isVersion3(_ slot: SlotID, files: SlotFiles, key: OuterKey) throws -> Bool {
+        try files.read(slot.fileName, at: 0, count: SlotFormat.magic.count) == SlotFormat.magic
+            && heads(of: slot, files: files, key: key).isEmpty
+    }
+
     /// The first commit and plan of a wrapped slot image, after checking that it opens
     /// under the outer key and is a migration's first commit.
     private static func wrapped(_ image: [UInt8], slot: SlotID, files: SlotFiles, key: OuterKey) throws -> (Superblock, WritePlan) {
@@ -110,7 +117,7 @@ extension SlotContainer {
         guard image.count >= 2 * block,
               let first = Superblock.open(Array(image[block..<(2 * block)]), slot: slot, position: 1, key: key.superblockKey(slot: slot)),
               first.sequence == 1, image.count == Int(first.blockCount) * block, let shape = first.shape
-        else { throw ContainerError.damaged("not a whole migrated slot") }
+        else { throw ContainerError.damaged("data/\(slot.fileName) is not a whole migrated slot") }
         let reader = SlotContainer(files: ImageFiles(name: slot.fileName, bytes: image), key: key, random: SystemRandom(), state: first, maps: [:])
         let map = try reader.loadMap(slot, first)
         let plan = WritePlan(shape: shape, positions: map.positions)

@@ -122,6 +122,9 @@ public final class VaultDirectory {
         try requireInitialized()
         try store.serialized {
             guard !store.isContainer else { return }
+            // Version 3 reads every `*.db.enc`; the container takes only canonical names.
+            let strays = try store.names().filter { SlotID(fileName: $0) == nil }
+            guard strays.isEmpty else { throw ContainerError.unmigratableSlots(strays) }
             try store.sweepTemporaries()
             store.attach(try SlotContainer.migrate(files: slotFiles(store.path), key: outerKey, random: random))
         }

@@ -65,7 +65,7 @@ final class SlotStore {
     enum Layout {
         /// Version 3 slot files, each starting with the magic.
         case version3
-        /// A version 4 container: no slot starts with the version 3 magic.
+        /// A version 4 container: no slot has a valid version 3 header.
         case container
         /// Both: a migration to the container was interrupted.
         case migrating
@@ -78,9 +78,13 @@ final class SlotStore {
         let all = try FileManager.default.contentsOfDirectory(atPath: path)
         if all.contains(where: { $0.hasPrefix(SlotContainer.migratingPrefix) }) { return .migrating }
         let slots = all.filter { SlotID(fileName: $0) != nil }
-        let magic = try slots.map { try FileIO.read(file($0), limit: SlotFormat.magic.count) == SlotFormat.magic }
-        if magic.allSatisfy({ $0 }) { return .version3 }
-        return magic.allSatisfy({ !$0 }) ? .container : .migrating
+        let heads = try slots.map { try FileIO.read(file($0), limit: SlotFormat.headerSize) }
+        // Every slot with the magic: version 3, even if one header is damaged (that vault
+        // alone is lost, as before version 4).
+        if heads.allSatisfy({ $0.starts(with: SlotFormat.magic) }) { return .version3 }
+        // Otherwise a slot counts as version 3 only with a whole, valid header: a
+        // container slot begins with random bytes, which are the magic once in 2^32.
+        return heads.contains { (try? SlotHeader.decode($0)) != nil } ? .migrating : .container
     }
 
     /// Whether the slots are a version 4 container.

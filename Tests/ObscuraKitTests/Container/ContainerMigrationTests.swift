@@ -145,4 +145,32 @@ import Testing
         #expect(try reopened.unlock(password: pw("alpha")).setting("later") == "kept")
         #expect(try !FileManager.default.contentsOfDirectory(atPath: root.dataPath).contains { $0.hasPrefix(SlotContainer.migratingPrefix) })
     }
+
+    /// Security review M2: version 3 reads a sync conflict copy as a slot, the container
+    /// would not take it; migration refuses by name and writes nothing.
+    @Test func aSlotFileTheContainerCannotNameIsRefusedBeforeAnythingIsWritten() throws {
+        let root = try version3Directory()
+        let first = try root.slotNames()[0]
+        let copy = first.replacingOccurrences(of: ".db.enc", with: " (conflicted copy).db.enc")
+        try FileManager.default.copyItem(atPath: root.dataPath + "/" + first, toPath: root.dataPath + "/" + copy)
+        let before = try root.snapshot()
+        let directory = try root.open(create: false)
+        #expect(throws: ContainerError.unmigratableSlots([copy])) { try directory.migrateToContainer(outerKey: F.outerKey) }
+        #expect(try root.snapshot() == before)
+    }
+
+    /// Security review L1: a container slot that happens to begin with the version 3
+    /// magic (its first bytes are random) is still read as a container, not a migration.
+    @Test func aContainerSlotBeginningWithTheMagicIsStillAContainer() throws {
+        let root = try TestRoot()
+        try VaultDirectory(path: root.vaultPath, deviceSecrets: root.secrets, outerKey: F.outerKey, create: true)
+            .initialize(iterations: testIterations)
+        let path = root.dataPath + "/" + (try root.slotNames()[3])
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+        try handle.write(contentsOf: Data(SlotFormat.magic))
+        try handle.close()
+        let directory = try VaultDirectory(path: root.vaultPath, deviceSecrets: root.secrets, outerKey: F.outerKey)
+        #expect(directory.isContainer)
+        #expect(try directory.decoyNames().count == 10)
+    }
 }
