@@ -13,6 +13,8 @@ struct KeySetup {
         /// The keyring and item holding it; nil when it lives in a key file.
         let keyring: (any Keyring)?
         let item: KeyringItem.ID?
+        /// The key file this run created for it, if any.
+        var createdFile: String? = nil
     }
 
     /// Draws a new outer key into the keyring, or into the key file when one is named.
@@ -22,9 +24,16 @@ struct KeySetup {
         if let path = global.outerKeyFilePath() {
             Terminal.note(KeyFile.warning(path: path, kind: .outer))
             if let key = try KeyFile.createIfMissing(path, kind: .outer, using: SystemRandom()) {
-                Terminal.note("Created the outer key file \(path).")
-                return NewKey(key: key, keyring: nil, item: nil)
+                Terminal.note("""
+                    Created the outer key file \(path). Keep a copy of it apart from the directory and \
+                    its backups: without it no vault in the directory opens.
+                    """)
+                return NewKey(key: key, keyring: nil, item: nil, createdFile: path)
             }
+            Terminal.note("""
+                note: using the outer key already in \(path); every directory made with this file \
+                shares one outer key. Name a new file to give this directory its own.
+                """)
             return NewKey(key: try KeyFile.read(path, kind: .outer), keyring: nil, item: nil)
         }
         let keyring = KeySource.platformKeyring()
@@ -33,19 +42,34 @@ struct KeySetup {
         return NewKey(key: key, keyring: keyring, item: item)
     }
 
+    /// Refuses an outer key equal to the decoy secret (one file named for both, or a
+    /// version 3 device-secret file given as the outer key file): a holder of D, who
+    /// can only count vaults, would then also hold O.
+    func refuseOuterKeyEqualToDecoySecret(_ new: NewKey, _ directory: VaultDirectory) throws {
+        guard let decoy = try? directory.deviceSecrets.loadIfPresent(), decoy == new.key else { return }
+        throw CLIError("""
+            the outer key and the decoy secret are the same key (\(global.outerKeyFilePath() ?? "the keyring") \
+            and \(directory.deviceSecrets.location)); give each its own file
+            """)
+    }
+
     /// Removes a key made for a directory that was then not made after all.
     func discard(_ new: NewKey) {
         if let keyring = new.keyring, let item = new.item { try? keyring.delete(item, kind: .outer) }
+        if let path = new.createdFile { unlink(path) }
     }
 
     /// On a terminal, shows the key's text and asks for a group of it back; a right
     /// answer marks the keyring item confirmed. Elsewhere (or when the user skips), says
     /// how to confirm later: `status` warns until then.
-    func confirmExport(_ new: NewKey) throws {
-        guard let keyring = new.keyring, let item = new.item else { return }
-        guard Terminal.stdinIsTerminal, isatty(1) == 1 else {
+    ///
+    /// - Returns: whether a copy is confirmed now; true for a key file, itself the copy.
+    @discardableResult
+    func confirmExport(_ new: NewKey) throws -> Bool {
+        guard let keyring = new.keyring, let item = new.item else { return true }
+        guard Terminal.isInteractive else {
             Terminal.note("note: " + Self.unconfirmedNote)
-            return
+            return false
         }
         while true {
             Terminal.output("""
@@ -57,14 +81,15 @@ struct KeySetup {
                 """)
             Terminal.writeSecretLine(KeyText.encode(new.key, kind: .outer), indent: "  ")
             guard Terminal.confirm(prompt: "\nPress Enter once it is written down (or type \"later\"): ", answer: "") else {
+                Terminal.clearScreen()
                 Terminal.note("note: " + Self.unconfirmedNote)
-                return
+                return false
             }
             Terminal.clearScreen()
             if try Self.typeBack(new.key, kind: .outer) {
                 try keyring.markConfirmed(item, kind: .outer)
                 Terminal.output("Confirmed: the outer key's copy matches.")
-                return
+                return true
             }
             Terminal.output("That did not match \(TypeBackCheck.attemptsBeforeRedisplay) times; here is the key again.")
         }

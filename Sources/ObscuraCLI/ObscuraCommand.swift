@@ -120,8 +120,16 @@ public struct GlobalOptions: ParsableArguments {
     /// only when its slots are a container. Warns when the outer key came from a file,
     /// and when the slots are still version 3.
     func openDirectory(create: Bool = false, versionNote: Bool = true) throws -> VaultDirectory {
-        let directory = try VaultDirectory.open(
-            path: vaultPath(), deviceSecrets: decoySecrets(), outerKeys: outerKeys(), create: create)
+        let directory: VaultDirectory
+        do {
+            directory = try VaultDirectory.open(
+                path: vaultPath(), deviceSecrets: decoySecrets(), outerKeys: outerKeys(), create: create)
+        } catch KeyError.outerKeyMismatch where outerKeyFilePath() != nil {
+            throw CLIError("""
+                this directory needs another outer key: the one in \(outerKeyFilePath()!) does not open \
+                \(vaultPath()); name the right file with --outer-key-file
+                """)
+        }
         if directory.openedWith != nil, let path = outerKeyFilePath() {
             Terminal.keyFileWarning(KeyFile.warning(path: path, kind: .outer))
         }
@@ -153,9 +161,17 @@ struct AnnouncedDecoySecret: DecoySecretSource {
         return try base.loadIfPresent()
     }
 
+    /// Says always, terminal or not, when it creates the file (§4.3): a service's log
+    /// is where its administrator learns that a new secret needs a copy.
     func loadOrCreate(using random: RandomSource) throws -> SecureBytes {
-        Terminal.keyFileWarning(warning)
-        return try base.loadOrCreate(using: random)
+        if let secret = try base.loadIfPresent() {
+            Terminal.keyFileWarning(warning)
+            return secret
+        }
+        let secret = try base.loadOrCreate(using: random)
+        Terminal.note(warning)
+        Terminal.note("Created the decoy secret file \(base.location). Keep a copy of it (`obscura keys export decoy`) to create or destroy vaults elsewhere.")
+        return secret
     }
 
     func save(_ secret: SecureBytes) throws { try base.save(secret) }

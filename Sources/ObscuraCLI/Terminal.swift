@@ -29,6 +29,10 @@ enum Terminal {
     /// Whether standard input is a terminal.
     static var stdinIsTerminal: Bool { isatty(0) == 1 }
 
+    /// Whether a person can both read what is shown and answer: standard input and
+    /// output are both terminals.
+    static var isInteractive: Bool { isatty(0) == 1 && isatty(1) == 1 }
+
     /// Reads one line of standard input, byte by byte so that nothing past the newline is
     /// consumed. Returns nil at end of input with nothing read. The line collects in a
     /// ``SecureBuffer``, which zeroes what it outgrows: a password of any length leaves

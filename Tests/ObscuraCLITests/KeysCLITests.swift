@@ -159,8 +159,15 @@ import Testing
         }
         let before = try cli.run(["status"], environment: env)
         #expect(before.stderr.contains("run `obscura migrate`"))
-        let migrated = try cli.run(["migrate"], environment: env)
+        // Without a terminal to show the new key on, migrate refuses unless told the
+        // copy will be confirmed later; the refused run keeps no key and changes nothing.
+        let refused = try cli.run(["migrate"], environment: env)
+        #expect(refused.code == 1 && refused.stderr.contains("--confirm-key-later"), "\(refused.stderr)")
+        #expect(try cli.run(["keys", "export", "outer"], environment: env).stderr.contains("has no outer key yet"))
+        #expect(legacy.exists)
+        let migrated = try cli.run(["migrate", "--confirm-key-later"], environment: env)
         #expect(migrated.code == 0, "\(migrated.stderr)")
+        #expect(migrated.stderr.contains("obscura keys verify outer"))
         #expect(migrated.stdout.contains("Moved the decoy secret from \(legacy.path) into the keyring."))
         #expect(!legacy.exists)
         let after = try cli.run(["status", "--json", "--password-stdin"], stdin: "pw\n", environment: env)
@@ -171,6 +178,56 @@ import Testing
         // The decoys are still found: a new vault takes one of them.
         #expect(try cli.run(["create", "--password-stdin"], stdin: "pw2\n", environment: env).stdout == "Vault created.\n")
         #expect(try cli.run(["migrate"], environment: env).stdout.contains("already a version 4 container"))
+    }
+
+    /// Security review L2–L6, L10, M4: key file mistakes are refused or explained, naming
+    /// the file, and a key exported into a file others could read is made private.
+    @Test func keyFileMistakesAreCaughtAndExplained() throws {
+        let a = try CLIRunner()
+        // One file named for both keys: refused, and nothing is left behind.
+        let same = try a.run(["init"], environment: ["OBSCURA_DECOY_SECRET_FILE": a.outerKeyFile])
+        #expect(same.code == 1)
+        #expect(same.stderr.contains("key file \(a.outerKeyFile) holds an outer key, not the decoy secret asked for"), "\(same.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: a.vault) && !FileManager.default.fileExists(atPath: a.outerKeyFile))
+
+        // Both files are announced when created, whatever standard error is.
+        let made = try a.run(["init"])
+        #expect(made.code == 0, "\(made.stderr)")
+        #expect(made.stderr.contains("Created the outer key file \(a.outerKeyFile). Keep a copy of it"))
+        #expect(made.stderr.contains("Created the decoy secret file \(a.decoySecretFile)."))
+
+        // A second directory made with the same outer key file is told it shares the key.
+        let b = try CLIRunner()
+        let shared = try b.run(["init"], environment: ["OBSCURA_OUTER_KEY_FILE": a.outerKeyFile])
+        #expect(shared.code == 0 && shared.stderr.contains("shares one outer key"), "\(shared.stderr)")
+
+        // Another directory's key file: the message names it.
+        let c = try CLIRunner()
+        try c.run(["init"])
+        let wrong = try a.run(["status"], environment: ["OBSCURA_OUTER_KEY_FILE": c.outerKeyFile])
+        #expect(wrong.code == 1 && wrong.stderr.contains("the one in \(c.outerKeyFile) does not open"), "\(wrong.stderr)")
+
+        // A decoy secret file others can read is reported as unusable, not missing.
+        chmod(a.decoySecretFile, 0o644)
+        let status = try a.run(["status"])
+        #expect(status.stdout.contains("decoy secret:  unusable: key file \(a.decoySecretFile) is readable by other users"), "\(status.stdout)")
+        chmod(a.decoySecretFile, 0o600)
+
+        // `keys export outer > file`: the shell's 0644 file becomes 0600 before the key is in it.
+        let exported = a.root + "/exported.txt"
+        #expect(FileManager.default.createFile(atPath: exported, contents: nil, attributes: [.posixPermissions: 0o644]))
+        let process = Process()
+        process.executableURL = CLIRunner.productsDirectory.appendingPathComponent("obscura")
+        process.arguments = ["--vault", a.vault, "keys", "export", "outer"]
+        process.environment = ["HOME": a.root, "OBSCURA_OUTER_KEY_FILE": a.outerKeyFile, "OBSCURA_DECOY_SECRET_FILE": a.decoySecretFile]
+        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: exported))
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        let mode = try FileManager.default.attributesOfItem(atPath: exported)[.posixPermissions] as? Int
+        #expect(mode == 0o600)
+        #expect(try String(contentsOfFile: exported, encoding: .utf8).hasPrefix("OUTER-"))
     }
 
     /// A valid key text of `kind` for a fixed key no test directory uses.

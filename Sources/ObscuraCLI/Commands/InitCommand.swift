@@ -1,3 +1,4 @@
+import Foundation
 import ArgumentParser
 import ObscuraKit
 
@@ -11,24 +12,34 @@ struct InitCommand: ParsableCommand {
     @OptionGroup var global: GlobalOptions
 
     func run() throws {
+        let existed = FileManager.default.fileExists(atPath: global.vaultPath())
         let directory = try global.openDirectory(create: true)
         if directory.isInitialized {
             Terminal.output("Already initialised: \(directory.path) has \(try directory.slotCount()) slots; nothing changed.")
             return
         }
         let setup = KeySetup(global: global)
-        let new = try setup.newOuterKey()
-        Terminal.note("Creating \(SlotFormat.minimumSlotCount) slots in \(directory.path)...")
         do {
-            try directory.initialize(outerKey: new.key)
+            let new = try setup.newOuterKey()
+            do {
+                try setup.refuseOuterKeyEqualToDecoySecret(new, directory)
+                Terminal.note("Creating \(SlotFormat.minimumSlotCount) slots in \(directory.path)...")
+                try directory.initialize(outerKey: new.key)
+            } catch {
+                // Only a key that opens nothing yet may go: a creation that renamed some
+                // slots into place needs it to be finished.
+                if !directory.isInitialized { setup.discard(new) }
+                throw error
+            }
+            Terminal.output("Initialised \(directory.path) with \(try directory.slotCount()) slots.")
+            Terminal.output("Decoy secret: \(directory.deviceSecrets.location) (keep a copy: `obscura keys export decoy`).")
+            try setup.confirmExport(new)
         } catch {
-            // Only a key that opens nothing yet may go: a creation that renamed some
-            // slots into place needs it to be finished.
-            if !directory.isInitialized { setup.discard(new) }
+            // A directory this run made and left without slots goes again (only if empty).
+            if !existed && !directory.isInitialized {
+                for path in [directory.path + "/data", directory.mediaPath, directory.path] { rmdir(path) }
+            }
             throw error
         }
-        Terminal.output("Initialised \(directory.path) with \(try directory.slotCount()) slots.")
-        Terminal.output("Decoy secret: \(directory.deviceSecrets.location) (keep a copy: `obscura keys export decoy`).")
-        try setup.confirmExport(new)
     }
 }

@@ -38,7 +38,21 @@ struct KeysCommand: ParsableCommand {
             Terminal.note(which == .outer
                 ? "warning: with this key and a password, the vaults of this directory open anywhere; keep it apart from the directory and its backups."
                 : "warning: whoever holds this secret can tell decoys from real vaults; store it apart from the vault directory.")
+            Self.restrictRedirectedFile()
             Terminal.writeSecretLine(KeyText.encode(key, kind: which.kind))
+        }
+
+        /// `keys export outer > file` gets a file the shell made with the umask's mode,
+        /// often readable by everyone: such a file is made the user's alone before the
+        /// key is written to it.
+        static func restrictRedirectedFile() {
+            var st = stat()
+            guard fstat(1, &st) == 0, st.st_mode & S_IFMT == S_IFREG, st.st_mode & 0o077 != 0 else { return }
+            if fchmod(1, 0o600) == 0 {
+                Terminal.note("note: the file receiving the key is now readable by you only (mode 0600).")
+            } else {
+                Terminal.note("warning: the file receiving the key can be read by others; chmod 600 it.")
+            }
         }
     }
 

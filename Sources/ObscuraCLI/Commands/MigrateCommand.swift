@@ -17,27 +17,69 @@ struct MigrateCommand: ParsableCommand {
 
     @OptionGroup var global: GlobalOptions
 
+    @Flag(help: """
+        Without a terminal, migrate with the new outer key only in the keyring, and confirm \
+        a copy of it later (`obscura keys export outer`, then `obscura keys verify outer`).
+        """)
+    var confirmKeyLater = false
+
     func run() throws {
         let directory = try global.openDirectory(versionNote: false)
         guard directory.isInitialized else { throw VaultError.notInitialized(directory.path) }
+        let setup = KeySetup(global: global)
         guard !directory.isContainer else {
-            Terminal.output("\(directory.path) is already a version 4 container; nothing changed.")
+            Terminal.output("\(directory.path) is already a version 4 container; nothing to wrap.")
+            // A migration cut short, or run again: finish what followed the wrapping.
+            moveDecoySecret(directory)
+            if let opened = directory.openedWith, opened.confirmed == false, let item = opened.keyringItem {
+                _ = try setup.confirmExport(.init(key: opened.key, keyring: KeySource.platformKeyring(), item: item))
+            }
             return
         }
-        let setup = KeySetup(global: global)
         let new = try setup.newOuterKey()
+        try setup.refuseOuterKeyEqualToDecoySecret(new, directory)
+        // Wrapping overwrites the version 3 slots in place: from then on only O opens
+        // them. With O in the keyring alone, the user has a copy of it first.
+        if new.keyring != nil {
+            let interactive = Terminal.isInteractive
+            guard interactive || confirmKeyLater else {
+                setup.discard(new)
+                throw CLIError("""
+                    migrate needs a terminal to show the new outer key and check your copy of it before \
+                    the slots are wrapped; run it in a terminal, or pass --confirm-key-later (then \
+                    `obscura keys export outer` and `obscura keys verify outer` right after), or keep \
+                    the key in a file with --outer-key-file
+                    """)
+            }
+            if interactive, try !setup.confirmExport(new) {
+                setup.discard(new)
+                Terminal.output("Nothing changed: migrate again once you can write the outer key down.")
+                return
+            }
+        }
         Terminal.note("Wrapping \(try directory.slotCount()) slots in \(directory.path)...")
         // The key is kept whatever happens: a migration cut short is finished by the
         // next open, which needs it.
         try directory.migrateToContainer(outerKey: new.key)
         Terminal.output("Migrated \(directory.path) to the version 4 slot container.")
-        if new.keyring != nil, let file = directory.deviceSecrets as? DeviceSecretStore {
+        moveDecoySecret(directory)
+        if new.keyring != nil, !(Terminal.isInteractive) {
+            Terminal.note("note: " + KeySetup.unconfirmedNote)
+        }
+    }
+
+    /// Moves a version 3 device-secret file into the keyring, when the decoy secret is
+    /// one and the outer key is not kept in a file (a machine without a keyring).
+    private func moveDecoySecret(_ directory: VaultDirectory) {
+        guard global.outerKeyFilePath() == nil, let file = directory.deviceSecrets as? DeviceSecretStore, file.exists else { return }
+        do {
             switch try file.moveToKeyring(KeySource.platformKeyring()) {
             case .moved: Terminal.output("Moved the decoy secret from \(file.path) into the keyring.")
             case .differentInKeyring:
                 Terminal.note("note: the keyring holds another decoy secret; \(file.path) stays where it is.")
             }
+        } catch {
+            Terminal.note("note: the decoy secret stays in \(file.path): \(error)")
         }
-        try setup.confirmExport(new)
     }
 }

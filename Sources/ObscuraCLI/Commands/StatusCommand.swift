@@ -30,6 +30,9 @@ struct StatusCommand: ParsableCommand {
         var outerKeyConfirmed: Bool?
         var decoySecret: Bool
         var decoySecretLocation: String
+        /// Why a decoy secret that is there cannot be used (a key file others can read,
+        /// the wrong kind of key text); nil when it is usable or missing.
+        var decoySecretProblem: String?
         var state: String
         var formatVersion: Int?
         var iterations: Int?
@@ -40,13 +43,16 @@ struct StatusCommand: ParsableCommand {
     func run() throws {
         let directory = try global.openDirectory()
         let secrets = directory.deviceSecrets
+        var present = false
+        var problem: String?
+        do { present = try secrets.loadIfPresent() != nil } catch { problem = "\(error)" }
         var report = Report(
             vault: directory.path, initialized: directory.isInitialized,
             slots: directory.isInitialized ? try directory.slotCount() : 0,
             slotFormat: directory.isInitialized ? (directory.isContainer ? 4 : 3) : nil,
             outerKey: directory.openedWith.map { $0.keyringItem == nil ? "file" : "keyring" },
             outerKeyConfirmed: directory.openedWith?.confirmed,
-            decoySecret: (try? secrets.load()) != nil, decoySecretLocation: secrets.location, state: "locked")
+            decoySecret: present, decoySecretLocation: secrets.location, decoySecretProblem: problem, state: "locked")
         if unlock || passwords.passwordStdin {
             let vault = try directory.unlock(password: try passwords.existing())
             defer { vault.lock() }
@@ -76,7 +82,8 @@ struct StatusCommand: ParsableCommand {
                 let file = source == "file" ? global.outerKeyFilePath().map { " " + $0 } ?? "" : ""
                 Terminal.output("outer key:     \(source)\(file)\(confirmed)")
             }
-            Terminal.output("decoy secret:  \(report.decoySecret ? "present" : "missing") (\(report.decoySecretLocation))")
+            let decoy = report.decoySecretProblem.map { "unusable: \($0)" } ?? (report.decoySecret ? "present" : "missing")
+            Terminal.output("decoy secret:  \(decoy) (\(report.decoySecretLocation))")
             Terminal.output("state:         \(report.state)")
             if let items = report.items, let folders = report.folders {
                 Terminal.output("items:         \(items)")

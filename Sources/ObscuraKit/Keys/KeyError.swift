@@ -31,6 +31,11 @@ public enum KeyError: ObscuraError, Equatable {
     case keyFilePermissions(path: String)
     /// A key file could not be opened or read.
     case keyFileUnreadable(path: String, reason: String)
+    /// A key file belongs to another user, who could swap the key: refused.
+    case keyFileOwner(path: String)
+    /// A key file holds no valid text of the key wanted; `holds` names the other kind
+    /// when the file holds that kind's text.
+    case keyFileInvalid(path: String, wanted: KeyKind, holds: KeyKind?)
     /// The keyring has no item with this id (deleted meanwhile, or another kind's).
     case keyringItemNotFound
     /// The keyring refused a request for another reason; the text is its own.
@@ -59,6 +64,12 @@ public enum KeyError: ObscuraError, Equatable {
             return "key file \(path) is readable by other users or is not a plain file; make it a file only you can read (chmod 600)"
         case let .keyFileUnreadable(path, reason):
             return "cannot read key file \(path): \(reason)"
+        case let .keyFileOwner(path):
+            return "key file \(path) belongs to another user; use a key file you own"
+        case let .keyFileInvalid(path, wanted, holds?):
+            return "key file \(path) holds \(holds == .outer ? "an" : "a") \(holds.name), not the \(wanted.name) asked for; give each key its own file"
+        case let .keyFileInvalid(path, wanted, nil):
+            return "key file \(path) does not hold a valid \(wanted.name) text (a typo, or a damaged copy)"
         case .keyringItemNotFound:
             return "the keyring has no such item"
         case let .keyringFailed(why):

@@ -9,22 +9,28 @@ import Glibc
 /// A key kept in a plain file for a machine without a keyring (`--outer-key-file`,
 /// `--decoy-secret-file`; docs/FORMAT.md §4.3): the key's text, or its 32 raw bytes.
 ///
-/// The file must be a regular file that no one but its owner can read or write (mode
-/// 0600 or stricter); anything else is refused rather than read, since reading it would
-/// already have used a key that others may hold.
+/// The file must be a regular file of the user's own, reached without a symbolic link,
+/// that no one else can read or write (mode 0600 or stricter); anything else is refused
+/// rather than read, since reading it would already have used a key that others may hold
+/// or have chosen.
 public enum KeyFile {
     /// The most bytes a key file may hold: a text with generous spacing, not a document.
     static let sizeLimit = 4096
 
     /// Reads the key of `kind` from the file at `path`.
     public static func read(_ path: String, kind: KeyKind) throws -> SecureBytes {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw KeyError.keyFileUnreadable(path: path, reason: String(cString: strerror(errno))) }
+        // Not through a symbolic link: the link's target may be anyone's file.
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        guard fd >= 0 else {
+            let reason = errno == ELOOP ? "it is a symbolic link; name the file itself" : String(cString: strerror(errno))
+            throw KeyError.keyFileUnreadable(path: path, reason: reason)
+        }
         defer { close(fd) }
         // The mode of the file actually opened, not of whatever the path names later.
         var st = stat()
         guard fstat(fd, &st) == 0 else { throw KeyError.keyFileUnreadable(path: path, reason: String(cString: strerror(errno))) }
         guard st.st_mode & S_IFMT == S_IFREG, st.st_mode & 0o077 == 0 else { throw KeyError.keyFilePermissions(path: path) }
+        guard st.st_uid == geteuid() else { throw KeyError.keyFileOwner(path: path) }
 
         let buffer = SecureBytes(count: sizeLimit + 1)
         var count = 0
@@ -39,11 +45,17 @@ public enum KeyFile {
                 count += n
             }
         }
-        guard count <= sizeLimit else { throw KeyError.invalidKeyText }
+        guard count <= sizeLimit else { throw KeyError.keyFileInvalid(path: path, wanted: kind, holds: nil) }
         let contents = buffer.withUnsafeBytes { SecureBytes(copying: UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
         // 32 bytes are the raw key: no text is that short.
         if count == KeyKind.byteCount { return contents }
-        return try KeyText.decode(contents, kind: kind)
+        do {
+            return try KeyText.decode(contents, kind: kind)
+        } catch KeyError.invalidKeyText {
+            let other: KeyKind = kind == .outer ? .decoy : .outer
+            let holds = (try? KeyText.decode(contents, kind: other)) != nil ? other : nil
+            throw KeyError.keyFileInvalid(path: path, wanted: kind, holds: holds)
+        }
     }
 
     /// Creates a key file at `path` holding a new random key's text, mode 0600, and

@@ -19,8 +19,27 @@ import Testing
         let raw = try Self.write(root, "raw", (0..<32).map { UInt8($0) }, mode: 0o400)
         #expect(try KeyFile.read(raw, kind: .outer) == KeyTextTests.vectorKey)
         #expect(try KeyFile.read(raw, kind: .decoy) == KeyTextTests.vectorKey)
-        // A text of the other kind is refused.
-        #expect(throws: KeyError.invalidKeyText) { try KeyFile.read(text, kind: .decoy) }
+        // A text of the other kind is refused, and the message says which kind it holds.
+        #expect(throws: KeyError.keyFileInvalid(path: text, wanted: .decoy, holds: .outer)) { try KeyFile.read(text, kind: .decoy) }
+        #expect("\(KeyError.keyFileInvalid(path: text, wanted: .decoy, holds: .outer))"
+            == "key file \(text) holds an outer key, not the decoy secret asked for; give each key its own file")
+    }
+
+    /// Security review L2: a key file reached through a symbolic link, or owned by
+    /// another user, is refused.
+    @Test func aSymbolicLinkOrAnotherUsersFileIsRefused() throws {
+        let root = try TestRoot()
+        let target = try Self.write(root, "target", Array(KeyTextTests.vectorOuter.utf8), mode: 0o600)
+        let link = root.path + "/link"
+        #expect(symlink(target, link) == 0)
+        #expect(throws: KeyError.keyFileUnreadable(path: link, reason: "it is a symbolic link; name the file itself")) {
+            try KeyFile.read(link, kind: .outer)
+        }
+        // Only root can give a file away to test the owner check.
+        if geteuid() == 0 {
+            #expect(chown(target, 65534, 65534) == 0)
+            #expect(throws: KeyError.keyFileOwner(path: target)) { try KeyFile.read(target, kind: .outer) }
+        }
     }
 
     @Test(arguments: [0o644, 0o640, 0o604, 0o660, 0o606, 0o610, 0o601, 0o666, 0o700 | 0o040])
@@ -44,7 +63,7 @@ import Testing
         let root = try TestRoot()
         for bytes in [[UInt8](repeating: 7, count: 31), [UInt8](repeating: 7, count: 33), [UInt8](repeating: 0x41, count: 5000)] {
             let path = try Self.write(root, "key\(bytes.count)", bytes, mode: 0o600)
-            #expect(throws: KeyError.invalidKeyText) { try KeyFile.read(path, kind: .outer) }
+            #expect(throws: KeyError.keyFileInvalid(path: path, wanted: .outer, holds: nil)) { try KeyFile.read(path, kind: .outer) }
         }
     }
 
