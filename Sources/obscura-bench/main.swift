@@ -14,7 +14,9 @@ import ObscuraKit
 // Modes: `unlock` (default), `media [PHOTO_DIR]` (seal throughput and photo import),
 // `gallery [WORKDIR]` (item listing of a 100,000-item catalog, in process and over HTTP),
 // `export [WORKDIR]` (export and import of an unlocked 2 GiB vault beside age),
-// `container [WORKDIR]` (commit, unlock and migration costs of the V4 slot container).
+// `container [WORKDIR]` (commit, unlock and migration costs of the V4 slot container),
+// `container-ops [WORKDIR]` (time and bytes per vault operation, V4 beside V3),
+// `keyring-unlock [WORKDIR]` (the outer key's keyring round trip; needs a Secret Service).
 let mode = CommandLine.arguments.dropFirst().first ?? "unlock"
 if mode == "gallery" {
     try GalleryBench.run(workdir: CommandLine.arguments.dropFirst(2).first)
@@ -31,6 +33,14 @@ if mode == "media" {
 }
 if mode == "container" {
     try ContainerBench.run(workdir: CommandLine.arguments.dropFirst(2).first)
+    exit(0)
+}
+if mode == "container-ops" {
+    try ContainerOpsBench.run(workdir: CommandLine.arguments.dropFirst(2).first)
+    exit(0)
+}
+if mode == "keyring-unlock" {
+    try KeyringUnlockBench.run(workdir: CommandLine.arguments.dropFirst(2).first)
     exit(0)
 }
 if mode == "export" {

@@ -24,7 +24,16 @@ struct InitCommand: ParsableCommand {
             do {
                 try setup.refuseOuterKeyEqualToDecoySecret(new, directory)
                 Terminal.note("Creating \(SlotFormat.minimumSlotCount) slots in \(directory.path)...")
+                let hadDecoySecret = (try? directory.deviceSecrets.loadIfPresent()) != nil
                 try directory.initialize(outerKey: new.key)
+                if !hadDecoySecret && directory.deviceSecrets is KeyringDecoySecret {
+                    // A user who keeps D off the machine gets a second one here, silently
+                    // otherwise: importing the first later would replace this one.
+                    Terminal.note("""
+                        note: created a new decoy secret in the keyring. If you keep your decoy secret \
+                        off this machine, directories made before need that one to create or destroy vaults.
+                        """)
+                }
             } catch {
                 // Only a key that opens nothing yet may go: a creation that renamed some
                 // slots into place needs it to be finished.

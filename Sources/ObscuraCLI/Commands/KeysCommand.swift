@@ -115,7 +115,8 @@ struct KeysCommand: ParsableCommand {
             let secrets = global.decoySecrets()
             // Only a secret that is not there counts as absent: one that cannot be read
             // (a locked keyring, a key file with loose modes) must not be replaced unasked.
-            if let present = try secrets.loadIfPresent() {
+            let present = try secrets.loadIfPresent()
+            if let present {
                 if present == key {
                     Terminal.output("This decoy secret is already in \(secrets.location); nothing changed.")
                     return
@@ -126,6 +127,12 @@ struct KeysCommand: ParsableCommand {
             }
             try secrets.save(key)
             Terminal.output("Decoy secret saved to \(secrets.location).")
+            if present != nil {
+                Terminal.note("""
+                    note: the decoy secret that was in \(secrets.location) is gone: directories whose decoys \
+                    were made with it can create or destroy vaults again only once it is imported (from its export).
+                    """)
+            }
         }
     }
 
