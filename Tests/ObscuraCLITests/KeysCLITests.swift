@@ -138,6 +138,19 @@ import Testing
         let listing = try service.secretToolSearch(schema: "org.obscura.OuterKey")
         #expect(listing.split(separator: "\n").filter { $0.hasPrefix("attribute.id = ") }.count == 2, "\(listing)")
 
+        // Rotating a's key: a new item replaces the old one, unconfirmed; a still opens,
+        // and the old key's text no longer does.
+        let rotated = try a.run(["keys", "rotate", "outer"], environment: env)
+        #expect(rotated.code == 0 && rotated.stderr.contains("no copy of it is confirmed"), "\(rotated.stderr)")
+        let relisted = try service.secretToolSearch(schema: "org.obscura.OuterKey")
+        #expect(relisted.split(separator: "\n").filter { $0.hasPrefix("attribute.id = ") }.count == 2, "\(relisted)")
+        #expect(try a.run(["status", "--password-stdin"], stdin: "pw-a\n", environment: env).code == 0)
+        let newText = try #require(Self.keyText(try a.run(["keys", "export", "outer"], environment: env), "OUTER"))
+        #expect(newText != text)
+        let oldFile = a.root + "/old.key"
+        try KeyFile.write(try KeyText.decode(SecureBytes(copying: Array(text.utf8)), kind: .outer), kind: .outer, to: oldFile)
+        #expect(try a.run(["status"], environment: env.merging(["OBSCURA_OUTER_KEY_FILE": oldFile]) { $1 }).code == 1)
+
         // A directory whose key the keyring lacks, and a locked keyring.
         let c = try CLIRunner()
         try c.initializeQuickly()
@@ -232,6 +245,38 @@ import Testing
         let mode = try FileManager.default.attributesOfItem(atPath: exported)[.posixPermissions] as? Int
         #expect(mode == 0o600)
         #expect(try String(contentsOfFile: exported, encoding: .utf8).hasPrefix("OUTER-"))
+    }
+
+    /// `keys rotate outer` with a key file: the directory is re-sealed under a new key
+    /// that waits in FILE.new until it replaces FILE; the old key then opens nothing, and
+    /// a rotation whose new key file was left behind is finished by running it again.
+    @Test func rotatingTheOuterKeyFile() throws {
+        let cli = try CLIRunner()
+        try cli.initializeQuickly(password: "pw")
+        let oldCopy = cli.root + "/old-outer.key"
+        try FileManager.default.copyItem(atPath: cli.outerKeyFile, toPath: oldCopy)
+
+        // Cut short before any slot was written: the new key waits beside the file, and
+        // the directory still opens with the old one.
+        let pending = KeyFile.rotationPath(for: cli.outerKeyFile)
+        try KeyFile.write(SecureBytes(copying: [UInt8](repeating: 0x33, count: 32)), kind: .outer, to: pending)
+        #expect(try cli.run(["status", "--password-stdin"], stdin: "pw\n").code == 0)
+
+        let rotated = try cli.run(["keys", "rotate", "outer"])
+        #expect(rotated.code == 0, "\(rotated.stderr)")
+        #expect(rotated.stdout.contains("Rotated the outer key"))
+        #expect(!FileManager.default.fileExists(atPath: pending))
+        #expect(try KeyFile.read(cli.outerKeyFile, kind: .outer) == SecureBytes(copying: [UInt8](repeating: 0x33, count: 32)))
+        let after = try cli.run(["status", "--password-stdin"], stdin: "pw\n")
+        #expect(after.code == 0 && after.stdout.contains("unlocked"), "\(after.stderr)")
+        let old = try cli.run(["status"], environment: ["OBSCURA_OUTER_KEY_FILE": oldCopy])
+        #expect(old.code == 1 && old.stderr.contains("the one in \(oldCopy) does not open"), "\(old.stderr)")
+
+        // A second rotation draws a new key of its own.
+        #expect(try cli.run(["keys", "rotate", "outer"]).code == 0)
+        #expect(try KeyFile.read(cli.outerKeyFile, kind: .outer) != SecureBytes(copying: [UInt8](repeating: 0x33, count: 32)))
+        #expect(try cli.run(["status", "--password-stdin"], stdin: "pw\n").code == 0)
+        #expect(try cli.run(["keys", "rotate", "decoy"]).stderr.contains("only the outer key can be rotated"))
     }
 
     /// A valid key text of `kind` for a fixed key no test directory uses.

@@ -3,19 +3,19 @@ import Foundation
 import ObscuraCrypto
 import ObscuraKit
 
-/// `obscura keys export|import|verify`: the directory's outer key and the decoy secret
+/// `obscura keys export|import|verify|rotate`: the directory's outer key and the decoy secret
 /// (docs/FORMAT.md §4.3, §4.4).
 struct KeysCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "keys",
-        abstract: "Export, import or verify the outer key and the decoy secret.",
+        abstract: "Export, import, verify or rotate the outer key and the decoy secret.",
         discussion: """
             The outer key opens the vault directory; without it no vault opens, whatever \
             the password. The decoy secret is needed only to create or destroy a vault and \
             to import an export; whoever holds it can count the vaults. Both live in the \
             keyring (or in the files given by --outer-key-file and --decoy-secret-file).
             """,
-        subcommands: [Export.self, Import.self, Verify.self])
+        subcommands: [Export.self, Import.self, Verify.self, Rotate.self])
 
     /// Which key a subcommand works on.
     enum Which: String, ExpressibleByArgument, CaseIterable {
@@ -186,6 +186,60 @@ struct KeysCommand: ParsableCommand {
                 throw CLIError("\(directory.path) is a version 3 directory and has no outer key yet; run `obscura migrate`")
             }
             return (candidate.key, candidate.keyringItem)
+        }
+    }
+
+    struct Rotate: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Re-seal the directory under a new outer key; the old one stops opening it.",
+            discussion: """
+                Needs no password. Copies of the directory taken before (backups, snapshots) \
+                still open with the old key. The old key is kept until the rotation is \
+                complete: if it is cut short, run it again. With --outer-key-file the new \
+                key waits in FILE.new and replaces FILE at the end.
+                """)
+
+        @OptionGroup var global: GlobalOptions
+
+        @Argument(help: "outer (the decoy secret cannot be rotated yet).")
+        var which: Which
+
+        func run() throws {
+            guard which == .outer else {
+                throw CLIError("only the outer key can be rotated: a new decoy secret would need every decoy made again, which this version does not do")
+            }
+            let directory = try global.openDirectory()
+            guard directory.isContainer, let old = directory.openedWith else {
+                throw CLIError("\(directory.path) is a version 3 directory and has no outer key yet; run `obscura migrate`")
+            }
+            let slots = try directory.slotCount()
+            if let path = global.outerKeyFilePath() {
+                // A rotation cut short left its key beside the file: finish with that one.
+                let pending = KeyFile.rotationPath(for: path)
+                let newKey = try KeyFile.createIfMissing(pending, kind: .outer, using: SystemRandom())
+                    ?? KeyFile.read(pending, kind: .outer)
+                Terminal.note("Re-sealing \(slots) slots under a new outer key...")
+                try directory.rotateOuterKey(to: newKey)
+                try KeyFile.finishRotation(of: path)
+                Terminal.output("""
+                    Rotated the outer key: \(path) holds the new one. Keep a copy of it apart from the \
+                    directory; the old key opens only copies of the directory taken before.
+                    """)
+                return
+            }
+            let setup = KeySetup(global: global)
+            let new = try setup.newOuterKey()
+            Terminal.note("Re-sealing \(slots) slots under a new outer key...")
+            do {
+                try directory.rotateOuterKey(to: new.key)
+            } catch {
+                // Both keys stay: the directory may now open with either.
+                Terminal.note("note: the rotation did not finish; the keyring keeps the old and the new key. Run `obscura keys rotate outer` again.")
+                throw error
+            }
+            if let item = old.keyringItem { try new.keyring?.delete(item, kind: .outer) }
+            Terminal.output("Rotated the outer key; the old one is removed from the keyring and opens only copies of the directory taken before.")
+            try setup.confirmExport(new)
         }
     }
 

@@ -10,9 +10,13 @@ extension SlotContainer {
     /// returns, or a crash at any point leaves the previous commit for recovery to find.
     ///
     /// - Returns: the ids of the added slots, in the order of `adding`.
+    /// - Parameter newKey: seals the commit under this outer key instead (a rotation,
+    ///   §8.11): every block and superblock it writes is under the new key's subkeys,
+    ///   in a new key generation, and the container keeps the new key from then on.
     @discardableResult
-    func commit(replacing: [SlotID: [UInt8]] = [:], adding: [[UInt8]] = []) throws -> [SlotID] {
+    func commit(replacing: [SlotID: [UInt8]] = [:], adding: [[UInt8]] = [], rekeyingTo newKey: OuterKey? = nil) throws -> [SlotID] {
         guard !broken else { throw ContainerError.needsRecovery }
+        precondition(newKey == nil || adding.isEmpty, "a rotation adds no slot")
         guard replacing.keys.allSatisfy(slots.contains) else { throw ContainerError.damaged("no such slot") }
         guard slots.count + adding.count <= ContainerFormat.maximumSlots else { throw ContainerError.tooLarge }
 
@@ -27,7 +31,8 @@ extension SlotContainer {
 
         // A new generation at growth (every block is rewritten anyway) and before the
         // nonce budget of the current one runs out (§8.7).
-        let rekey = grows || state.sealedUnderGeneration + UInt64(2 * shape.blockCount) >= ContainerFormat.rekeyAfter
+        let rekey = grows || newKey != nil
+            || state.sealedUnderGeneration + UInt64(2 * shape.blockCount) >= ContainerFormat.rekeyAfter
         let generation = rekey ? state.generation + 1 : state.generation
         // The first commit of a handle also counts one commit's seals for an attempt a
         // crash may have cut short before it (its seals may have reached the disk).
@@ -54,6 +59,10 @@ extension SlotContainer {
         let filler = (ContainerFormat.firstData..<blocks).filter { !live.contains($0) && !placed.contains($0) }
         var streams = replacing
         for (id, stream) in zip(added, adding) { streams[id] = stream }
+        if newKey != nil {
+            // Read under the old key before anything is sealed under the new one.
+            for slot in slots where streams[slot] == nil { streams[slot] = try readVerifiedStream(slot) }
+        }
 
         // The barrier rewrites bytes already on disk: its failure (a read-only mount, a
         // full or failing disk) leaves the container as it was, still readable.
@@ -61,6 +70,7 @@ extension SlotContainer {
         broken = true
         if !added.isEmpty { try install(added, blocks: blocks) }
         if grows { try grow(to: blocks) }
+        if let newKey { switchKey(to: newKey) }
         let newMaps = try writeBlocks(next, plan: plan, filler: filler, shape: shape, streams: streams)
         try files.sync(next.slots.map(\.fileName))
         var sealedSuperblocks = [SlotID: [UInt8]]()

@@ -17,7 +17,8 @@ final class SlotContainer {
     static let pendingPrefix = ".pending-"
 
     let files: SlotFiles
-    let key: OuterKey
+    /// The outer key the container is sealed under; replaced by a rotation (§8.11).
+    private(set) var key: OuterKey
     let random: RandomSource
     /// The agreed commit: shared fields, with the first slot's roots.
     var state: Superblock
@@ -31,6 +32,12 @@ final class SlotContainer {
     /// what an open reads may still sit only in the page cache of a crashed writer.
     var barrierDone = false
     private var blockKeys: [SlotID: [UInt32: SecureBytes]] = [:]
+
+    /// Seals everything written from now on under `newKey` (a rotation's commit, §8.11).
+    func switchKey(to newKey: OuterKey) {
+        key = newKey
+        blockKeys = [:]
+    }
 
     init(files: SlotFiles, key: OuterKey, random: RandomSource, state: Superblock, maps: [SlotID: SlotMap]) {
         self.files = files

@@ -22,11 +22,17 @@ extension VaultDirectory {
             // Fall through to the candidates; the lock was released with the first try.
         }
         let candidates = try outerKeys.load(.outer)
+        // A rotation cut short (§8.11) leaves a directory that one key opens and the
+        // other finds half-written: a key whose commit does not hold is not the end.
+        var firstFailure: Error?
         for candidate in candidates.keys {
             let directory: VaultDirectory
             do {
                 directory = try VaultDirectory(path: path, deviceSecrets: deviceSecrets, outerKey: candidate.key, random: random)
             } catch ContainerError.outerKeyMismatch {
+                continue
+            } catch let error as ContainerError {
+                firstFailure = firstFailure ?? error
                 continue
             }
             directory.openedWith = candidate
@@ -36,6 +42,18 @@ extension VaultDirectory {
             }
             return directory
         }
-        throw KeyError.outerKeyMismatch
+        throw firstFailure ?? KeyError.outerKeyMismatch
+    }
+
+    /// Re-seals every slot under `newKey` (docs/FORMAT.md §8.11), needing no password:
+    /// from then on only `newKey` opens the directory (copies taken before still open
+    /// with the old key). Keep the old key until this returns: a rotation cut short
+    /// leaves a directory that the old key, or the new one, opens.
+    public func rotateOuterKey(to newKey: SecureBytes) throws {
+        let key = try OuterKey(newKey)
+        try requireInitialized()
+        try store.rotate(to: key)
+        outerKey = key
+        logger.debug("rotated the outer key")
     }
 }

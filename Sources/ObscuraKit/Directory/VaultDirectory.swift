@@ -14,7 +14,7 @@ public final class VaultDirectory {
     let random: RandomSource
     /// The directory's outer key, when its slots are (or are to be) a version 4
     /// container (docs/FORMAT.md §8).
-    private(set) var outerKey: OuterKey?
+    var outerKey: OuterKey?
     /// The candidate that opened the directory, when ``open(path:deviceSecrets:outerKeys:create:random:)``
     /// found its outer key; nil otherwise.
     public internal(set) var openedWith: KeyCandidate?

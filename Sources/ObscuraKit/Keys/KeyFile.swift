@@ -93,6 +93,17 @@ public enum KeyFile {
         try FileIO.writeAll(fd, [UInt8(ascii: "\n")], path: path)
     }
 
+    /// Where `keys rotate outer` keeps the new outer key until the rotation is complete
+    /// (docs/FORMAT.md §8.11): beside the key file, read before it while it exists.
+    public static func rotationPath(for path: String) -> String { path + ".new" }
+
+    /// Ends a rotation: the new key's file replaces the key file, durably.
+    public static func finishRotation(of path: String) throws {
+        try FileIO.rename(rotationPath(for: path), path)
+        let directory = (path as NSString).deletingLastPathComponent
+        try FileIO.syncDirectory(directory.isEmpty ? "." : directory)
+    }
+
     /// The warning to print whenever a key was read from a file.
     public static func warning(path: String, kind: KeyKind) -> String {
         let consequence = switch kind {

@@ -1,3 +1,4 @@
+import Foundation
 import ObscuraCrypto
 
 /// Where a directory's outer key (or the decoy secret) comes from: the OS keyring, or a
@@ -34,8 +35,14 @@ public enum KeySource: Sendable {
             guard !items.isEmpty else { throw KeyError.unavailable(kind, .noKey) }
             return KeyCandidates(keys: items.map { KeyCandidate(key: $0.key, keyringItem: $0.id, confirmed: $0.confirmed) }, warning: nil)
         case let .file(path):
-            let key = try KeyFile.read(path, kind: kind)
-            return KeyCandidates(keys: [KeyCandidate(key: key, keyringItem: nil, confirmed: nil)], warning: KeyFile.warning(path: path, kind: kind))
+            // A rotation cut short (§8.11) left the new key beside the file: tried first.
+            var keys = [KeyCandidate]()
+            let pending = KeyFile.rotationPath(for: path)
+            if kind == .outer, FileManager.default.fileExists(atPath: pending) {
+                keys.append(KeyCandidate(key: try KeyFile.read(pending, kind: kind), keyringItem: nil, confirmed: nil))
+            }
+            keys.append(KeyCandidate(key: try KeyFile.read(path, kind: kind), keyringItem: nil, confirmed: nil))
+            return KeyCandidates(keys: keys, warning: KeyFile.warning(path: path, kind: kind))
         }
     }
 }

@@ -164,6 +164,17 @@ final class SlotStore {
         }
     }
 
+    /// Re-seals every slot of the container under `key` (docs/FORMAT.md §8.11): one
+    /// commit under the new key, then a cover commit that overwrites what the old key
+    /// still opened (the previous commit's blocks and superblock).
+    func rotate(to key: OuterKey) throws {
+        try serialized {
+            guard let container else { throw VaultError.outerKeyRequired }
+            try container.commit(rekeyingTo: key)
+            try container.commit()
+        }
+    }
+
     private func commitLocked(_ change: Change) throws {
         let kept = try names().filter { !change.remove.contains($0) }
         var tier = try currentTier(kept)
