@@ -222,6 +222,14 @@ int obscura_secret_store(const obscura_secret_schema *schema, const char *const 
     if (status == OBSCURA_SECRET_OK && collection == NULL) {
         status = report(&s, OBSCURA_SECRET_NO_SERVICE, "the keyring has no default collection", NULL);
     }
+    // gnome-keyring's "session" collection lives in memory only: a key stored there is
+    // gone at logout, and with it every vault of the directory it opens.
+    if (status == OBSCURA_SECRET_OK &&
+        g_str_has_suffix(g_dbus_proxy_get_object_path(G_DBUS_PROXY(collection)), "/collection/session")) {
+        status = report(&s, OBSCURA_SECRET_FAILED,
+                        "the keyring's default collection is the session collection, kept in memory and lost at "
+                        "logout; make a lasting default keyring (a login keyring) or use a key file", NULL);
+    }
     // Checked first because storing into a locked collection makes libsecret ask the
     // Secret Service to unlock it, which prompts.
     if (status == OBSCURA_SECRET_OK && secret_collection_get_locked(collection)) {

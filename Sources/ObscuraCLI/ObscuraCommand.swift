@@ -130,6 +130,13 @@ public struct GlobalOptions: ParsableArguments {
                 \(vaultPath()); name the right file with --outer-key-file
                 """)
         }
+        if let failure = directory.passedOver {
+            Terminal.note("""
+                warning: another outer key in the keyring did not open this directory (\(failure)); it opened \
+                with an older one, which may show the state from before a rotation that was cut short. Run \
+                `obscura keys rotate outer` to finish it.
+                """)
+        }
         if directory.openedWith != nil, let path = outerKeyFilePath() {
             Terminal.keyFileWarning(KeyFile.warning(path: path, kind: .outer))
         }

@@ -142,8 +142,10 @@ import Testing
         // and the old key's text no longer does.
         let rotated = try a.run(["keys", "rotate", "outer"], environment: env)
         #expect(rotated.code == 0 && rotated.stderr.contains("no copy of it is confirmed"), "\(rotated.stderr)")
+        // Without a confirmed copy of the new key, the old one stays (copies taken before need it).
+        #expect(rotated.stderr.contains("the old outer key stays in the keyring"))
         let relisted = try service.secretToolSearch(schema: "org.obscura.OuterKey")
-        #expect(relisted.split(separator: "\n").filter { $0.hasPrefix("attribute.id = ") }.count == 2, "\(relisted)")
+        #expect(relisted.split(separator: "\n").filter { $0.hasPrefix("attribute.id = ") }.count == 3, "\(relisted)")
         #expect(try a.run(["status", "--password-stdin"], stdin: "pw-a\n", environment: env).code == 0)
         let newText = try #require(Self.keyText(try a.run(["keys", "export", "outer"], environment: env), "OUTER"))
         #expect(newText != text)
@@ -271,6 +273,14 @@ import Testing
         #expect(after.code == 0 && after.stdout.contains("unlocked"), "\(after.stderr)")
         let old = try cli.run(["status"], environment: ["OBSCURA_OUTER_KEY_FILE": oldCopy])
         #expect(old.code == 1 && old.stderr.contains("the one in \(oldCopy) does not open"), "\(old.stderr)")
+        // The old key is kept under a dated name: copies taken before need it.
+        let retired = try FileManager.default.contentsOfDirectory(atPath: cli.root).filter { $0.hasPrefix("outer.key.replaced-") }
+        #expect(retired.count == 1 && rotated.stderr.contains("the old outer key is kept in"))
+        #expect(try KeyFile.read(cli.root + "/" + retired[0], kind: .outer) == KeyFile.read(oldCopy, kind: .outer))
+        // A pending key file that cannot be read is passed over, not a reason to refuse.
+        FileManager.default.createFile(atPath: pending, contents: Data(), attributes: [.posixPermissions: 0o600])
+        #expect(try cli.run(["status"]).code == 0)
+        try FileManager.default.removeItem(atPath: pending)
 
         // A second rotation draws a new key of its own.
         #expect(try cli.run(["keys", "rotate", "outer"]).code == 0)

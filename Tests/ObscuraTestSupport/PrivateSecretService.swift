@@ -89,6 +89,14 @@ package final class PrivateSecretService {
             "array:objpath:/org/freedesktop/secrets/collection/login")
     }
 
+    /// Makes the in-memory `session` collection the default one, as some desktops and
+    /// password managers leave it.
+    package func makeSessionCollectionDefault() throws {
+        _ = try dbusSend(
+            "--dest=org.freedesktop.secrets", "/org/freedesktop/secrets", "org.freedesktop.Secret.Service.SetAlias",
+            "string:default", "objpath:/org/freedesktop/secrets/collection/session")
+    }
+
     /// Stops (SIGSTOP) or resumes the keyring daemon: stopped, it holds its bus name
     /// and answers nothing, as a hung daemon would.
     package func suspendKeyring(_ suspended: Bool) {

@@ -194,9 +194,10 @@ struct KeysCommand: ParsableCommand {
             abstract: "Re-seal the directory under a new outer key; the old one stops opening it.",
             discussion: """
                 Needs no password. Copies of the directory taken before (backups, snapshots) \
-                still open with the old key. The old key is kept until the rotation is \
-                complete: if it is cut short, run it again. With --outer-key-file the new \
-                key waits in FILE.new and replaces FILE at the end.
+                still open only with the old key, which is kept: in the keyring (removed only \
+                when copies of both keys are confirmed), or with --outer-key-file in \
+                FILE.replaced-TIME, while the new key waits in FILE.new and then replaces FILE. \
+                If a rotation is cut short, run it again.
                 """)
 
         @OptionGroup var global: GlobalOptions
@@ -212,24 +213,48 @@ struct KeysCommand: ParsableCommand {
             guard directory.isContainer, let old = directory.openedWith else {
                 throw CLIError("\(directory.path) is a version 3 directory and has no outer key yet; run `obscura migrate`")
             }
-            let slots = try directory.slotCount()
             if let path = global.outerKeyFilePath() {
-                // A rotation cut short left its key beside the file: finish with that one.
-                let pending = KeyFile.rotationPath(for: path)
-                let newKey = try KeyFile.createIfMissing(pending, kind: .outer, using: SystemRandom())
-                    ?? KeyFile.read(pending, kind: .outer)
-                Terminal.note("Re-sealing \(slots) slots under a new outer key...")
-                try directory.rotateOuterKey(to: newKey)
-                try KeyFile.finishRotation(of: path)
-                Terminal.output("""
-                    Rotated the outer key: \(path) holds the new one. Keep a copy of it apart from the \
-                    directory; the old key opens only copies of the directory taken before.
-                    """)
-                return
+                try rotateFile(path, directory)
+            } else {
+                try rotateKeyring(directory, old: old)
             }
+        }
+
+        /// The new key waits beside the file and is read before it (a rotation cut short
+        /// finishes with it); the old key is kept under a dated name, since other
+        /// directories made with the same file, and copies of this one, still need it.
+        private func rotateFile(_ path: String, _ directory: VaultDirectory) throws {
+            let pending = KeyFile.rotationPath(for: path)
+            let newKey = try KeyFile.createIfMissing(pending, kind: .outer, using: SystemRandom())
+                ?? KeyFile.read(pending, kind: .outer)
+            Terminal.note("Re-sealing \(try directory.slotCount()) slots under a new outer key...")
+            try directory.rotateOuterKey(to: newKey)
+            let oldKey = try KeyFile.read(path, kind: .outer)
+            var retired: String?
+            if oldKey != newKey {
+                let stamp = ISO8601DateFormatter().string(from: Date()).replacingOccurrences(of: ":", with: "")
+                retired = path + ".replaced-" + stamp
+                try KeyFile.write(oldKey, kind: .outer, to: retired!)
+            }
+            try KeyFile.finishRotation(of: path)
+            Terminal.output("Rotated the outer key: \(path) holds the new one; keep a copy of it apart from the directory.")
+            if let retired {
+                Terminal.note("""
+                    note: the old outer key is kept in \(retired): copies of this directory taken before, and any \
+                    other directory made with \(path), open only with it. Delete it once nothing needs it.
+                    """)
+            }
+        }
+
+        /// The new key is stored ranked above the old one, so that a rotation cut short is
+        /// opened with it; the old one is removed only when copies of both are confirmed.
+        private func rotateKeyring(_ directory: VaultDirectory, old: KeyCandidate) throws {
             let setup = KeySetup(global: global)
             let new = try setup.newOuterKey()
-            Terminal.note("Re-sealing \(slots) slots under a new outer key...")
+            if let keyring = new.keyring, let item = new.item {
+                try keyring.touch(item, kind: .outer, at: KeyringItem.now() + 1)
+            }
+            Terminal.note("Re-sealing \(try directory.slotCount()) slots under a new outer key...")
             do {
                 try directory.rotateOuterKey(to: new.key)
             } catch {
@@ -237,9 +262,17 @@ struct KeysCommand: ParsableCommand {
                 Terminal.note("note: the rotation did not finish; the keyring keeps the old and the new key. Run `obscura keys rotate outer` again.")
                 throw error
             }
-            if let item = old.keyringItem { try new.keyring?.delete(item, kind: .outer) }
-            Terminal.output("Rotated the outer key; the old one is removed from the keyring and opens only copies of the directory taken before.")
-            try setup.confirmExport(new)
+            Terminal.output("Rotated the outer key.")
+            let confirmedNew = try setup.confirmExport(new)
+            if confirmedNew, old.confirmed == true, let item = old.keyringItem, let keyring = new.keyring {
+                try keyring.delete(item, kind: .outer)
+                Terminal.output("Removed the old outer key from the keyring; your written copy of it opens copies of the directory taken before.")
+            } else {
+                Terminal.note("""
+                    note: the old outer key stays in the keyring: copies of the directory taken before open only \
+                    with it, and no copy of \(old.confirmed == true ? "the new key" : "it") is confirmed yet.
+                    """)
+            }
         }
     }
 

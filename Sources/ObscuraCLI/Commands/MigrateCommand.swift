@@ -36,8 +36,16 @@ struct MigrateCommand: ParsableCommand {
             }
             return
         }
+        // Refusals that need no key come before one is made.
+        let strays = try directory.unmigratableSlotNames()
+        guard strays.isEmpty else { throw ContainerError.unmigratableSlots(strays) }
         let new = try setup.newOuterKey()
-        try setup.refuseOuterKeyEqualToDecoySecret(new, directory)
+        do {
+            try setup.refuseOuterKeyEqualToDecoySecret(new, directory)
+        } catch {
+            setup.discard(new)
+            throw error
+        }
         // Wrapping overwrites the version 3 slots in place: from then on only O opens
         // them. With O in the keyring alone, the user has a copy of it first.
         if new.keyring != nil {

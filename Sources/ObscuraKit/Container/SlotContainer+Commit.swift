@@ -92,6 +92,20 @@ extension SlotContainer {
         return added
     }
 
+    /// Between a rotation's two commits (§8.11): overwrites every slot's other
+    /// superblock position, which still holds the previous commit under the old key,
+    /// with random bytes, and syncs. The cover commit then overwrites that commit's
+    /// blocks; from here on the old key opens nothing, rather than a commit whose blocks
+    /// are being overwritten.
+    func retireOtherSuperblocks() throws {
+        guard !broken else { throw ContainerError.needsRecovery }
+        let other = 1 - state.position
+        for slot in random.shuffled(slots) {
+            try files.write(slot.fileName, at: other * ContainerFormat.blockSize, random.bytes(ContainerFormat.blockSize))
+        }
+        try files.sync(slots.map(\.fileName))
+    }
+
     /// Step C0 (§8.6): writes every slot's current superblock back, byte for byte, and
     /// syncs. An open may have read superblocks that a crashed or failed writer left only
     /// in the page cache; the next commit overwrites the blocks of the commit before

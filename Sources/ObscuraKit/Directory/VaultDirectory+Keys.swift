@@ -36,6 +36,7 @@ extension VaultDirectory {
                 continue
             }
             directory.openedWith = candidate
+            directory.passedOver = firstFailure
             if case let .keyring(keyring) = outerKeys, let item = candidate.keyringItem {
                 // Only the order of later tries depends on it.
                 try? keyring.touch(item, kind: .outer)

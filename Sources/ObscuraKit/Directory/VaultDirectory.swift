@@ -18,6 +18,10 @@ public final class VaultDirectory {
     /// The candidate that opened the directory, when ``open(path:deviceSecrets:outerKeys:create:random:)``
     /// found its outer key; nil otherwise.
     public internal(set) var openedWith: KeyCandidate?
+    /// Why a key tried before ``openedWith`` did not open the directory although its
+    /// superblocks opened (a damaged or rolled-back commit), if one did: after a rotation
+    /// cut short, the older key may open the state from before it.
+    public internal(set) var passedOver: Error?
     let logger = Logger(label: "obscura.vault")
     private let lockDescriptor: Int32
     /// How the container reaches the slot files: the real directory, or (in the crash
@@ -122,13 +126,20 @@ public final class VaultDirectory {
         try requireInitialized()
         try store.serialized {
             guard !store.isContainer else { return }
-            // Version 3 reads every `*.db.enc`; the container takes only canonical names.
-            let strays = try store.names().filter { SlotID(fileName: $0) == nil }
+            let strays = try unmigratableSlotNames()
             guard strays.isEmpty else { throw ContainerError.unmigratableSlots(strays) }
             try store.sweepTemporaries()
             store.attach(try SlotContainer.migrate(files: slotFiles(store.path), key: outerKey, random: random))
         }
         logger.debug("migrated vault directory to the slot container")
+    }
+
+    /// Slot files version 3 reads but a container cannot take (docs/FORMAT.md §8.10):
+    /// version 3 reads every `*.db.enc`, the container only canonical names. Migration
+    /// refuses while there are any.
+    public func unmigratableSlotNames() throws -> [String] {
+        guard !store.isContainer else { return [] }
+        return try store.names().filter { SlotID(fileName: $0) == nil }
     }
 
     /// Creates `data/`, `media/` and ten decoy slots keyed under the device credential,

@@ -38,8 +38,9 @@ public enum KeySource: Sendable {
             // A rotation cut short (§8.11) left the new key beside the file: tried first.
             var keys = [KeyCandidate]()
             let pending = KeyFile.rotationPath(for: path)
-            if kind == .outer, FileManager.default.fileExists(atPath: pending) {
-                keys.append(KeyCandidate(key: try KeyFile.read(pending, kind: kind), keyringItem: nil, confirmed: nil))
+            // One that cannot be read (empty, damaged) is no key: the file's own is tried.
+            if kind == .outer, let key = try? KeyFile.read(pending, kind: kind) {
+                keys.append(KeyCandidate(key: key, keyringItem: nil, confirmed: nil))
             }
             keys.append(KeyCandidate(key: try KeyFile.read(path, kind: kind), keyringItem: nil, confirmed: nil))
             return KeyCandidates(keys: keys, warning: KeyFile.warning(path: path, kind: kind))

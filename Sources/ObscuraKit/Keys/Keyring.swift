@@ -89,7 +89,7 @@ public struct KeyringItem: Sendable {
     }
 
     /// Seconds since 1970, now.
-    static func now() -> UInt64 {
+    public static func now() -> UInt64 {
         UInt64(max(0, Date().timeIntervalSince1970))
     }
 }

@@ -165,12 +165,13 @@ final class SlotStore {
     }
 
     /// Re-seals every slot of the container under `key` (docs/FORMAT.md §8.11): one
-    /// commit under the new key, then a cover commit that overwrites what the old key
-    /// still opened (the previous commit's blocks and superblock).
+    /// commit under the new key, the previous commit's superblocks overwritten, then a
+    /// cover commit that overwrites that commit's blocks.
     func rotate(to key: OuterKey) throws {
         try serialized {
             guard let container else { throw VaultError.outerKeyRequired }
             try container.commit(rekeyingTo: key)
+            try container.retireOtherSuperblocks()
             try container.commit()
         }
     }

@@ -28,6 +28,10 @@ import Testing
         files.beforeSync = { images += ContainerCrashTests.crashImages($0, random: random) }
         try container.commit(rekeyingTo: OuterKey(Self.newKey))
         let afterRotation = files.snapshot
+        try container.retireOtherSuperblocks()
+        // Before the cover commit overwrites anything, the old key opens nothing: it can
+        // never meet a commit whose blocks are being overwritten.
+        #expect(throws: ContainerError.self) { try SlotContainer.open(files: RecordingSlotFiles(files.snapshot), key: F.key()) }
         try container.commit()
         files.beforeSync = nil
         images += ContainerCrashTests.crashImages(files, random: random)
@@ -39,6 +43,11 @@ import Testing
             let (opened, usedNew) = try Self.openEither(recorder)
             #expect(try F.contents(opened, lengths: lengths) == contents)
             if usedNew { openedWith.new += 1 } else { openedWith.old += 1 }
+            // Review 2, H1: whenever the old key opens an image at all, it is the whole
+            // state from before the rotation, never one whose blocks are being overwritten.
+            if usedNew, let stale = try? SlotContainer.open(files: RecordingSlotFiles(image), key: F.key()) {
+                #expect(try F.contents(stale, lengths: lengths) == contents)
+            }
             // Whichever key opened it, a second open with it has nothing to do.
             let again = RecordingSlotFiles(recorder.snapshot)
             _ = try SlotContainer.open(files: again, key: usedNew ? OuterKey(Self.newKey) : F.key())

@@ -173,5 +173,21 @@ import Testing
         default: return nil
         }
     }
+
+    /// Review finding: a default collection that lives in memory only would lose the
+    /// outer key at logout, and every vault with it; storing there is refused.
+    @Test func theInMemorySessionCollectionIsRefused() throws {
+        let service = try PrivateSecretService()
+        defer { service.stop() }
+        try service.makeSessionCollectionDefault()
+        let keyring = SecretServiceKeyring()
+        do {
+            _ = try keyring.store(Self.key(7), kind: .outer, confirmed: false)
+            Issue.record("a key was stored in the session collection")
+        } catch let KeyError.keyringFailed(why) {
+            #expect(why.contains("session collection"), "\(why)")
+        }
+        #expect(try keyring.candidates(.outer).isEmpty)
+    }
 }
 #endif
