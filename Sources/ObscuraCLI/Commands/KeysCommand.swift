@@ -49,7 +49,10 @@ struct KeysCommand: ParsableCommand {
             var st = stat()
             guard fstat(1, &st) == 0, st.st_mode & S_IFMT == S_IFREG, st.st_mode & 0o077 != 0 else { return }
             if fchmod(1, 0o600) == 0 {
-                Terminal.note("note: the file receiving the key is now readable by you only (mode 0600).")
+                Terminal.note("""
+                    note: the file receiving the key could be read by others; it is now yours only (mode 0600), \
+                    but a process that opened it before keeps its access: export into a new file in a private directory.
+                    """)
             } else {
                 Terminal.note("warning: the file receiving the key can be read by others; chmod 600 it.")
             }

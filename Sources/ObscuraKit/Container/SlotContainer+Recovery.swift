@@ -37,7 +37,8 @@ extension SlotContainer {
         }
         for slot in extra where try !hasInstallMark(slot, files: files, key: key) {
             throw ContainerError.damaged(
-                "data/\(slot.fileName) is not part of this directory (no commit and no install mark under its outer key); move it out of data/")
+                "data/\(slot.fileName) is not part of this directory (no commit and no install mark under its outer key; "
+                    + "it may also be a slot an older version was adding when it stopped); move it out of data/")
         }
         for slot in extra { try files.remove(slot.fileName) }
         if !extra.isEmpty { try files.syncDirectory() }
