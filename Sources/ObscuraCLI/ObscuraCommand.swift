@@ -132,12 +132,19 @@ public struct GlobalOptions: ParsableArguments {
         }
         if let failure = directory.passedOver {
             Terminal.note("""
-                warning: another outer key in the keyring did not open this directory (\(failure)); it opened \
-                with an older one, which may show the state from before a rotation that was cut short. Run \
+                warning: an outer key tried first did not open this directory (\(failure)); it opened with \
+                another, which may show the state from before a rotation that was cut short. Run \
                 `obscura keys rotate outer` to finish it.
                 """)
         }
         if directory.openedWith != nil, let path = outerKeyFilePath() {
+            let pending = KeyFile.rotationPath(for: path)
+            if FileManager.default.fileExists(atPath: pending) {
+                let readable = (try? KeyFile.read(pending, kind: .outer)) != nil
+                Terminal.note(readable
+                    ? "note: \(pending) holds the key of an unfinished rotation; run `obscura keys rotate outer` to finish it."
+                    : "warning: \(pending), left by a rotation, cannot be read as an outer key; it was passed over.")
+            }
             Terminal.keyFileWarning(KeyFile.warning(path: path, kind: .outer))
         }
         if versionNote && directory.isInitialized && !directory.isContainer {

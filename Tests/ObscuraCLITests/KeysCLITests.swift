@@ -140,7 +140,10 @@ import Testing
 
         // Rotating a's key: a new item replaces the old one, unconfirmed; a still opens,
         // and the old key's text no longer does.
-        let rotated = try a.run(["keys", "rotate", "outer"], environment: env)
+        // Without a terminal it needs to be told the copy will be confirmed later.
+        let refusedRotation = try a.run(["keys", "rotate", "outer"], environment: env)
+        #expect(refusedRotation.code == 1 && refusedRotation.stderr.contains("--confirm-key-later"))
+        let rotated = try a.run(["keys", "rotate", "outer", "--confirm-key-later"], environment: env)
         #expect(rotated.code == 0 && rotated.stderr.contains("no copy of it is confirmed"), "\(rotated.stderr)")
         // Without a confirmed copy of the new key, the old one stays (copies taken before need it).
         #expect(rotated.stderr.contains("the old outer key stays in the keyring"))
@@ -262,7 +265,8 @@ import Testing
         // the directory still opens with the old one.
         let pending = KeyFile.rotationPath(for: cli.outerKeyFile)
         try KeyFile.write(SecureBytes(copying: [UInt8](repeating: 0x33, count: 32)), kind: .outer, to: pending)
-        #expect(try cli.run(["status", "--password-stdin"], stdin: "pw\n").code == 0)
+        let cut = try cli.run(["status", "--password-stdin"], stdin: "pw\n")
+        #expect(cut.code == 0 && cut.stderr.contains("holds the key of an unfinished rotation"), "\(cut.stderr)")
 
         let rotated = try cli.run(["keys", "rotate", "outer"])
         #expect(rotated.code == 0, "\(rotated.stderr)")
@@ -279,11 +283,14 @@ import Testing
         #expect(try KeyFile.read(cli.root + "/" + retired[0], kind: .outer) == KeyFile.read(oldCopy, kind: .outer))
         // A pending key file that cannot be read is passed over, not a reason to refuse.
         FileManager.default.createFile(atPath: pending, contents: Data(), attributes: [.posixPermissions: 0o600])
-        #expect(try cli.run(["status"]).code == 0)
+        let passed = try cli.run(["status"])
+        #expect(passed.code == 0 && passed.stderr.contains("cannot be read as an outer key; it was passed over"), "\(passed.stderr)")
         try FileManager.default.removeItem(atPath: pending)
 
-        // A second rotation draws a new key of its own.
+        // A second rotation draws a new key of its own; its retired file never replaces
+        // the first one's, even within the same second.
         #expect(try cli.run(["keys", "rotate", "outer"]).code == 0)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: cli.root).filter { $0.hasPrefix("outer.key.replaced-") }.count == 2)
         #expect(try KeyFile.read(cli.outerKeyFile, kind: .outer) != SecureBytes(copying: [UInt8](repeating: 0x33, count: 32)))
         #expect(try cli.run(["status", "--password-stdin"], stdin: "pw\n").code == 0)
         #expect(try cli.run(["keys", "rotate", "decoy"]).stderr.contains("only the outer key can be rotated"))

@@ -208,6 +208,12 @@ struct KeysCommand: ParsableCommand {
         @Argument(help: "outer (the decoy secret cannot be rotated yet).")
         var which: Which
 
+        @Flag(help: """
+            Without a terminal, rotate with the new outer key only in the keyring, and confirm \
+            a copy of it later (`obscura keys export outer`, then `obscura keys verify outer`).
+            """)
+        var confirmKeyLater = false
+
         func run() throws {
             guard which == .outer else {
                 throw CLIError("only the outer key can be rotated: a new decoy secret would need every decoy made again, which this version does not do")
@@ -236,8 +242,7 @@ struct KeysCommand: ParsableCommand {
             var retired: String?
             if oldKey != newKey {
                 let stamp = ISO8601DateFormatter().string(from: Date()).replacingOccurrences(of: ":", with: "")
-                retired = path + ".replaced-" + stamp
-                try KeyFile.write(oldKey, kind: .outer, to: retired!)
+                retired = try KeyFile.createUnique(oldKey, kind: .outer, at: path + ".replaced-" + stamp)
             }
             try KeyFile.finishRotation(of: path)
             Terminal.output("Rotated the outer key: \(path) holds the new one; keep a copy of it apart from the directory.")
@@ -249,11 +254,29 @@ struct KeysCommand: ParsableCommand {
             }
         }
 
-        /// The new key is stored ranked above the old one, so that a rotation cut short is
-        /// opened with it; the old one is removed only when copies of both are confirmed.
+        /// As `migrate` does: the user confirms a copy of the new key before the directory
+        /// is sealed under it (or says it will be done later). The new key is stored ranked
+        /// above the old one, so that a rotation cut short is opened with it; the old one
+        /// is removed only when a copy of it is confirmed too (copies taken before need it).
         private func rotateKeyring(_ directory: VaultDirectory, old: KeyCandidate) throws {
             let setup = KeySetup(global: global)
+            guard Terminal.isInteractive || confirmKeyLater else {
+                throw CLIError("""
+                    rotating needs a terminal to show the new outer key and check your copy of it first; run it \
+                    in a terminal, or pass --confirm-key-later (then `obscura keys export outer` and \
+                    `obscura keys verify outer` right after)
+                    """)
+            }
             let new = try setup.newOuterKey()
+            var confirmedNew = false
+            if Terminal.isInteractive {
+                confirmedNew = try setup.confirmExport(new)
+                guard confirmedNew || confirmKeyLater else {
+                    setup.discard(new)
+                    Terminal.output("Nothing changed: rotate again once you can write the new outer key down.")
+                    return
+                }
+            }
             if let keyring = new.keyring, let item = new.item {
                 try keyring.touch(item, kind: .outer, at: KeyringItem.now() + 1)
             }
@@ -266,14 +289,15 @@ struct KeysCommand: ParsableCommand {
                 throw error
             }
             Terminal.output("Rotated the outer key.")
-            let confirmedNew = try setup.confirmExport(new)
+            if !confirmedNew { Terminal.note("note: " + KeySetup.unconfirmedNote) }
             if confirmedNew, old.confirmed == true, let item = old.keyringItem, let keyring = new.keyring {
                 try keyring.delete(item, kind: .outer)
                 Terminal.output("Removed the old outer key from the keyring; your written copy of it opens copies of the directory taken before.")
             } else {
                 Terminal.note("""
-                    note: the old outer key stays in the keyring: copies of the directory taken before open only \
-                    with it, and no copy of \(old.confirmed == true ? "the new key" : "it") is confirmed yet.
+                    note: the old outer key stays in the keyring, since no copy of \(old.confirmed == true ? "the new key" : "it") \
+                    is confirmed: copies of the directory taken before open only with it. While it is there, it also \
+                    opens those copies if they are put back in place of the directory.
                     """)
             }
         }

@@ -67,6 +67,7 @@ extension SlotContainer {
         // The barrier rewrites bytes already on disk: its failure (a read-only mount, a
         // full or failing disk) leaves the container as it was, still readable.
         if !barrierDone { try writeBarrier() }
+        if otherPositionForeign { try retireOtherSuperblocks() }
         broken = true
         if !added.isEmpty { try install(added, blocks: blocks) }
         if grows { try grow(to: blocks) }
@@ -86,24 +87,29 @@ extension SlotContainer {
         maps = newMaps
         superblockBytes = sealedSuperblocks
         broken = false
+        // The other position still holds the commit before, under the old key.
+        if newKey != nil { otherPositionForeign = true }
         // The commit is durable whatever happens here; times left unequal are set again by
         // recovery at the next open (§8.8).
         try? setTimes()
         return added
     }
 
-    /// Between a rotation's two commits (§8.11): overwrites every slot's other
-    /// superblock position, which still holds the previous commit under the old key,
-    /// with random bytes, and syncs. The cover commit then overwrites that commit's
-    /// blocks; from here on the old key opens nothing, rather than a commit whose blocks
-    /// are being overwritten.
+    /// Step C0′ (§8.6, §8.11), when ``otherPositionForeign``: overwrites every slot's
+    /// other superblock position, which may hold the previous commit under another outer
+    /// key, with random bytes, and syncs, before any block is written. From here on that
+    /// key opens nothing, rather than a commit whose blocks are being overwritten.
     func retireOtherSuperblocks() throws {
         guard !broken else { throw ContainerError.needsRecovery }
         let other = 1 - state.position
+        // A failed write or sync leaves the page cache unknown, as in a commit.
+        broken = true
         for slot in random.shuffled(slots) {
             try files.write(slot.fileName, at: other * ContainerFormat.blockSize, random.bytes(ContainerFormat.blockSize))
         }
         try files.sync(slots.map(\.fileName))
+        broken = false
+        otherPositionForeign = false
     }
 
     /// Step C0 (§8.6): writes every slot's current superblock back, byte for byte, and

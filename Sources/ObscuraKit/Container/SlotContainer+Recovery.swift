@@ -67,6 +67,12 @@ extension SlotContainer {
             // Not fatal: a directory whose files another user owns must still open.
             try? container.setTimes()
         }
+        // A rotation cut short between its commit and step 2 leaves the old key's
+        // superblock at the position the next commit writes (§8.11).
+        let current = state.position
+        container.otherPositionForeign = try state.slots.contains { slot in
+            try !Self.heads(of: slot, files: files, key: key).contains { $0.superblock.position != current }
+        }
         return container
     }
 

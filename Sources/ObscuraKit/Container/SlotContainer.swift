@@ -31,6 +31,11 @@ final class SlotContainer {
     /// Whether this handle has made the current superblocks durable itself (§8.6 C0):
     /// what an open reads may still sit only in the page cache of a crashed writer.
     var barrierDone = false
+    /// Whether the superblock position the next commit writes may hold a superblock
+    /// under another outer key (after a rotation's commit, §8.11): the next commit then
+    /// overwrites it in every slot and syncs before it writes any block, so the other key
+    /// never finds a commit whose blocks are being overwritten.
+    var otherPositionForeign = false
     private var blockKeys: [SlotID: [UInt32: SecureBytes]] = [:]
 
     /// Seals everything written from now on under `newKey` (a rotation's commit, §8.11).

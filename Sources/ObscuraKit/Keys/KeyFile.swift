@@ -97,6 +97,22 @@ public enum KeyFile {
     /// (docs/FORMAT.md §8.11): beside the key file, read before it while it exists.
     public static func rotationPath(for path: String) -> String { path + ".new" }
 
+    /// Writes `key`'s text to a new file at `path`, or at `path-2`, `path-3`, … when that
+    /// exists (created exclusively, mode 0600, synced with its directory); returns the
+    /// path used. Never replaces a file: each may hold a key something still needs.
+    public static func createUnique(_ key: SecureBytes, kind: KeyKind, at path: String) throws -> String {
+        for n in 1...1000 {
+            let candidate = n == 1 ? path : path + "-\(n)"
+            do {
+                try create(candidate, key: key, kind: kind)
+                return candidate
+            } catch StorageError.io(_, EEXIST) {
+                continue
+            }
+        }
+        throw StorageError.io(path, EEXIST)
+    }
+
     /// Ends a rotation: the new key's file replaces the key file, durably.
     public static func finishRotation(of path: String) throws {
         try FileIO.rename(rotationPath(for: path), path)

@@ -165,13 +165,13 @@ final class SlotStore {
     }
 
     /// Re-seals every slot of the container under `key` (docs/FORMAT.md §8.11): one
-    /// commit under the new key, the previous commit's superblocks overwritten, then a
-    /// cover commit that overwrites that commit's blocks.
+    /// commit under the new key, then a cover commit that first overwrites the previous
+    /// commit's superblocks, then its blocks.
     func rotate(to key: OuterKey) throws {
         try serialized {
             guard let container else { throw VaultError.outerKeyRequired }
             try container.commit(rekeyingTo: key)
-            try container.retireOtherSuperblocks()
+            // Begins by overwriting the old key's superblocks (§8.11 step 2).
             try container.commit()
         }
     }

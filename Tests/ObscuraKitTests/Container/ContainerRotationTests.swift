@@ -64,6 +64,30 @@ import Testing
         #expect(try F.contents(rotated, lengths: lengths) == contents)
     }
 
+    /// Review 3, M1: a rotation cut short after its commit, then any commit by a new
+    /// handle. That commit overwrites the old key's superblocks and syncs before it
+    /// writes a block, so the old key never meets a half-overwritten commit.
+    @Test func theFirstCommitAfterARotationCutShortRetiresTheOldSuperblocksFirst() throws {
+        let (files, container, _) = try F.make()
+        try container.commit(rekeyingTo: OuterKey(Self.newKey))
+        let reopened = RecordingSlotFiles(files.snapshot)
+        let handle = try SlotContainer.open(files: reopened, key: OuterKey(Self.newKey))
+        #expect(handle.otherPositionForeign)
+        var checked = false
+        reopened.beforeSync = { files in
+            guard !checked, files.unsynced.contains(where: { $0.offset >= 2 * ContainerFormat.blockSize }) else { return }
+            checked = true
+            // Blocks are about to be made durable: the old key must open nothing already.
+            #expect(throws: ContainerError.self) {
+                try SlotContainer.open(files: RecordingSlotFiles(files.crashImage(keep: [])), key: F.key())
+            }
+        }
+        try handle.commit(replacing: [handle.slots[0]: SeededRandom(seed: "after").bytes(5000)])
+        #expect(checked)
+        #expect(!handle.otherPositionForeign)
+        #expect(throws: ContainerError.self) { try SlotContainer.open(files: RecordingSlotFiles(reopened.snapshot), key: F.key()) }
+    }
+
     @Test func aRotatedDirectoryOpensOnlyWithTheNewKeyAndKeepsEveryVault() throws {
         let root = try TestRoot()
         do {
