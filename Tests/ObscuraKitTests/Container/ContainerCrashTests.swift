@@ -124,6 +124,32 @@ import Testing
         }
     }
 
+    /// Recovery crashed again and again: images of a commit cut short whose recovery has
+    /// work to do (a roll forward), with that recovery cut at each of its sync points,
+    /// the next recovery cut in turn, three levels deep.
+    @Test func recoveryCutShortRepeatedlyStillEndsOldOrNew() throws {
+        let (start, container, old) = try F.make()
+        let written = container.slots[4]
+        let new = SeededRandom(seed: "again").bytes(5000)
+        var expected = old
+        expected[written] = new
+        let random = SeededRandom(seed: "repeatedly")
+        let files = RecordingSlotFiles(start.snapshot)
+        let (_, images) = try Self.imagesAtEverySync(files, random: random) { files in
+            try SlotContainer.open(files: files, key: F.key()).commit(replacing: [written: new])
+        }
+        // Images whose recovery writes: those are the ones a second crash can hurt.
+        let working = images.filter { image in
+            let probe = RecordingSlotFiles(image)
+            _ = try? SlotContainer.open(files: probe, key: F.key())
+            return probe.writeCount > 0
+        }
+        #expect(working.count >= 3, "\(working.count) images need recovery writes")
+        for image in random.shuffled(working).prefix(2) {
+            try Self.check(image, allowed: [old, expected], emptyAllowed: false, depth: 3, random: random)
+        }
+    }
+
     @Test func aCrashAnywhereInAGrowthLeavesTheOldOrTheNewContents() throws {
         let (start, container, old) = try F.make()
         let written = container.slots[7]
