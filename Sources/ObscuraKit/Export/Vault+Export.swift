@@ -47,7 +47,7 @@ extension Vault {
             } catch StorageError.io(_, EEXIST) {
                 throw ExportError.outputExists(path)
             }
-            try FileIO.syncDirectory((path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent)
+            try FileIO.syncParentDirectory(of: path)
         } catch {
             unlink(temporary)
             throw error

@@ -83,8 +83,7 @@ public enum KeyFile {
     /// and a power cut must not keep the slots and lose the only key that opens them.
     private static func create(_ path: String, key: SecureBytes, kind: KeyKind) throws {
         try FileIO.createDurably(path) { try writeText(key, kind: kind, to: $0, path: path) }
-        let directory = (path as NSString).deletingLastPathComponent
-        try FileIO.syncDirectory(directory.isEmpty ? "." : directory)
+        try FileIO.syncParentDirectory(of: path)
     }
 
     /// Writes `key`'s text and a newline to `fd`.
@@ -116,8 +115,7 @@ public enum KeyFile {
     /// Ends a rotation: the new key's file replaces the key file, durably.
     public static func finishRotation(of path: String) throws {
         try FileIO.rename(rotationPath(for: path), path)
-        let directory = (path as NSString).deletingLastPathComponent
-        try FileIO.syncDirectory(directory.isEmpty ? "." : directory)
+        try FileIO.syncParentDirectory(of: path)
     }
 
     /// The warning to print whenever a key was read from a file.

@@ -77,8 +77,7 @@ enum FileIO {
         try createDurably(temporary, write: write)
         do {
             try rename(temporary, path)
-            let directory = (path as NSString).deletingLastPathComponent
-            try syncDirectory(directory.isEmpty ? "." : directory)
+            try syncParentDirectory(of: path)
         } catch {
             unlink(temporary)
             throw error
@@ -129,6 +128,13 @@ enum FileIO {
         let fd = try openOrThrow(path, O_RDONLY | O_DIRECTORY)
         defer { close(fd) }
         guard fsync(fd) == 0 else { throw StorageError.io(path, errno) }
+    }
+
+    /// Makes the entry of `path` durable: syncs the directory that holds it (the
+    /// current directory for a bare name).
+    static func syncParentDirectory(of path: String) throws {
+        let directory = (path as NSString).deletingLastPathComponent
+        try syncDirectory(directory.isEmpty ? "." : directory)
     }
 
     /// Sets access and modification times of every file in `paths` to the same instant.
