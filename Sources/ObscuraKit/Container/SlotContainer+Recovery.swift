@@ -68,10 +68,11 @@ extension SlotContainer {
             try? container.setTimes()
         }
         // A rotation cut short between its commit and step 2 leaves the old key's
-        // superblock at the position the next commit writes (§8.11).
-        let current = state.position
-        container.otherPositionForeign = try state.slots.contains { slot in
-            try !Self.heads(of: slot, files: files, key: key).contains { $0.superblock.position != current }
+        // superblock at the position the next commit writes (§8.11). A roll forward
+        // writes only the agreed commit's own position, so what R3 read still holds there.
+        let other = 1 - state.position
+        container.otherPositionForeign = state.slots.contains { slot in
+            !valid[slot, default: []].contains { $0.superblock.position == other }
         }
         return container
     }
