@@ -26,9 +26,8 @@ enum KeyringUnlockBench {
             try directory.initialize(outerKey: key)
             try directory.createVault(password: password).lock()
         }
-        func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
         func time(_ body: () throws -> Void) throws -> Double {
-            median(try (0..<runs).map { _ in try ImportBench.seconds(body) })
+            ContainerBench.median(try (0..<runs).map { _ in try ImportBench.seconds(body) })
         }
         let lookup = try time { _ = try keyring.candidates(.outer) }
         let reference = try time {
