@@ -80,9 +80,20 @@ public enum ContainerFormat {
     /// With random 96-bit nonces, q seals collide with probability at most q²/2^97.
     public static let rekeyAfter: UInt64 = 1 << 31
 
-    /// §8.9: the inner formats a superblock can name.
+    /// §8.9, §8.12: the inner formats a superblock can name.
     public enum InnerFormat: UInt8, Sendable {
-        /// Version 3 slot contents as one byte stream (docs/FORMAT.md §3).
+        /// Version 3 slot contents as one byte stream (docs/FORMAT.md §3); every commit
+        /// rewrites every logical block.
         case slotStream = 1
+        /// Logical blocks committed one by one (§8.12): a commit writes the blocks some
+        /// slot changes, and cover blocks, in a bucket of a fixed size.
+        case blocks = 2
     }
+
+    /// §8.12: the smallest bucket, in blocks written per slot by a commit of inner
+    /// format 2 (data blocks, map nodes and filler; the superblock not counted).
+    public static let bucket = 32
+    /// §8.12: a larger commit takes the smallest bucket of `bucket · bucketGrowth^k`
+    /// blocks that holds it.
+    public static let bucketGrowth = 4
 }

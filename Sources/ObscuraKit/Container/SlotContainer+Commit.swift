@@ -13,8 +13,13 @@ extension SlotContainer {
     /// - Parameter newKey: seals the commit under this outer key instead (a rotation,
     ///   §8.11): every block and superblock it writes is under the new key's subkeys,
     ///   in a new key generation, and the container keeps the new key from then on.
+    /// - Parameter innerFormat: what the slots hold from this commit on (§8.9, §8.12);
+    ///   unchanged when nil.
     @discardableResult
-    func commit(replacing: [SlotID: [UInt8]] = [:], adding: [[UInt8]] = [], rekeyingTo newKey: OuterKey? = nil) throws -> [SlotID] {
+    func commit(
+        replacing: [SlotID: [UInt8]] = [:], adding: [[UInt8]] = [], rekeyingTo newKey: OuterKey? = nil,
+        innerFormat: ContainerFormat.InnerFormat? = nil
+    ) throws -> [SlotID] {
         guard !broken else { throw ContainerError.needsRecovery }
         precondition(newKey == nil || adding.isEmpty, "a rotation adds no slot")
         guard replacing.keys.allSatisfy(slots.contains) else { throw ContainerError.damaged("no such slot") }
@@ -49,6 +54,7 @@ extension SlotContainer {
         next.sealedUnderGeneration = sealed
         next.logicalCount = UInt64(logicalCount)
         next.slots = (slots + added).sorted()
+        next.innerFormat = innerFormat ?? state.innerFormat
         next.commitTime = Self.now()
 
         let live = Set(maps.values.first?.positions ?? [])
@@ -64,35 +70,48 @@ extension SlotContainer {
             for slot in slots where streams[slot] == nil { streams[slot] = try readVerifiedStream(slot) }
         }
 
-        // The barrier rewrites bytes already on disk: its failure (a read-only mount, a
-        // full or failing disk) leaves the container as it was, still readable.
-        if !barrierDone { try writeBarrier() }
-        if otherPositionForeign { try retireOtherSuperblocks() }
-        broken = true
+        try prepareToWrite()
         if !added.isEmpty { try install(added, blocks: blocks) }
         if grows { try grow(to: blocks) }
         if let newKey { switchKey(to: newKey) }
         let newMaps = try writeBlocks(next, plan: plan, filler: filler, shape: shape, streams: streams)
-        try files.sync(next.slots.map(\.fileName))
-        var sealedSuperblocks = [SlotID: [UInt8]]()
-        for slot in random.shuffled(next.slots) {
-            var superblock = next
-            superblock.roots = newMaps[slot]!.nodes[shape.depth - 1]
-            sealedSuperblocks[slot] = try writeSuperblock(superblock, of: slot)
-        }
-        try files.sync(next.slots.map(\.fileName))
-        // Durable: memory follows the disk from here.
-        state = next
-        state.roots = newMaps[next.slots[0]]!.nodes[shape.depth - 1]
-        maps = newMaps
-        superblockBytes = sealedSuperblocks
-        broken = false
+        try publish(next, maps: newMaps)
         // The other position still holds the commit before, under the old key.
         if newKey != nil { otherPositionForeign = true }
         // The commit is durable whatever happens here; times left unequal are set again by
         // recovery at the next open (§8.8).
         try? setTimes()
         return added
+    }
+
+    /// Steps C0 and C0′ (§8.6), then marks the handle for recovery until the commit is
+    /// durable: from here a failed write leaves the page cache unknown.
+    func prepareToWrite() throws {
+        // The barrier rewrites bytes already on disk: its failure (a read-only mount, a
+        // full or failing disk) leaves the container as it was, still readable.
+        if !barrierDone { try writeBarrier() }
+        if otherPositionForeign { try retireOtherSuperblocks() }
+        broken = true
+    }
+
+    /// Steps C2–C4 (§8.6): syncs the blocks already written, writes every slot's
+    /// superblock of `next` with its roots from `newMaps`, syncs, and takes the commit as
+    /// the agreed one.
+    func publish(_ next: Superblock, maps newMaps: [SlotID: SlotMap]) throws {
+        try files.sync(next.slots.map(\.fileName))
+        var sealedSuperblocks = [SlotID: [UInt8]]()
+        for slot in random.shuffled(next.slots) {
+            var superblock = next
+            superblock.roots = newMaps[slot]!.nodes.last!
+            sealedSuperblocks[slot] = try writeSuperblock(superblock, of: slot)
+        }
+        try files.sync(next.slots.map(\.fileName))
+        // Durable: memory follows the disk from here.
+        state = next
+        state.roots = newMaps[next.slots[0]]!.nodes.last!
+        maps = newMaps
+        superblockBytes = sealedSuperblocks
+        broken = false
     }
 
     /// Step C0′ (§8.6, §8.11), when ``otherPositionForeign``: overwrites every slot's
@@ -191,18 +210,25 @@ extension SlotContainer {
         for level in 1...shape.depth {
             var references = [MapReference]()
             for index in 0..<shape.nodeCounts[level - 1] {
-                var body = [UInt8]()
-                body.reserveCapacity(payload)
                 let first = index * ContainerFormat.fanout
-                for child in below[first..<min(first + ContainerFormat.fanout, below.count)] { child.encode(into: &body) }
-                body += [UInt8](repeating: 0, count: ContainerFormat.nodeTrailerOffset - body.count)
-                body += next.nodeTrailer
+                let body = Self.nodeBody(below[first..<min(first + ContainerFormat.fanout, below.count)], trailer: next.nodeTrailer)
                 references.append(try seal(body, at: plan.nodes[level - 1][index], kind: .mapNode, level: level, id: index))
             }
             nodes.append(references)
             below = references
         }
         return (writes, SlotMap(data: data, nodes: nodes))
+    }
+
+    /// A map node's plaintext (§8.5): its children's references, zeros, then `trailer`,
+    /// the id of the commit that writes it.
+    static func nodeBody(_ children: ArraySlice<MapReference>, trailer: [UInt8]) -> [UInt8] {
+        var body = [UInt8]()
+        body.reserveCapacity(ContainerFormat.payloadSize)
+        for child in children { child.encode(into: &body) }
+        body += [UInt8](repeating: 0, count: ContainerFormat.nodeTrailerOffset - body.count)
+        body += trailer
+        return body
     }
 
     /// `count` distinct positions drawn uniformly from [firstData, blocks) outside `live`,

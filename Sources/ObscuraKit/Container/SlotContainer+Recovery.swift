@@ -22,7 +22,7 @@ extension SlotContainer {
         let container = SlotContainer(files: files, key: key, random: random, state: agreed, maps: [:])
         container.superblockBytes = heads.mapValues(\.bytes)
         if let ahead = try newerCommit(than: agreed, in: valid) {
-            try container.rollForward(to: ahead, valid: valid)
+            try container.rollForward(to: ahead, agreed: heads)
         }
         let state = container.state
 
@@ -154,7 +154,7 @@ extension SlotContainer {
     /// blocks at the commit's root positions, and its whole map must verify and carry the
     /// commit id. A slot without them was not part of that commit — it was rolled back or
     /// replaced — and the directory is refused rather than repaired by a guess.
-    private func rollForward(to ahead: (Superblock, [SlotID: Head]), valid: [SlotID: [Head]]) throws {
+    private func rollForward(to ahead: (Superblock, [SlotID: Head]), agreed: [SlotID: Head]) throws {
         let (commit, holders) = ahead
         guard let model = holders.values.first?.superblock, let shape = commit.shape else { throw ContainerError.rollback }
         var superblocks = [SlotID: Superblock]()
@@ -173,7 +173,11 @@ extension SlotContainer {
                     return reference
                 }
                 superblocks[slot] = rebuilt
-                maps[slot] = try loadMap(slot, rebuilt)
+                // In inner format 2 a node the commit did not rewrite keeps the agreed
+                // commit's reference; every other node, and every node of a slot the
+                // commit adds, must be the commit's own.
+                let previous = try agreed[slot].map { try loadMap(slot, $0.superblock) } ?? SlotMap(data: [], nodes: [])
+                maps[slot] = try loadMap(slot, rebuilt, previous: previous)
             } catch {
                 throw ContainerError.rollback
             }

@@ -119,8 +119,11 @@ final class SlotContainer {
 
     /// Reads and verifies `slot`'s map from its superblock's roots, top level down. In
     /// inner format 1 every node is rewritten by every commit, so each must carry the
-    /// superblock's commit id in its trailer.
-    func loadMap(_ slot: SlotID, _ superblock: Superblock) throws -> SlotMap {
+    /// superblock's commit id in its trailer. In inner format 2 a node keeps the id of
+    /// the commit that last wrote it, so only a roll forward checks trailers (§8.8 R6):
+    /// given `previous`, the slot's map at the agreed commit, a node must carry the
+    /// superblock's commit id unless its reference is the one `previous` has.
+    func loadMap(_ slot: SlotID, _ superblock: Superblock, previous: SlotMap? = nil) throws -> SlotMap {
         guard let shape = superblock.shape else { throw ContainerError.damaged("map shape") }
         var nodes = [[MapReference]](repeating: [], count: shape.depth)
         nodes[shape.depth - 1] = superblock.roots
@@ -137,7 +140,10 @@ final class SlotContainer {
                 guard payload[(ContainerFormat.referenceSize * children)..<ContainerFormat.nodeTrailerOffset].allSatisfy({ $0 == 0 }) else {
                     throw ContainerError.damaged("a map node has trailing bytes")
                 }
-                guard Array(payload[ContainerFormat.nodeTrailerOffset...]) == superblock.nodeTrailer else {
+                let unchanged = previous.map { $0.nodes.count >= level && $0.nodes[level - 1].count > index
+                    && $0.nodes[level - 1][index] == reference } ?? false
+                let checked = previous != nil || superblock.innerFormat == .slotStream
+                guard !checked || unchanged || Array(payload[ContainerFormat.nodeTrailerOffset...]) == superblock.nodeTrailer else {
                     throw ContainerError.damaged("a map node is from another commit")
                 }
             }
