@@ -1,0 +1,89 @@
+import ObscuraCrypto
+
+/// The root of the tag tree, sealed in the header under K_root with the header prefix as
+/// associated data (docs/FORMAT.md §9 "Header").
+///
+/// Plaintext, 3904 bytes: vault id (16) ‖ sequence UInt64 ‖ g UInt32 ‖ w UInt64 ‖
+/// P UInt32 ‖ 4 zero bytes ‖ 240 upper tags (16 each, ⌈P/T²⌉ used, the rest zero) ‖
+/// 20 zero bytes.
+package struct CatalogRoot: Equatable {
+    /// Random at creation, never changes: it binds every page and node to this catalog.
+    package var vaultID: [UInt8]
+    /// 1 at creation, +1 per commit.
+    package var sequence: UInt64
+    /// The page-key generation g.
+    package var generation: UInt32
+    /// Seals made under K_page(g) so far, pages and nodes (the nonce budget).
+    package var seals: UInt64
+    /// Pages in the database, P.
+    package var pageCount: Int
+    /// The tags of the upper nodes, ⌈P/T²⌉ of them.
+    package var upperTags: [[UInt8]]
+
+    /// The 3904-byte plaintext.
+    package func encoded() -> [UInt8] {
+        var out = vaultID
+        out.appendBigEndian(sequence)
+        out.appendBigEndian(generation)
+        out.appendBigEndian(seals)
+        out.appendBigEndian(UInt32(pageCount))
+        out.appendBigEndian(UInt32(0))
+        for tag in upperTags { out.append(contentsOf: tag) }
+        out.append(contentsOf: [UInt8](repeating: 0, count: HeaderFormat.rootPlaintextSize - out.count))
+        return out
+    }
+
+    /// Decodes a plaintext, checking every field a reader must (§9 "Header"): the zero
+    /// fields, the page count's bound and that the unused upper tags are zero.
+    package static func decode(_ plaintext: [UInt8]) throws -> CatalogRoot {
+        func damaged(_ reason: String) -> PagesError { .damagedRoot(reason) }
+        guard plaintext.count == HeaderFormat.rootPlaintextSize else { throw damaged("wrong size") }
+        let pages = Int(plaintext.readBigEndian(UInt32.self, at: HeaderFormat.pageCountOffset))
+        guard pages <= PagesFormat.maxPages else { throw damaged("page count out of range") }
+        guard plaintext.readBigEndian(UInt32.self, at: HeaderFormat.zeroAfterCountOffset) == 0 else {
+            throw damaged("reserved field is not zero")
+        }
+        guard plaintext[HeaderFormat.trailingZeroOffset...].allSatisfy({ $0 == 0 }) else {
+            throw damaged("trailing bytes are not zero")
+        }
+        let used = PageLayout.upperCount(pages: pages)
+        let firstUnused = HeaderFormat.upperTagsOffset + used * PagesFormat.tagSize
+        guard plaintext[firstUnused..<HeaderFormat.trailingZeroOffset].allSatisfy({ $0 == 0 }) else {
+            throw damaged("unused upper tags are not zero")
+        }
+        let generation = plaintext.readBigEndian(UInt32.self, at: HeaderFormat.generationOffset)
+        let sequence = plaintext.readBigEndian(UInt64.self, at: HeaderFormat.sequenceOffset)
+        guard generation >= 1, sequence >= 1 else { throw damaged("generation or sequence is zero") }
+        let tags = (0..<used).map { m in
+            let at = HeaderFormat.upperTagsOffset + m * PagesFormat.tagSize
+            return Array(plaintext[at..<(at + PagesFormat.tagSize)])
+        }
+        return CatalogRoot(
+            vaultID: Array(plaintext[0..<PagesFormat.vaultIDSize]), sequence: sequence, generation: generation,
+            seals: plaintext.readBigEndian(UInt64.self, at: HeaderFormat.sealsOffset), pageCount: pages,
+            upperTags: tags)
+    }
+
+    /// The header block: `prefix` (136 bytes) ‖ Seal(K_root, root, AD = prefix).
+    package func sealHeader(prefix: [UInt8], rootKey: SecureBytes, random: RandomSource) throws -> [UInt8] {
+        guard prefix.count == HeaderFormat.prefixSize else {
+            throw PagesError.unsupported("a header prefix of \(prefix.count) bytes")
+        }
+        let block = prefix + (try AESGCM.seal(encoded(), key: rootKey, authenticating: prefix, using: random))
+        assert(block.count == PagesFormat.blockPayload)
+        return block
+    }
+
+    /// Opens the root of a header block; the prefix is returned as it is.
+    package static func openHeader(_ block: [UInt8], rootKey: SecureBytes) throws -> (prefix: [UInt8], root: CatalogRoot) {
+        guard block.count == PagesFormat.blockPayload else { throw PagesError.damagedRoot("header block has the wrong size") }
+        let prefix = Array(block[0..<HeaderFormat.prefixSize])
+        let plaintext: [UInt8]
+        do {
+            plaintext = try AESGCM.open(block[HeaderFormat.prefixSize...], key: rootKey, authenticating: prefix)
+        } catch {
+            throw PagesError.damagedRoot("the root does not open (wrong key, or the header was altered)")
+        }
+        return (prefix, try decode(plaintext))
+    }
+}

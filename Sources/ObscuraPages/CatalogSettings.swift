@@ -1,0 +1,40 @@
+import GRDB
+
+/// The SQLite settings every catalog connection runs with, pinned in one place: each one
+/// keeps plaintext off the disk or keeps one SQLite transaction one store commit.
+public enum CatalogSettings {
+    /// The pragmas set on every connection, in order, with the value each reads back as.
+    public static let pragmas: [(name: String, value: String, readBack: String)] = [
+        // No other process opens the slot (the vault directory is locked), and holding the
+        // lock keeps SQLite from re-reading page 1 at every transaction.
+        ("locking_mode", "EXCLUSIVE", "exclusive"),
+        // The rollback journal stays in memory: the VFS refuses every file but the main
+        // database, and the store's commit is atomic by itself.
+        ("journal_mode", "MEMORY", "memory"),
+        // No page is written before the commit, so a transaction's pages reach the store
+        // in the one commit that ends it.
+        ("cache_spill", "OFF", "0"),
+        // Freed cells and pages are zeroed, so a deleted row's bytes leave the next commit.
+        ("secure_delete", "ON", "1"),
+        // Pages are never mapped: every read goes through the VFS and its verification.
+        ("mmap_size", "0", "0"),
+        // Temporary tables and indices stay in memory: the VFS has no temporary files.
+        ("temp_store", "MEMORY", "2"),
+        // FULL makes SQLite call xSync at every commit, which is where the store commits.
+        ("synchronous", "FULL", "2"),
+        // A bounded page cache (16 MiB): with cache_spill off, a transaction may still
+        // grow it, but reads do not.
+        ("cache_size", "-16384", "-16384"),
+    ]
+
+    /// Sets the pinned pragmas on `db` and checks that SQLite took each one.
+    static func apply(_ db: Database) throws {
+        for pragma in pragmas {
+            try db.execute(sql: "PRAGMA \(pragma.name) = \(pragma.value)")
+            let value = try String.fetchOne(db, sql: "PRAGMA \(pragma.name)")
+            guard value == pragma.readBack else {
+                throw PagesError.unsupported("SQLite did not take \(pragma.name) = \(pragma.value) (reads \(value ?? "nothing"))")
+            }
+        }
+    }
+}
