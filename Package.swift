@@ -38,6 +38,18 @@ let package = Package(
         .target(name: "CObscuraSecret", dependencies: [.target(name: "CSecret", condition: .when(platforms: [.linux]))]),
         // Imaging: probes and thumbnails (libvips), video posters (ffmpeg).
         .target(name: "ObscuraImaging", dependencies: ["CObscuraVips", "ObscuraCrypto"]),
+        // SQLite's VFS for the paged catalog, in C: it hands every page read and write to
+        // the Swift page store below and refuses every other file SQLite would open.
+        .target(name: "CObscuraPageVFS", linkerSettings: [.linkedLibrary("sqlite3")]),
+        // The paged catalog (docs/FORMAT.md §9): an SQLite database whose pages are sealed
+        // one by one under the vault's key, with a tag tree, over a slot's logical blocks.
+        .target(
+            name: "ObscuraPages",
+            dependencies: [
+                "CObscuraPageVFS", "ObscuraCrypto",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]
+        ),
         // The vault engine: slot files, Hidden Vaults, catalog, media pool.
         .target(
             name: "ObscuraKit",
@@ -46,6 +58,7 @@ let package = Package(
                 .target(name: "CObscuraSecret", condition: .when(platforms: [.linux])),
                 "ObscuraCrypto",
                 "ObscuraImaging",
+                "ObscuraPages",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
@@ -72,9 +85,10 @@ let package = Package(
             ]
         ),
         .executableTarget(name: "obscura", dependencies: ["ObscuraCLI"]),
-        .executableTarget(name: "obscura-bench", dependencies: ["ObscuraKit", .product(name: "GRDB", package: "GRDB.swift")]),
+        .executableTarget(name: "obscura-bench", dependencies: ["ObscuraKit", "ObscuraPages", .product(name: "GRDB", package: "GRDB.swift")]),
         .executableTarget(name: "obscura-vectors", dependencies: ["ObscuraKit"]),
         .testTarget(name: "ObscuraCryptoTests", dependencies: ["ObscuraCrypto"]),
+        .testTarget(name: "ObscuraPagesTests", dependencies: ["ObscuraPages", "ObscuraCrypto", .product(name: "GRDB", package: "GRDB.swift")]),
         // Test media made at run time, shared by the test targets.
         .target(name: "ObscuraTestSupport", dependencies: ["ObscuraImaging"], path: "Tests/ObscuraTestSupport"),
         .testTarget(name: "ObscuraImagingTests", dependencies: ["ObscuraImaging", "ObscuraTestSupport"]),

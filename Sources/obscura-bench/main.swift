@@ -16,7 +16,8 @@ import ObscuraKit
 // `export [WORKDIR]` (export and import of an unlocked 2 GiB vault beside age),
 // `container [WORKDIR]` (commit, unlock and migration costs of the V4 slot container),
 // `container-ops [WORKDIR]` (time and bytes per vault operation, V4 beside V3),
-// `keyring-unlock [WORKDIR]` (the outer key's keyring round trip; needs a Secret Service).
+// `keyring-unlock [WORKDIR]` (the outer key's keyring round trip; needs a Secret Service),
+// `paged-catalog [WORKDIR]` (the paged catalog in a container: changes, unlock, first page).
 let mode = CommandLine.arguments.dropFirst().first ?? "unlock"
 if mode == "gallery" {
     try GalleryBench.run(workdir: CommandLine.arguments.dropFirst(2).first)
@@ -33,6 +34,10 @@ if mode == "media" {
 }
 if mode == "container" {
     try ContainerBench.run(workdir: CommandLine.arguments.dropFirst(2).first)
+    exit(0)
+}
+if mode == "paged-catalog" {
+    try PagedCatalogBench.run(workdir: CommandLine.arguments.dropFirst(2).first)
     exit(0)
 }
 if mode == "container-ops" {
