@@ -20,6 +20,16 @@ package struct CatalogRoot: Equatable {
     /// The tags of the upper nodes, ⌈P/T²⌉ of them.
     package var upperTags: [[UInt8]]
 
+    /// A root with the given fields.
+    package init(vaultID: [UInt8], sequence: UInt64, generation: UInt32, seals: UInt64, pageCount: Int, upperTags: [[UInt8]]) {
+        self.vaultID = vaultID
+        self.sequence = sequence
+        self.generation = generation
+        self.seals = seals
+        self.pageCount = pageCount
+        self.upperTags = upperTags
+    }
+
     /// The 3904-byte plaintext.
     package func encoded() -> [UInt8] {
         var out = vaultID

@@ -2,7 +2,7 @@ import ObscuraCrypto
 
 /// The catalog's keys, derived from the vault's MEK (docs/FORMAT.md §9 "Keys"):
 /// K_root seals the root in the header, K_page(g) seals pages and nodes of generation g.
-final class PageKeys: @unchecked Sendable {
+package final class PageKeys: @unchecked Sendable {
     // @unchecked: the cached page key is read and replaced only under the owner's lock.
 
     /// §9 "Keys": the HKDF-Extract salt.
@@ -14,11 +14,11 @@ final class PageKeys: @unchecked Sendable {
 
     private let mek: SecureBytes
     /// K_root.
-    let root: SecureBytes
+    package let root: SecureBytes
     private var pageKeys: [UInt32: SecureBytes] = [:]
 
     /// Derives K_root from `mek` and keeps a copy of the MEK for page keys.
-    init(mek: SecureBytes) throws {
+    package init(mek: SecureBytes) throws {
         guard mek.count == AESGCM.keySize else {
             throw CryptoError.invalidLength(what: "master key", expected: AESGCM.keySize, actual: mek.count)
         }
@@ -28,7 +28,7 @@ final class PageKeys: @unchecked Sendable {
 
     /// K_page(`generation`). The last two derived are kept: every read needs the current
     /// one, and a new generation's commit reads under g while it seals under g+1.
-    func page(_ generation: UInt32) -> SecureBytes {
+    package func page(_ generation: UInt32) -> SecureBytes {
         if let key = pageKeys[generation] { return key }
         var info = Self.pageLabel
         info.appendBigEndian(generation)

@@ -23,7 +23,7 @@ public final class PagedCatalog: @unchecked Sendable {
     /// The backend, for tests (commit sizes, the committed root, the seal budget).
     package var backend: PagedFile { file }
 
-    private init(file: PagedFile, configuration: Configuration, creating: Bool) throws {
+    private init(file: PagedFile, configuration: Configuration) throws {
         try PageVFS.register()
         self.file = file
         name = PageVFS.attach(file)
@@ -71,7 +71,7 @@ public final class PagedCatalog: @unchecked Sendable {
             vaultID: random.bytes(PagesFormat.vaultIDSize), sequence: 0, generation: 1, seals: 0,
             pageCount: 0, upperTags: [])
         let file = PagedFile(store: store, keys: try PageKeys(mek: mek), prefix: headerPrefix, root: root, random: random)
-        let catalog = try PagedCatalog(file: file, configuration: configuration, creating: true)
+        let catalog = try PagedCatalog(file: file, configuration: configuration)
         // Any write creates page 1 with the reserve set above; user_version is SQLite's own.
         try catalog.write { db in try db.execute(sql: "PRAGMA user_version = 0") }
         guard file.committedRoot.pageCount >= 1 else {
@@ -91,7 +91,7 @@ public final class PagedCatalog: @unchecked Sendable {
         let keys = try PageKeys(mek: mek)
         let (prefix, root) = try CatalogRoot.openHeader(headerBlock, rootKey: keys.root)
         let file = PagedFile(store: store, keys: keys, prefix: prefix, root: root, random: random)
-        return try PagedCatalog(file: file, configuration: configuration, creating: false)
+        return try PagedCatalog(file: file, configuration: configuration)
     }
 
     /// The header prefix the root is sealed under now.

@@ -75,7 +75,8 @@ package final class PagedFile: @unchecked Sendable {
     func vfsCall(breaksOnFailure: Bool, _ body: () throws -> Int32) -> Int32 {
         lock.withLock {
             guard !broken else {
-                lastError = PagesError.broken
+                // Keep the failure that broke the file: SQLite's rollback calls come after it.
+                if lastError == nil { lastError = PagesError.broken }
                 return Int32(OBSCURA_PAGE_ERROR)
             }
             do {
@@ -172,7 +173,7 @@ package final class PagedFile: @unchecked Sendable {
     // MARK: - Writes
 
     /// Seals and stages one whole page written at `offset`.
-    func write(_ buffer: UnsafeRawBufferPointer, offset: Int) throws {
+    package func write(_ buffer: UnsafeRawBufferPointer, offset: Int) throws {
         let size = PagesFormat.pageSize
         guard buffer.count == size, offset % size == 0 else {
             throw PagesError.unsupported("a write of \(buffer.count) bytes at offset \(offset)")
@@ -186,16 +187,24 @@ package final class PagedFile: @unchecked Sendable {
     }
 
     /// Sets the file's size; pages past it are dropped from the stage.
-    func truncate(to size: Int) throws {
+    ///
+    /// SQLite shrinks the file after the sync that ends a commit (VACUUM, auto-vacuum),
+    /// with no sync after it: a shrink that finds nothing staged belongs to a transaction
+    /// already committed, so it is committed at once (header, last leaf and upper) rather
+    /// than left for a later commit that may never come.
+    package func truncate(to size: Int) throws {
         guard size >= 0, size % PagesFormat.pageSize == 0 else {
             throw PagesError.unsupported("a truncate to \(size) bytes")
         }
         stagedCount = size / PagesFormat.pageSize
         staged = staged.filter { $0.key <= stagedCount }
+        if staged.isEmpty, stagedCount < root.pageCount {
+            try commitStaged()
+        }
     }
 
     /// Makes everything staged durable in one store commit.
-    func sync() throws {
+    package func sync() throws {
         syncCalls += 1
         try commitStaged()
     }
@@ -211,5 +220,23 @@ extension PagedFile {
             try page.withUnsafeMutableBytes { try readPage(k, into: $0) }
             return page
         }
+    }
+}
+
+extension PagedFile {
+    /// A new, empty file over `store` without SQLite, for tests that write pages directly
+    /// (a tree of more than one upper node costs too much through SQL).
+    package static func empty(store: PageStore, mek: SecureBytes, prefix: [UInt8], random: RandomSource) throws -> PagedFile {
+        let root = CatalogRoot(
+            vaultID: random.bytes(PagesFormat.vaultIDSize), sequence: 0, generation: 1, seals: 0,
+            pageCount: 0, upperTags: [])
+        return PagedFile(store: store, keys: try PageKeys(mek: mek), prefix: prefix, root: root, random: random)
+    }
+
+    /// Opens a file from a header block without SQLite, for the same tests.
+    package static func open(store: PageStore, mek: SecureBytes, headerBlock: [UInt8], random: RandomSource) throws -> PagedFile {
+        let keys = try PageKeys(mek: mek)
+        let (prefix, root) = try CatalogRoot.openHeader(headerBlock, rootKey: keys.root)
+        return PagedFile(store: store, keys: keys, prefix: prefix, root: root, random: random)
     }
 }

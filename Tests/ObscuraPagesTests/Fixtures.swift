@@ -1,6 +1,6 @@
 import GRDB
 import ObscuraCrypto
-@testable import ObscuraPages
+import ObscuraPages
 
 /// Shared keys, prefixes and a table of many rows for the catalog tests.
 enum Fixture {

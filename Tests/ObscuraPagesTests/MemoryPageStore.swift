@@ -1,5 +1,5 @@
 import Foundation
-@testable import ObscuraPages
+import ObscuraPages
 
 /// A `PageStore` in memory that records every commit, and can be told to fail the next.
 final class MemoryPageStore: PageStore, @unchecked Sendable {

@@ -1,7 +1,7 @@
 import GRDB
 import ObscuraCrypto
 import Testing
-@testable import ObscuraPages
+import ObscuraPages
 
 @Suite struct RoundTripTests {
     /// Rows written, closed and reopened from the header block read back the same, over
