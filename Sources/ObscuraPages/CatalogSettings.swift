@@ -25,6 +25,9 @@ public enum CatalogSettings {
         // A bounded page cache (16 MiB): with cache_spill off, a transaction may still
         // grow it, but reads do not.
         ("cache_size", "-16384", "-16384"),
+        // The format's bound (§9 "Header", 240·252·252 pages): SQLite refuses to grow past
+        // it with SQLITE_FULL, a clean failed transaction, before the VFS would have to.
+        ("max_page_count", "\(PagesFormat.maxPages)", "\(PagesFormat.maxPages)"),
     ]
 
     /// Sets the pinned pragmas on `db` and checks that SQLite took each one.

@@ -19,6 +19,7 @@ public enum PagesError: ObscuraError, Equatable {
     /// owner reopens it from the store, which still holds the last committed state.
     case broken
 
+    /// A message fit to show a person; it names pages and nodes, never their contents.
     public var description: String {
         switch self {
         case let .damagedRoot(reason): return "catalog root is damaged: \(reason)"

@@ -99,4 +99,26 @@ import Testing
         let again = try PagedFile.open(store: store, mek: Fixture.mek, headerBlock: store.header, random: SystemRandom())
         #expect(try again.plaintextPage(100).prefix(4) == [0, 0, 0, 100])
     }
+
+    /// Shrinking across a leaf boundary (253 → 252 pages) leaves every remaining leaf's
+    /// child count as it was, yet the upper node must drop the vanished leaf's tag: a
+    /// reader checks that entries past the last child are zero.
+    @Test func shrinkAcrossALeafBoundary() throws {
+        let store = MemoryPageStore()
+        let t = PagesFormat.tagsPerNode
+        let file = try PagedFile.empty(store: store, mek: Fixture.mek, prefix: Fixture.prefix, random: SystemRandom())
+        var page = [UInt8](repeating: 0, count: PagesFormat.pageSize)
+        for k in 1...(t + 1) {
+            page[0] = UInt8(k % 256)
+            try page.withUnsafeBytes { try file.write($0, offset: (k - 1) * PagesFormat.pageSize) }
+        }
+        try file.sync()
+        try file.truncate(to: t * PagesFormat.pageSize)
+        // Nothing was staged, so the shrink committed at once: header and upper 0 (leaf 0
+        // is rebuilt too, as the last leaf).
+        #expect(Set(store.commits.last!.keys) == [0, PageLayout.upper(0), PageLayout.leaf(0)])
+        let reopened = try PagedFile.open(store: store, mek: Fixture.mek, headerBlock: store.header, random: SystemRandom())
+        #expect(reopened.committedRoot.pageCount == t)
+        #expect(try reopened.plaintextPage(t)[0] == UInt8(t % 256))
+    }
 }
