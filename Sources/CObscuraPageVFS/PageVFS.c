@@ -113,6 +113,8 @@ static const sqlite3_io_methods page_methods = {
     page_file_control,
     page_sector_size,
     page_device_characteristics,
+    // Version 1: no shared memory (no WAL) and no memory mapping.
+    NULL, NULL, NULL, NULL, NULL, NULL,
 };
 
 // MARK: - VFS methods
@@ -184,6 +186,25 @@ static int vfs_get_last_error(sqlite3_vfs *vfs, int size, char *out) {
     return 0;
 }
 
+// Extensions are never loaded through this VFS; these answer "not found" rather than
+// leaving NULL pointers that SQLite would call.
+static void *vfs_dl_open(sqlite3_vfs *vfs, const char *name) { (void)vfs; (void)name; return NULL; }
+
+static void vfs_dl_error(sqlite3_vfs *vfs, int size, char *out) {
+    (void)vfs;
+    if (size > 0) {
+        strncpy(out, "extensions are not loaded through " OBSCURA_PAGE_VFS_NAME, (size_t)size - 1);
+        out[size - 1] = '\0';
+    }
+}
+
+static void (*vfs_dl_sym(sqlite3_vfs *vfs, void *handle, const char *symbol))(void) {
+    (void)vfs; (void)handle; (void)symbol;
+    return NULL;
+}
+
+static void vfs_dl_close(sqlite3_vfs *vfs, void *handle) { (void)vfs; (void)handle; }
+
 static sqlite3_vfs page_vfs = {
     1,                       // iVersion
     sizeof(PageFile),        // szOsFile
@@ -195,14 +216,16 @@ static sqlite3_vfs page_vfs = {
     vfs_delete,
     vfs_access,
     vfs_full_pathname,
-    NULL,                    // xDlOpen: no extensions are loaded through this VFS
-    NULL,                    // xDlError
-    NULL,                    // xDlSym
-    NULL,                    // xDlClose
+    vfs_dl_open,
+    vfs_dl_error,
+    vfs_dl_sym,
+    vfs_dl_close,
     vfs_randomness,
     vfs_sleep,
     vfs_current_time,
     vfs_get_last_error,
+    // Version 1: the fields of later versions stay empty.
+    NULL, NULL, NULL, NULL,
 };
 
 int obscura_page_vfs_register(obscura_page_vfs_callbacks callbacks) {

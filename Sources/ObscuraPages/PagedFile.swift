@@ -171,6 +171,9 @@ package final class PagedFile: @unchecked Sendable {
     }
 
     // MARK: - Writes
+    //
+    // write, truncate and sync run under `lock` when SQLite calls them (PageVFS's
+    // `vfsCall`); tests that drive a file without SQLite call them from one thread.
 
     /// Seals and stages one whole page written at `offset`.
     package func write(_ buffer: UnsafeRawBufferPointer, offset: Int) throws {
