@@ -32,7 +32,8 @@ import Testing
         #expect(store.commits.count == commitsBefore + 2)
         #expect(catalog.backend.syncCalls == syncsBefore + 2)
         print("ObscuraPages: \(pages) pages; one-row update committed \(update.count) blocks "
-              + "(\(pageNumbers(in: update, pages: pages + 1).count) pages); insert committed \(insert.count) blocks")
+              + "(\(pageNumbers(in: update, pages: pages + 1).count) pages); insert committed \(insert.count) blocks "
+              + "(\(pageNumbers(in: insert, pages: pages + 1).count) pages)")
 
         // A transaction that reads only makes no commit.
         _ = try Fixture.summary(catalog)
