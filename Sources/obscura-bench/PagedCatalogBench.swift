@@ -109,7 +109,7 @@ enum PagedCatalogBench {
         return (times, written.sorted()[written.count / 2])
     }
 
-    static func report(_ name: String, _ result: ([Double], UInt64), _ commit: (changed: Int, cover: Int, nodes: Int, written: Int, whole: Bool)?) {
+    static func report(_ name: String, _ result: ([Double], UInt64), _ commit: BlockCommitReport?) {
         let (times, bytes) = result
         let sorted = times.sorted()
         let p95 = sorted[min(sorted.count - 1, Int(Double(sorted.count) * 0.95))]

@@ -19,38 +19,27 @@ import ObscuraKit
 // `keyring-unlock [WORKDIR]` (the outer key's keyring round trip; needs a Secret Service),
 // `paged-catalog [WORKDIR]` (the paged catalog in a container: changes, unlock, first page).
 let mode = CommandLine.arguments.dropFirst().first ?? "unlock"
-if mode == "gallery" {
-    try GalleryBench.run(workdir: CommandLine.arguments.dropFirst(2).first)
-    exit(0)
-}
+let modeArgument = CommandLine.arguments.dropFirst(2).first
 if mode == "media" {
     print("-- chunked seal, default allocator settings")
     try SealBench.run()
     print("-- chunked seal after MemoryTuning.keepLargeBuffersOnHeap() (what obscura does): \(MemoryTuning.keepLargeBuffersOnHeap())")
     try SealBench.run()
     print("--")
-    try ImportBench.run(photos: CommandLine.arguments.dropFirst(2).first)
-    exit(0)
-}
-if mode == "container" {
-    try ContainerBench.run(workdir: CommandLine.arguments.dropFirst(2).first)
-    exit(0)
-}
-if mode == "paged-catalog" {
-    try PagedCatalogBench.run(workdir: CommandLine.arguments.dropFirst(2).first)
-    exit(0)
-}
-if mode == "container-ops" {
-    try ContainerOpsBench.run(workdir: CommandLine.arguments.dropFirst(2).first)
-    exit(0)
-}
-if mode == "keyring-unlock" {
-    try KeyringUnlockBench.run(workdir: CommandLine.arguments.dropFirst(2).first)
+    try ImportBench.run(photos: modeArgument)
     exit(0)
 }
 if mode == "export" {
     MemoryTuning.keepLargeBuffersOnHeap()  // as the obscura executable does at start
-    try ExportBench.run(workdir: CommandLine.arguments.dropFirst(2).first)
+    try ExportBench.run(workdir: modeArgument)
+    exit(0)
+}
+let workdirModes: [String: (String?) throws -> Void] = [
+    "gallery": GalleryBench.run, "container": ContainerBench.run, "container-ops": ContainerOpsBench.run,
+    "keyring-unlock": KeyringUnlockBench.run, "paged-catalog": PagedCatalogBench.run,
+]
+if let run = workdirModes[mode] {
+    try run(modeArgument)
     exit(0)
 }
 

@@ -44,10 +44,7 @@ package final class PagedContainerHarness {
     }
 
     /// What the last commit through any catalog of this harness wrote, per slot.
-    package var lastCommit: (changed: Int, cover: Int, nodes: Int, written: Int, whole: Bool)? {
-        guard let report = stores.compactMap(\.lastCommit).last else { return nil }
-        return (report.changed, report.cover, report.nodes, report.written, report.whole)
-    }
+    package var lastCommit: BlockCommitReport? { stores.compactMap(\.lastCommit).last }
 
     /// Blocks per slot file, and logical blocks per slot.
     package var size: (blocks: Int, logical: Int) { (Int(container.state.blockCount), Int(container.state.logicalCount)) }

@@ -1,19 +1,20 @@
 import Foundation
 import ObscuraCrypto
 
-/// What one commit of inner format 2 wrote (docs/FORMAT.md §8.12), per slot.
-struct BlockCommitReport: Equatable {
+/// What one commit of inner format 2 wrote (docs/FORMAT.md §8.12), per slot; package
+/// access for the benchmarks.
+package struct BlockCommitReport: Equatable {
     /// Logical blocks some slot changed.
-    let changed: Int
+    package let changed: Int
     /// Logical blocks re-sealed unchanged as cover.
-    let cover: Int
+    package let cover: Int
     /// Map nodes rewritten.
-    let nodes: Int
+    package let nodes: Int
     /// Blocks written per slot, the superblock not counted: the bucket, or every block
     /// of a whole rewrite.
-    let written: Int
+    package let written: Int
     /// Whether the commit rewrote every block (growth, or a new key generation).
-    let whole: Bool
+    package let whole: Bool
 }
 
 extension SlotContainer {
@@ -55,8 +56,9 @@ extension SlotContainer {
         // A bucket as large as the map is a whole rewrite anyway, which also keeps every
         // partial bucket within the free half of the container (§8.9: L + M ≤ free).
         let rekey = state.sealedUnderGeneration + UInt64(2 * bucket) >= ContainerFormat.rekeyAfter
-        if max(needed, (ids.max() ?? -1) + 1) > logicalCount || rekey || bucket >= shape.blockCount {
-            return try wholeCommit(changes, needed: max(needed, (ids.max() ?? -1) + 1))
+        let used = max(needed, (ids.max() ?? -1) + 1)
+        if used > logicalCount || rekey || bucket >= shape.blockCount {
+            return try wholeCommit(changes, needed: used)
         }
 
         // Cover: logical blocks drawn uniformly, each with the nodes over it, until the
@@ -131,30 +133,15 @@ extension SlotContainer {
         return out
     }
 
-    /// Seals one data block or map node of `slot` for the commit `next` at `position`;
-    /// returns the block and the reference its parent records.
-    func sealBlock(
-        _ payload: [UInt8], slot: SlotID, at position: Int, next: Superblock, kind: ContainerFormat.BlockKind,
-        level: Int, id: Int
-    ) throws -> ([UInt8], MapReference) {
-        let address = BlockAddress(
-            position: UInt32(position), generation: next.generation, kind: kind, level: UInt8(level), logicalID: UInt64(id))
-        let block = try OuterBlock.seal(
-            payload, key: blockKey(slot, next.generation),
-            associatedData: OuterBlock.associatedData(directory: next.directoryID, slot: slot, address: address),
-            using: random)
-        return (block, MapReference(position: UInt32(position), generation: next.generation, tag: OuterBlock.tag(of: block)))
-    }
-
     /// A block commit that has to rewrite everything (growth past L, or a new key
     /// generation): the changed slots' streams with the changes in place, through the
     /// whole-rewrite commit (§8.6).
     private func wholeCommit(_ changes: [SlotID: [Int: [UInt8]]], needed: Int) throws -> BlockCommitReport {
         let payload = ContainerFormat.payloadSize
+        let size = max(needed, Int(state.logicalCount)) * payload
         var streams = [SlotID: [UInt8]]()
         for (slot, blocks) in changes {
             var stream = try readStream(slot)
-            let size = max(needed, Int(state.logicalCount)) * payload
             if stream.count < size { stream += random.bytes(size - stream.count) }
             for (j, bytes) in blocks { stream.replaceSubrange((j * payload)..<((j + 1) * payload), with: bytes) }
             streams[slot] = stream

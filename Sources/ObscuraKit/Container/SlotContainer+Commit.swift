@@ -184,20 +184,13 @@ extension SlotContainer {
         _ slot: SlotID, stream: [UInt8], next: Superblock, plan: WritePlan, shape: MapShape
     ) throws -> (writes: [(Int, [UInt8])], map: SlotMap) {
         let payload = ContainerFormat.payloadSize
-        let key = blockKey(slot, next.generation)
         var writes = [(Int, [UInt8])]()
         writes.reserveCapacity(shape.blockCount)
 
         func seal(_ bytes: [UInt8], at position: Int, kind: ContainerFormat.BlockKind, level: Int, id: Int) throws -> MapReference {
-            let address = BlockAddress(
-                position: UInt32(position), generation: next.generation, kind: kind, level: UInt8(level),
-                logicalID: UInt64(id))
-            let block = try OuterBlock.seal(
-                bytes, key: key,
-                associatedData: OuterBlock.associatedData(directory: next.directoryID, slot: slot, address: address),
-                using: random)
+            let (block, reference) = try sealBlock(bytes, slot: slot, at: position, next: next, kind: kind, level: level, id: id)
             writes.append((position, block))
-            return MapReference(position: UInt32(position), generation: next.generation, tag: OuterBlock.tag(of: block))
+            return reference
         }
 
         var data = [MapReference]()
@@ -218,6 +211,21 @@ extension SlotContainer {
             below = references
         }
         return (writes, SlotMap(data: data, nodes: nodes))
+    }
+
+    /// Seals one data block or map node of `slot` for the commit `next` at `position`
+    /// (§8.3); returns the block and the reference its parent records.
+    func sealBlock(
+        _ payload: [UInt8], slot: SlotID, at position: Int, next: Superblock, kind: ContainerFormat.BlockKind,
+        level: Int, id: Int
+    ) throws -> ([UInt8], MapReference) {
+        let address = BlockAddress(
+            position: UInt32(position), generation: next.generation, kind: kind, level: UInt8(level), logicalID: UInt64(id))
+        let block = try OuterBlock.seal(
+            payload, key: blockKey(slot, next.generation),
+            associatedData: OuterBlock.associatedData(directory: next.directoryID, slot: slot, address: address),
+            using: random)
+        return (block, MapReference(position: UInt32(position), generation: next.generation, tag: OuterBlock.tag(of: block)))
     }
 
     /// A map node's plaintext (§8.5): its children's references, zeros, then `trailer`,

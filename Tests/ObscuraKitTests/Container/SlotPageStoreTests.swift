@@ -69,13 +69,8 @@ import Testing
         let (files, container, slot, _) = try Self.make(rows: 600)
         var old = [SlotID: [UInt8]]()
         for s in container.slots { old[s] = try container.readStream(s) }
-        // The commit on a copy, to know the streams after it.
-        let (probe, catalog) = try Self.open(files.snapshot, slot: slot)
-        try catalog.write { db in try db.execute(sql: "UPDATE t SET favorite = 1 WHERE id = 321") }
-        try catalog.close()
-        // Cover and nonces are random, so the new streams differ from run to run; the
-        // check below reads the rows, and the streams of every other slot.
-        _ = probe
+        // Cover and nonces are random, so the streams after the commit cannot be known
+        // in advance: the check below reads the rows, and the streams of every other slot.
         let random = SeededRandom(seed: "catalog crash")
         let recorder = RecordingSlotFiles(files.snapshot)
         let (_, images) = try ContainerCrashTests.imagesAtEverySync(recorder, random: random) { files in
