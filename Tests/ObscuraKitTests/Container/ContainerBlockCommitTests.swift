@@ -128,4 +128,34 @@ import Testing
         #expect(recovered.state.sequence == container.state.sequence)
         #expect(try recovered.readStream(container.slots[8]) == old[container.slots[8]])
     }
+
+    /// The trailer rule of a roll forward (§8.8 R6) on its own: a slot that lacks the
+    /// interrupted commit's superblock and holds, at the commit's root position, an older
+    /// node that opens in every other respect (same position, generation, level and
+    /// index, written by an earlier commit that drew the same position) is refused.
+    @Test func anOlderNodeAtTheCommitsRootPositionIsNotRolledForward() throws {
+        let (files, container, _) = try Self.make()
+        #expect(container.state.shape!.depth == 1 && container.state.roots.count == 1)
+        let victim = container.slots[5].fileName
+        let block = ContainerFormat.blockSize
+        // Root positions of earlier commits, with the victim's file after each.
+        var earlier = [UInt32: [UInt8]]()
+        for round in 0..<400 {
+            let before = files.snapshot
+            try container.commit(blocks: [container.slots[0]: Self.payloads([round % 100], seed: "r\(round)")])
+            let root = container.state.roots[0].position
+            if let older = earlier[root] {
+                var image = files.snapshot
+                let sb = container.state.position * block
+                // The victim keeps the agreed commit only, and an older node 0 at the root.
+                image[victim]!.replaceSubrange(sb..<(sb + block), with: before[victim]![sb..<(sb + block)])
+                let at = Int(root) * block
+                image[victim]!.replaceSubrange(at..<(at + block), with: older[at..<(at + block)])
+                #expect(throws: ContainerError.rollback) { try SlotContainer.open(files: RecordingSlotFiles(image), key: F.key()) }
+                return
+            }
+            earlier[root] = files.snapshot[victim]!
+        }
+        Issue.record("no root position came round again in 400 commits")
+    }
 }
