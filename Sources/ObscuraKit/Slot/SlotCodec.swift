@@ -18,13 +18,23 @@ public enum SlotCodec {
     static func wrap(
         key: SecureBytes, password: SecureBytes, iterations: Int, using random: RandomSource
     ) throws -> SlotHeader {
-        var header = SlotHeader(
-            iterations: UInt32(iterations), salt: random.bytes(PasswordKDF.saltSize),
-            wrappedKey: [], envelope: [])
-        let kek = try PasswordKDF.deriveKey(password: password, salt: header.salt, iterations: iterations)
-        header.wrappedKey = try AESGCM.sealSecret(
-            key, key: kek, authenticating: header.prefixThroughSalt, using: random)
-        return header
+        try wrap(key: key, password: password, iterations: iterations, versions: [SlotFormat.version], using: random)[0]
+    }
+
+    /// One header per version in `versions`, all with one new salt and one KEK derived
+    /// from `password`, each wrapping `key` under its own associated data (the version is
+    /// part of it, §3.2): a paged header (§9.5) and the version 3 header its vault's
+    /// exports carry (§7) cost one key derivation.
+    static func wrap(
+        key: SecureBytes, password: SecureBytes, iterations: Int, versions: [UInt16], using random: RandomSource
+    ) throws -> [SlotHeader] {
+        let salt = random.bytes(PasswordKDF.saltSize)
+        let kek = try PasswordKDF.deriveKey(password: password, salt: salt, iterations: iterations)
+        return try versions.map { version in
+            var header = SlotHeader(version: version, iterations: UInt32(iterations), salt: salt, wrappedKey: [])
+            header.wrappedKey = try AESGCM.sealSecret(key, key: kek, authenticating: header.prefixThroughSalt, using: random)
+            return header
+        }
     }
 
     /// Seals `catalog` under the MEK and returns header ‖ sealed catalog with a new

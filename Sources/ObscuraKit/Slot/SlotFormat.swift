@@ -6,6 +6,8 @@ public enum SlotFormat {
     public static let magic: [UInt8] = [0x4F, 0x42, 0x53, 0x56]
     /// §3.1: the format version this code writes and reads.
     public static let version: UInt16 = 3
+    /// §9.5: the format version of a slot whose catalog is paged (its header block).
+    public static let pagedVersion: UInt16 = 4
     /// §3.1: cipher suite 1 = PBKDF2-HMAC-SHA256 key derivation, AES-256-GCM sealing.
     public static let cipherSuite: UInt16 = 1
 
@@ -36,6 +38,14 @@ public enum SlotFormat {
     public static let checksumSize = 32
     /// Total header size; the sealed catalog starts here.
     public static let headerSize = 172
+
+    // §9.5: the paged header's prefix, bytes [0, 136) of logical block 0. Magic through
+    // wrapped MEK are §3.1's; the checksum follows the wrapped MEK, and the sealed root
+    // follows the prefix.
+    /// Offset of the paged header's SHA-256 of bytes [0, 104).
+    public static let pagedChecksumOffset = 104
+    /// Size of the paged header prefix.
+    public static let pagedPrefixSize = 136
 
     // §3.2 associated data: each sealed region authenticates the header bytes before it.
     /// The wrapped MEK authenticates header bytes [0, 44): magic through salt.

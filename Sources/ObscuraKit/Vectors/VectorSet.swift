@@ -58,7 +58,7 @@ package enum VectorSet {
         add("valid", "success", valid, "a complete slot: header, sealed catalog, random padding")
         add("wrong_password", "wrong password", valid, password: "correct horsf", "the KEK from another password does not open the wrapped MEK")
         add("magic_flipped", "unsupported", flipped(0, rechecksum: true), "not an Obscura slot")
-        add("version_4", "unsupported", valid.with(5, 0x04).rechecksummed(), "format version 4 is unknown")
+        add("version_5", "unsupported", valid.with(5, 0x05).rechecksummed(), "format version 5 is unknown (4 is the paged header, §9.5)")
         add("suite_2", "unsupported", valid.with(7, 0x02).rechecksummed(), "cipher suite 2 is unknown")
         add("checksum_flipped", "header failure", flipped(150, rechecksum: false), "the header checksum does not match")
         add("iterations_flipped", "header failure", flipped(11, rechecksum: false), "caught by the checksum")
