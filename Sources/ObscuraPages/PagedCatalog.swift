@@ -94,6 +94,10 @@ public final class PagedCatalog: @unchecked Sendable {
         return try PagedCatalog(file: file, configuration: configuration)
     }
 
+    /// Whether a failed commit left the connection unusable: open the catalog again from
+    /// the store, which holds the last committed state.
+    public var isBroken: Bool { file.lock.withLock { file.broken } }
+
     /// The header prefix the root is sealed under now.
     public var headerPrefix: [UInt8] { file.lock.withLock { file.prefix } }
 
@@ -110,6 +114,36 @@ public final class PagedCatalog: @unchecked Sendable {
                 try db.inTransaction {
                     result = try updates(db)
                     return .commit
+                }
+                return result!
+            }
+        }
+    }
+
+    /// Runs `updates` in a write transaction whose commit also seals the root under a new
+    /// header prefix: a password change and the rows that go with it, in one store commit.
+    /// When `updates` change no page, the header block is committed alone.
+    public func write<T>(headerPrefix prefix: [UInt8], _ updates: (Database) throws -> T) throws -> T {
+        guard prefix.count == HeaderFormat.prefixSize else {
+            throw PagesError.unsupported("a header prefix of \(prefix.count) bytes")
+        }
+        return try queue.writeWithoutTransaction { db in
+            try mapErrors {
+                file.lock.withLock { file.nextPrefix = prefix }
+                defer { file.lock.withLock { file.nextPrefix = nil } }
+                var result: T?
+                try db.inTransaction {
+                    result = try updates(db)
+                    return .commit
+                }
+                try file.lock.withLock {
+                    guard file.nextPrefix != nil else { return }
+                    do {
+                        try file.commitHeader(prefix: prefix)
+                    } catch {
+                        file.broken = true
+                        throw error
+                    }
                 }
                 return result!
             }

@@ -168,8 +168,11 @@ extension PagedFile {
     /// header; on success the new root is current and the stage is empty.
     private func commit(_ next: CatalogRoot, blocks: [Int: [UInt8]]) throws {
         var all = blocks
-        all[PageLayout.header] = try next.sealHeader(prefix: prefix, rootKey: keys.root, random: random)
+        let sealingPrefix = nextPrefix ?? prefix
+        all[PageLayout.header] = try next.sealHeader(prefix: sealingPrefix, rootKey: keys.root, random: random)
         try store.commit(all, logicalCount: PageLayout.logicalCount(pages: next.pageCount))
+        prefix = sealingPrefix
+        nextPrefix = nil
         root = next
         staged = [:]
         stagedCount = next.pageCount

@@ -21,6 +21,9 @@ package final class PagedFile: @unchecked Sendable {
 
     /// The header prefix the root is sealed under.
     var prefix: [UInt8]
+    /// A prefix the next commit seals the root under instead, and keeps from then on
+    /// (a password change made in the same commit as the rows it changes).
+    var nextPrefix: [UInt8]?
     /// The root as last committed.
     var root: CatalogRoot
     /// Sealed pages written since the last commit, under `root.generation`.
