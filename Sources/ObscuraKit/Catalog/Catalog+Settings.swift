@@ -1,3 +1,4 @@
+import Foundation
 import GRDB
 
 /// The statements on the `setting` table (docs/FORMAT.md §3.3): one text value a key.
@@ -9,9 +10,47 @@ extension Catalog {
 
     /// Stores `value` under `key`, replacing any value there.
     func setSetting(_ key: String, to value: String) throws {
-        try write { db in
-            try db.execute(sql: "INSERT INTO setting(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-                           arguments: [key, value])
+        try write { db in try Self.setSetting(key, to: value, in: db) }
+    }
+
+    private static func setSetting(_ key: String, to value: String, in db: Database) throws {
+        try db.execute(sql: "INSERT INTO setting(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                       arguments: [key, value])
+    }
+
+    /// The setting that holds, in a paged catalog, the version 3 header its vault's
+    /// exports carry: bytes [0, 104) of a §3.1 header, in base64 (docs/FORMAT.md §9.7).
+    static let exportHeaderKey = "export.header"
+
+    /// Stores `header` (a version 3 header of this vault's MEK) as the one exports carry.
+    func setExportHeader(_ header: SlotHeader) throws {
+        try setSetting(Self.exportHeaderKey, to: Self.encodedExportHeader(header))
+    }
+
+    /// Commits a paged catalog's new header prefix (a password change) with the export
+    /// header of the same key derivation, in one commit (docs/FORMAT.md §9.5, §9.7).
+    func replaceHeader(prefix: [UInt8], exportHeader: SlotHeader) throws {
+        try write(headerPrefix: prefix) { db in
+            try Self.setSetting(Self.exportHeaderKey, to: Self.encodedExportHeader(exportHeader), in: db)
         }
+    }
+
+    private static func encodedExportHeader(_ header: SlotHeader) -> String {
+        Data(header.prefixThroughWrappedKey).base64EncodedString()
+    }
+
+    /// The version 3 header exports carry, without its envelope; nil in an in-memory
+    /// catalog, whose slot header is one.
+    func exportHeader() throws -> SlotHeader? {
+        guard let text = try setting(Self.exportHeaderKey) else { return nil }
+        guard let bytes = Data(base64Encoded: text).map(Array.init), bytes.count == SlotFormat.envelopeOffset,
+              Array(bytes[0..<4]) == SlotFormat.magic,
+              bytes.readBigEndian(UInt16.self, at: SlotFormat.versionOffset) == SlotFormat.version else {
+            throw CatalogError.invalidImage
+        }
+        return SlotHeader(
+            iterations: bytes.readBigEndian(UInt32.self, at: SlotFormat.iterationsOffset),
+            salt: Array(bytes[SlotFormat.saltOffset..<SlotFormat.wrappedKeyOffset]),
+            wrappedKey: Array(bytes[SlotFormat.wrappedKeyOffset..<SlotFormat.envelopeOffset]), envelope: [])
     }
 }

@@ -2,43 +2,64 @@ import Foundation
 import GRDB
 import GRDBSQLite
 import ObscuraCrypto
+import ObscuraPages
 
-/// A vault's catalog: an SQLite database that lives only in memory while the vault is
-/// unlocked and is persisted as an image sealed inside the slot file (docs/FORMAT.md §3.3).
+/// A vault's catalog: an SQLite database of items, folders and settings (docs/FORMAT.md
+/// §3.3), kept one of two ways:
 ///
-/// No database file, plaintext or encrypted, ever exists: the connection is in-memory,
-/// temporary tables and sort spills are kept in memory (`temp_store = MEMORY`), and the
-/// image moves in and out through `sqlite3_serialize` / `sqlite3_deserialize`.
+/// - **Paged** (a vault in a container of inner format 2, §9): the database lives in the
+///   slot's logical blocks, each page sealed on its own. Every write transaction is one
+///   container commit; unlock reads the root only, and only SQLite's bounded page cache
+///   holds plaintext pages.
+/// - **Image** (a version 3 directory, §3.3): the database lives only in memory while the
+///   vault is unlocked, and is persisted as a sealed image of the whole database. The
+///   connection is in-memory and `temp_store = MEMORY`; the image moves in and out through
+///   `sqlite3_serialize` / `sqlite3_deserialize`.
 ///
+/// Either way no database file, plaintext or encrypted, ever exists outside the slot.
 /// SQL and GRDB stay in this folder: the rest of the kit asks for rows through typed
 /// queries, one table a file (Catalog+Items.swift, Catalog+Folders.swift, ...).
 public final class Catalog: @unchecked Sendable {
-    // @unchecked: DatabaseQueue serialises all access itself, `closed` included.
-    /// The in-memory database. Queries go through ``read(_:)`` and ``write(_:)``, which
-    /// refuse access once the vault is locked; only tests reach it directly.
-    let database: DatabaseQueue
-    /// Set by ``close()``, on the database's own queue.
-    private var closed = false
+    // @unchecked: each connection serialises its own access; `state` guards which one is
+    // current and whether the catalog is closed.
+    enum Storage {
+        case image(DatabaseQueue)
+        case paged(PagedCatalog)
+    }
 
-    private init(image: [UInt8]?) throws {
+    private let state = NSLock()
+    private var storage: Storage
+    private var closed = false
+    /// Opens a paged catalog again from its store: after a failed commit the connection
+    /// is unusable (``PagesError/broken``), and the store holds the last committed state.
+    private let reopen: (() throws -> PagedCatalog)?
+    /// Called when a paged catalog could not be opened again after a failed commit (the
+    /// container needs recovery): the session can no longer match its slot.
+    var onLost: (() -> Void)?
+
+    private init(storage: Storage, reopen: (() throws -> PagedCatalog)? = nil) throws {
+        self.storage = storage
+        self.reopen = reopen
+        try CatalogSchema.migrator.migrate(database)
+    }
+
+    private static func memoryQueue() throws -> DatabaseQueue {
         var config = Configuration()
         config.prepareDatabase { db in
             try db.execute(sql: "PRAGMA temp_store = MEMORY")
         }
-        database = try DatabaseQueue(configuration: config)
-        if let image {
-            try database.inDatabase { db in try Self.load(image, into: db) }
-        }
-        try CatalogSchema.migrator.migrate(database)
+        return try DatabaseQueue(configuration: config)
     }
 
-    /// A new catalog with the current schema and no rows.
-    package static func empty() throws -> Catalog { try Catalog(image: nil) }
+    /// A new in-memory catalog with the current schema and no rows.
+    package static func empty() throws -> Catalog { try Catalog(storage: .image(memoryQueue())) }
 
-    /// Restores a catalog from a serialized image, applying newer migrations if any.
+    /// Restores an in-memory catalog from a serialized image, applying newer migrations.
     package static func restore(image: [UInt8]) throws -> Catalog {
         do {
-            return try Catalog(image: image)
+            let queue = try memoryQueue()
+            try queue.inDatabase { db in try Self.load(image, into: db, schema: "main") }
+            return try Catalog(storage: .image(queue))
         } catch let error as CatalogError {
             throw error
         } catch {
@@ -46,10 +67,37 @@ public final class Catalog: @unchecked Sendable {
         }
     }
 
-    /// The serialized database image (SQLite's own file format, held only in memory).
+    /// A catalog over a paged database (docs/FORMAT.md §9), applying the schema's
+    /// migrations; `reopen` opens it again from its store after a failed commit.
+    static func paged(_ catalog: PagedCatalog, reopen: (() throws -> PagedCatalog)? = nil) throws -> Catalog {
+        try Catalog(storage: .paged(catalog), reopen: reopen)
+    }
+
+    /// Whether the catalog is paged rather than an in-memory image.
+    var isPaged: Bool {
+        if case .paged = state.withLock({ storage }) { return true }
+        return false
+    }
+
+    /// The current connection: for the migrator and for tests, which may run SQL on it
+    /// directly (a paged catalog commits each of their write transactions).
+    package var database: DatabaseQueue {
+        switch state.withLock({ storage }) {
+        case let .image(queue): return queue
+        case let .paged(paged): return paged.queue
+        }
+    }
+
+    /// The paged connection, when the catalog is one.
+    var pagedCatalog: PagedCatalog? {
+        if case let .paged(paged) = state.withLock({ storage }) { return paged }
+        return nil
+    }
+
+    /// The serialized database image (SQLite's own file format, held only in memory): what
+    /// a version 3 slot seals, and what an export carries (§7).
     package func image() throws -> [UInt8] {
-        try database.inDatabase { db in
-            guard !closed else { throw CatalogError.closed }
+        try withConnection { db in
             var size: sqlite3_int64 = 0
             guard let pointer = sqlite3_serialize(db.sqliteConnection, "main", &size, 0) else {
                 throw CatalogError.serializeFailed
@@ -62,13 +110,35 @@ public final class Catalog: @unchecked Sendable {
         }
     }
 
-    /// Replaces the whole database with `image`, in the same connection (a session going
-    /// back to the image its slot holds after a failed persist).
+    /// Replaces the whole in-memory database with `image`, in the same connection (a
+    /// session going back to the image its slot holds after a failed persist).
     func replace(with image: [UInt8]) throws {
-        try database.inDatabase { db in
-            guard !closed else { throw CatalogError.closed }
-            try Self.load(image, into: db)
+        guard case let .image(queue) = try current() else { throw CatalogError.closed }
+        try queue.inDatabase { db in
+            try checkOpen()
+            try Self.load(image, into: db, schema: "main")
         }
+    }
+
+    /// Makes a paged catalog what its store holds now: the last committed state. After a
+    /// failed commit, and when a session resynchronises with its slot.
+    func reload() throws {
+        guard let reopen, case let .paged(old) = try current() else { return }
+        let fresh: PagedCatalog
+        do {
+            fresh = try reopen()
+        } catch {
+            close()
+            let lost = state.withLock { onLost }
+            lost?()
+            throw error
+        }
+        let replaced = state.withLock { () -> Bool in
+            guard !closed else { return false }
+            storage = .paged(fresh)
+            return true
+        }
+        try? (replaced ? old : fresh).close()
     }
 
     /// Runs `body` in a read-only transaction. Throws ``CatalogError/closed`` after ``close()``.
@@ -76,19 +146,73 @@ public final class Catalog: @unchecked Sendable {
     /// For the catalog's typed queries and the package's low-level tools (obscura-bench,
     /// obscura-fuzz); the rest of Sources runs no SQL.
     package func read<T>(_ body: (Database) throws -> T) throws -> T {
-        try database.read { db in
-            guard !closed else { throw CatalogError.closed }
-            return try body(db)
+        switch try current() {
+        case let .image(queue):
+            return try queue.read { db in
+                try checkOpen()
+                return try body(db)
+            }
+        case let .paged(paged):
+            return try closedAware {
+                try paged.read { db in
+                    try checkOpen()
+                    return try body(db)
+                }
+            }
         }
     }
 
     /// Runs `body` in a write transaction. Throws ``CatalogError/closed`` after ``close()``.
     ///
+    /// A paged catalog has committed to its slot when this returns; a commit that failed
+    /// leaves it reopened from the slot (the state before this write), or closed when the
+    /// slot cannot be read back.
+    ///
     /// For the catalog's typed queries and the package's low-level tools, as ``read(_:)``.
     package func write<T>(_ body: (Database) throws -> T) throws -> T {
-        try database.write { db in
-            guard !closed else { throw CatalogError.closed }
-            return try body(db)
+        switch try current() {
+        case let .image(queue):
+            return try queue.write { db in
+                try checkOpen()
+                return try body(db)
+            }
+        case let .paged(paged):
+            return try committing(paged) {
+                try paged.write { db in
+                    try checkOpen()
+                    return try body(db)
+                }
+            }
+        }
+    }
+
+    /// Runs `body` in a write transaction of a paged catalog whose commit also seals the
+    /// root under `headerPrefix` (a password change, docs/FORMAT.md §9.5).
+    func write<T>(headerPrefix: [UInt8], _ body: (Database) throws -> T) throws -> T {
+        guard case let .paged(paged) = try current() else { throw CatalogError.closed }
+        return try committing(paged) {
+            try paged.write(headerPrefix: headerPrefix) { db in
+                try checkOpen()
+                return try body(db)
+            }
+        }
+    }
+
+    /// Runs `body` on the connection outside any transaction.
+    func withConnection<T>(_ body: (Database) throws -> T) throws -> T {
+        switch try current() {
+        case let .image(queue):
+            return try queue.inDatabase { db in
+                try checkOpen()
+                return try body(db)
+            }
+        case let .paged(paged):
+            return try committing(paged) {
+                try paged.queue.writeWithoutTransaction { db in
+                    try checkOpen()
+                    return try body(db)
+                }
+            }
         }
     }
 
@@ -100,14 +224,57 @@ public final class Catalog: @unchecked Sendable {
         }
     }
 
-    /// Ends access: every later read or write throws. The connection itself closes, and
-    /// its memory is released, when the last reference to the catalog goes; closing it
-    /// here could pull it from under a reader that still holds this catalog.
+    /// Ends access: every later read or write throws. An in-memory connection closes, and
+    /// its memory is released, when the last reference to the catalog goes (closing it
+    /// here could pull it from under a reader that still holds this catalog); a paged one
+    /// closes now, dropping its page cache, and a reader still holding it gets an error.
     package func close() {
-        database.inDatabase { _ in closed = true }
+        let toClose = state.withLock { () -> PagedCatalog? in
+            closed = true
+            if case let .paged(paged) = storage { return paged }
+            return nil
+        }
+        try? toClose?.close()
     }
 
-    private static func load(_ image: [UInt8], into db: Database) throws {
+    private func current() throws -> Storage {
+        try state.withLock {
+            guard !closed else { throw CatalogError.closed }
+            return storage
+        }
+    }
+
+    private func checkOpen() throws {
+        if state.withLock({ closed }) { throw CatalogError.closed }
+    }
+
+    /// Reports a closed catalog as ``CatalogError/closed`` whatever SQLite said.
+    private func closedAware<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch {
+            if state.withLock({ closed }) { throw CatalogError.closed }
+            throw error
+        }
+    }
+
+    /// Runs a write of `paged`; when its commit failed, reopens the catalog from the store
+    /// so that the session matches the slot again.
+    private func committing<T>(_ paged: PagedCatalog, _ body: () throws -> T) throws -> T {
+        do {
+            return try closedAware(body)
+        } catch {
+            if paged.isBroken {
+                // The store holds the state before this write, or after it if the commit
+                // got that far; either is whole. A reopen that fails closes the catalog.
+                try? reload()
+            }
+            throw error
+        }
+    }
+
+    /// Loads `image` into schema `schema` of `db` and checks it.
+    static func load(_ image: [UInt8], into db: Database, schema: String) throws {
         guard !image.isEmpty, let buffer = sqlite3_malloc64(sqlite3_uint64(image.count)) else {
             throw CatalogError.invalidImage
         }
@@ -115,13 +282,13 @@ public final class Catalog: @unchecked Sendable {
         // SQLite owns the buffer from here, and frees it on close or on failure.
         let flags = UInt32(SQLITE_DESERIALIZE_FREEONCLOSE | SQLITE_DESERIALIZE_RESIZEABLE)
         let rc = sqlite3_deserialize(
-            db.sqliteConnection, "main", buffer.assumingMemoryBound(to: UInt8.self),
+            db.sqliteConnection, schema, buffer.assumingMemoryBound(to: UInt8.self),
             sqlite3_int64(image.count), sqlite3_int64(image.count), flags)
         guard rc == SQLITE_OK else { throw CatalogError.invalidImage }
         db.clearSchemaCache()
         // A sealed image that authenticated can still be damaged SQLite (a bug, or a
         // writer of another implementation): check before trusting it.
-        guard try String.fetchOne(db, sql: "PRAGMA quick_check") == "ok" else {
+        guard try String.fetchOne(db, sql: "PRAGMA \(schema).quick_check") == "ok" else {
             throw CatalogError.invalidImage
         }
     }

@@ -9,15 +9,17 @@ extension SlotContainer {
     /// and random bytes everywhere else, under a pending name; once all are durable they
     /// are renamed into place. A crash before the first rename leaves no slot (the
     /// pending files are removed at the next open); after it, recovery finishes the rest.
+    /// `innerFormat` is what the streams are (§8.9, §8.12).
     static func create(
-        files: SlotFiles, key: OuterKey, streams: [[UInt8]], random: RandomSource = SystemRandom()
+        files: SlotFiles, key: OuterKey, streams: [[UInt8]], innerFormat: ContainerFormat.InnerFormat = .slotStream,
+        random: RandomSource = SystemRandom()
     ) throws -> SlotContainer {
         precondition(!streams.isEmpty && streams.count <= ContainerFormat.maximumSlots, "slot count")
         let payload = ContainerFormat.payloadSize
         let needed = streams.map { ($0.count + payload - 1) / payload }.max()!
         guard let blocks = MapShape.blocksFitting(logicalCount: needed) else { throw ContainerError.tooLarge }
         let slots = streams.map { _ in SlotID.random(using: random) }
-        let (first, plan) = firstCommit(slots: slots, blocks: blocks, random: random)
+        let (first, plan) = firstCommit(slots: slots, blocks: blocks, innerFormat: innerFormat, random: random)
         for (slot, stream) in random.shuffled(Array(zip(slots, streams))) {
             try files.create(
                 pendingPrefix + slot.fileName,
@@ -32,12 +34,14 @@ extension SlotContainer {
 
     /// The first commit of a directory of `slots` in containers of `blocks` blocks, and
     /// where it puts every block (the same in every slot).
-    static func firstCommit(slots: [SlotID], blocks: Int, random: RandomSource) -> (Superblock, WritePlan) {
+    static func firstCommit(
+        slots: [SlotID], blocks: Int, innerFormat: ContainerFormat.InnerFormat = .slotStream, random: RandomSource
+    ) -> (Superblock, WritePlan) {
         let shape = MapShape(logicalCount: MapShape.streamCapacity(blocks: blocks))!
         let first = Superblock(
             directoryID: random.bytes(16), sequence: 1, commitID: random.bytes(16), blockCount: UInt32(blocks),
             generation: 1, oldestGeneration: 1, sealedUnderGeneration: UInt64(shape.blockCount),
-            logicalCount: UInt64(shape.logicalCount), innerFormat: .slotStream, slots: slots.sorted(), roots: [],
+            logicalCount: UInt64(shape.logicalCount), innerFormat: innerFormat, slots: slots.sorted(), roots: [],
             commitTime: now())
         let plan = WritePlan(shape: shape, positions: draw(shape.blockCount, below: blocks, avoiding: [], using: random))
         return (first, plan)

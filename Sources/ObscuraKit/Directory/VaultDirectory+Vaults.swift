@@ -1,5 +1,6 @@
 import Foundation
 import ObscuraCrypto
+import ObscuraPages
 
 extension VaultDirectory {
     /// Opens the vault `password` unlocks, with the fixed sweep: every slot is tried,
@@ -16,6 +17,11 @@ extension VaultDirectory {
             throw VaultError.wrongPassword
         }
         logger.debug("unlock sweep opened a vault", metadata: ["slots": "\(names.count)"])
+        if store.isContainer, !header.isPaged {
+            // A version 3 catalog in a container: it becomes paged now (§9.7).
+            try convert([.init(name: names[index], header: header, key: key, password: password)])
+            return try openVault(name: names[index], header: try SlotHeader.decode(store.readHeader(names[index])), key: key)
+        }
         return try openVault(name: names[index], header: header, key: key)
     }
 
@@ -55,10 +61,10 @@ extension VaultDirectory {
         let name: String
         if let index = chosen {
             name = names[index]
-            try store.commit(.init(replace: [name: contents]))
+            try store.commit(.init(replace: [name: contents], innerFormat: store.isContainer ? .blocks : nil))
         } else {
             guard allowExtendedSlots else { throw VaultError.noFreeSlot }
-            try store.commit(.init(add: [contents]))
+            try store.commit(.init(add: [contents], innerFormat: store.isContainer ? .blocks : nil))
             guard let added = try store.names().first(where: { !names.contains($0) }) else {
                 throw VaultError.corrupt("new slot missing after write")
             }
@@ -89,7 +95,7 @@ extension VaultDirectory {
                 // Slot files stay: the slot becomes a fresh decoy, and a cover commit then
                 // overwrites the free space that still holds the vault's blocks (§8.6).
                 let decoy = try buildSlots(count: 1, password: credential, iterations: iterations)[0].contents
-                try store.commit(.init(replace: [vault.slotName: decoy]))
+                try store.commit(.init(replace: [vault.slotName: decoy], innerFormat: .blocks))
                 try store.commit(.init())
                 return
             }
@@ -107,6 +113,17 @@ extension VaultDirectory {
 
     /// Opens the slot `name` after its MEK was unwrapped.
     func openVault(name: String, header: SlotHeader, key: SecureBytes) throws -> Vault {
+        if header.isPaged {
+            let catalog: Catalog
+            do {
+                catalog = try Catalog.paged(try openPaged(name, key: key), reopen: { [store, random] in
+                    try Self.openPaged(name, key: key, store: store, random: random)
+                })
+            } catch let error as PagesError {
+                throw VaultError.corrupt(error.description)
+            }
+            return Vault(directory: self, slotName: name, header: header, key: key, catalog: catalog)
+        }
         let contents = try store.read(name)
         let image: [UInt8]
         do {
@@ -115,5 +132,14 @@ extension VaultDirectory {
             throw VaultError.corrupt(error.description)
         }
         return Vault(directory: self, slotName: name, header: header, key: key, catalog: try Catalog.restore(image: image))
+    }
+
+    /// The paged catalog of slot `name`: its root only is read here (docs/FORMAT.md §9.6).
+    func openPaged(_ name: String, key: SecureBytes) throws -> PagedCatalog {
+        try Self.openPaged(name, key: key, store: store, random: random)
+    }
+
+    private static func openPaged(_ name: String, key: SecureBytes, store: SlotStore, random: RandomSource) throws -> PagedCatalog {
+        try PagedCatalog.open(store: store.pageStore(name), mek: key, headerBlock: try store.readBlock(name, 0), random: random)
     }
 }

@@ -159,12 +159,14 @@ public final class VaultDirectory {
         try FileIO.makeDirectory(store.path)
         try FileIO.makeDirectory(mediaPath)
         let credential = try DeviceSecretStore.credential(from: deviceSecrets.loadOrCreate(using: random))
-        let decoys = try buildSlots(count: SlotFormat.minimumSlotCount, password: credential, iterations: iterations)
+        let decoys = try buildSlots(
+            count: SlotFormat.minimumSlotCount, password: credential, iterations: iterations, paged: outerKey != nil)
         if let outerKey {
             // Pending files of a creation that never renamed any into place.
             try? store.sweepTemporaries()
             store.attach(try SlotContainer.create(
-                files: slotFiles(store.path), key: outerKey, streams: decoys.map(\.contents), random: random))
+                files: slotFiles(store.path), key: outerKey, streams: decoys.map(\.contents), innerFormat: .blocks,
+                random: random))
         } else {
             try store.commit(.init(add: decoys.map(\.contents)))
         }
@@ -173,10 +175,25 @@ public final class VaultDirectory {
     }
 
     /// Builds `count` new vaults' slot contents under `password`, in parallel, with the
-    /// MEK each was sealed with. Decoys and real vaults are made by this one function.
-    func buildSlots(count: Int, password: SecureBytes, iterations: Int) throws -> [(contents: [UInt8], key: SecureBytes)] {
-        let image = try Catalog.empty().image()
+    /// MEK each was sealed with. Decoys and real vaults are made by this one function: in
+    /// a container (or one being made), paged slots (docs/FORMAT.md §9) as their streams;
+    /// otherwise version 3 slots (§3).
+    func buildSlots(
+        count: Int, password: SecureBytes, iterations: Int, paged: Bool? = nil
+    ) throws -> [(contents: [UInt8], key: SecureBytes)] {
         let random = self.random
+        if paged ?? store.isContainer {
+            let results = ConcurrentResults<(contents: [UInt8], key: SecureBytes)>(count: count)
+            DispatchQueue.concurrentPerform(iterations: count) { i in
+                results.set(i, Result {
+                    let key = SecureBytes(randomCount: AESGCM.keySize, using: random)
+                    let slot = try PagedSlot.build(password: password, iterations: iterations, key: key, using: random)
+                    return (slot.stream(using: random), key)
+                })
+            }
+            return try results.values()
+        }
+        let image = try Catalog.empty().image()
         let results = ConcurrentResults<(contents: [UInt8], key: SecureBytes)>(count: count)
         DispatchQueue.concurrentPerform(iterations: count) { i in
             results.set(i, Result {

@@ -62,9 +62,7 @@ extension Vault {
     public func prepareExport(password: SecureBytes, iterations: Int = PasswordKDF.exportIterations) throws -> PreparedExport {
         try enter()
         defer { leave() }
-        // The slot and its header as one consistent pair, even if a password change runs.
-        let (contents, header) = try directory.store.serialized { (try directory.store.read(slotName), self.header) }
-        let slotLength = SlotFormat.headerSize + (try SlotCodec.sealedCatalogLength(contents: contents, header: header, key: key))
+        let (slot, header) = try exportedSlot()
         let (items, folders) = try catalog.itemsAndFolders()
         let manifest = ExportManifest(
             format: ExportFormat.manifestFormat, createdAt: Date().timeIntervalSince1970,
@@ -80,8 +78,8 @@ extension Vault {
         var head = [UInt8]()
         head.appendBigEndian(UInt32(json.count))
         head += json
-        head.appendBigEndian(UInt64(slotLength))
-        segments += [.bytes(head), .bytes(Array(contents[0..<slotLength]))]
+        head.appendBigEndian(UInt64(slot.count))
+        segments += [.bytes(head), .bytes(slot)]
         let pool = directory.pool
         for item in items {
             var files = [(ExportFormat.RecordKind.original, item.mediaId, try pool.dataPath(item.mediaId))]
@@ -99,6 +97,26 @@ extension Vault {
         let (exportHeader, cipher) = try ExportFormat.prepare(
             password: password, iterations: iterations, totalSize: source.totalSize, using: directory.random)
         return PreparedExport(header: exportHeader, cipher: cipher, source: source)
+    }
+}
+
+extension Vault {
+    /// The version 3 slot an export carries (docs/FORMAT.md §7.3), header ‖ sealed
+    /// catalog, with its header. A version 3 vault's slot is taken as it is; a paged
+    /// vault's is sealed now from its catalog's image, under the version 3 header its
+    /// catalog keeps for exports (§9.7), so that it opens with the vault's password.
+    func exportedSlot() throws -> (slot: [UInt8], header: SlotHeader) {
+        if catalog.isPaged {
+            guard let header = try catalog.exportHeader() else { throw VaultError.corrupt("the catalog has no export header") }
+            var image = try catalog.image()
+            defer { image.withUnsafeMutableBytes { secureZero($0.baseAddress!, $0.count) } }
+            let slot = try SlotCodec.resealCatalog(header: header, key: key, catalog: image, using: directory.random)
+            return (slot, try SlotHeader.decode(slot))
+        }
+        // The slot and its header as one consistent pair, even if a password change runs.
+        let (contents, header) = try directory.store.serialized { (try directory.store.read(slotName), self.header) }
+        let slotLength = SlotFormat.headerSize + (try SlotCodec.sealedCatalogLength(contents: contents, header: header, key: key))
+        return (Array(contents[0..<slotLength]), header)
     }
 }
 

@@ -118,7 +118,9 @@ extension VaultDirectory {
     /// replaced (the pool's renames refuse to as well, ``MediaPool/publish(_:as:)``).
     private func refuseIfPresent(header: SlotHeader, manifest: ExportManifest) throws {
         let (_, headers) = try readHeaders()
-        if headers.contains(where: { $0?.salt == header.salt && $0?.wrappedKey == header.wrappedKey }) {
+        // The salt alone: a paged vault's header wraps the MEK under its own associated
+        // data, and its exports carry the version 3 wrap of the same derivation (§9.7).
+        if headers.contains(where: { $0?.salt == header.salt }) {
             throw ExportError.alreadyPresent
         }
         let files = try manifest.items.flatMap { [try pool.dataPath($0.mediaId)] + (try $0.thumbId.map { [try pool.thumbPath($0)] } ?? []) }

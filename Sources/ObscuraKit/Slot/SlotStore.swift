@@ -31,6 +31,9 @@ final class SlotStore {
         var replace: [String: [UInt8]] = [:]
         var add: [[UInt8]] = []
         var remove: Set<String> = []
+        /// In a container, what the slots hold from this commit on (docs/FORMAT.md §8.12):
+        /// the first paged slot switches the container to inner format 2.
+        var innerFormat: ContainerFormat.InnerFormat? = nil
     }
 
     let path: String
@@ -84,7 +87,8 @@ final class SlotStore {
         if heads.allSatisfy({ $0.starts(with: SlotFormat.magic) }) { return .version3 }
         // Otherwise a slot counts as version 3 only with a whole, valid header: a
         // container slot begins with random bytes, which are the magic once in 2^32.
-        return heads.contains { (try? SlotHeader.decode($0)) != nil } ? .migrating : .container
+        // (A paged header, version 4, only ever exists inside a container's blocks.)
+        return heads.contains { (try? SlotHeader.decode($0))?.version == SlotFormat.version } ? .migrating : .container
     }
 
     /// Whether the slots are a version 4 container.
@@ -160,8 +164,38 @@ final class SlotStore {
                 guard let slot = SlotID(fileName: name) else { throw StorageError.io(file(name), ENOENT) }
                 replacing[slot] = contents
             }
-            try container.commit(replacing: replacing, adding: change.add)
+            try container.commit(replacing: replacing, adding: change.add, innerFormat: change.innerFormat)
         }
+    }
+
+    /// Whether the slots are a container of inner format 2 (docs/FORMAT.md §8.12), whose
+    /// slots may hold paged catalogs.
+    var holdsBlocks: Bool { serialized { container?.state.innerFormat == .blocks } }
+
+    /// Logical block `index` of slot `name` in the container (a paged catalog's block).
+    func readBlock(_ name: String, _ index: Int) throws -> [UInt8] {
+        try serialized {
+            guard let container, let slot = SlotID(fileName: name) else { throw StorageError.io(file(name), ENOENT) }
+            return try container.readBlock(slot, index)
+        }
+    }
+
+    /// Commits new payloads for logical blocks of slot `name` (inner format 2): one
+    /// commit that writes the same bucket of positions in every slot (§8.12).
+    @discardableResult
+    func commitBlocks(_ name: String, _ blocks: [Int: [UInt8]], logicalCount: Int) throws -> BlockCommitReport {
+        try serialized {
+            guard let container, let slot = SlotID(fileName: name) else { throw StorageError.io(file(name), ENOENT) }
+            return try container.commit(blocks: [slot: blocks], logicalCount: logicalCount)
+        }
+    }
+
+    /// Slot `name` as a paged catalog's store: reads and commits go through the
+    /// container under the directory's write lock.
+    func pageStore(_ name: String) -> SlotPageStore {
+        SlotPageStore(
+            read: { try self.readBlock(name, $0) },
+            commit: { try self.commitBlocks(name, $0, logicalCount: $1) })
     }
 
     /// Re-seals every slot of the container under `key` (docs/FORMAT.md §8.11): one

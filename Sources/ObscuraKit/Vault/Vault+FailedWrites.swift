@@ -15,6 +15,12 @@ extension Vault {
     /// an operation (``enter()``).
     func resynchronize() {
         do {
+            if catalog.isPaged {
+                // A failed commit reopened the catalog already; a header is read back too.
+                try catalog.reload()
+                header = try SlotHeader.decode(directory.store.readHeader(slotName))
+                return
+            }
             let contents = try directory.store.read(slotName)
             let onDisk = try SlotHeader.decode(contents)
             try catalog.replace(with: try SlotCodec.openCatalog(contents: contents, header: onDisk, key: key))

@@ -46,6 +46,9 @@ public final class Vault: @unchecked Sendable {
         self.header = header
         self.key = key
         self.catalog = catalog
+        // A paged catalog that cannot be reopened after a failed commit: lock, as a
+        // version 3 session does when its slot cannot be read back (resynchronize()).
+        catalog.onLost = { [weak self] in self?.lockWhenIdle() }
     }
 
     deinit { lock() }
@@ -61,6 +64,12 @@ public final class Vault: @unchecked Sendable {
     public func persist() throws {
         try enter()
         defer { leave() }
+        if catalog.isPaged {
+            // Each catalog write committed already (docs/FORMAT.md §9.6); what is left is
+            // this session's nonce prefixes, which stay reserved if their write fails.
+            try recordReservedPrefixes()
+            return
+        }
         // The image is taken under the directory's write lock: a persist that took an
         // older image can never commit after a newer one.
         try directory.store.serialized {
@@ -87,6 +96,7 @@ public final class Vault: @unchecked Sendable {
     public func changePassword(to newPassword: SecureBytes, iterations: Int? = nil) throws {
         try enter()
         defer { leave() }
+        if catalog.isPaged { return try changePagedPassword(to: newPassword, iterations: iterations ?? self.iterations) }
         try directory.store.serialized {
             let (names, headers) = try directory.readHeaders()
             let others = UnlockSweep.run(headers: headers, passwords: [newPassword])[0]
@@ -103,6 +113,29 @@ public final class Vault: @unchecked Sendable {
             }
             header = try SlotHeader.decode(contents)
         }
+        directory.logger.debug("changed vault password")
+    }
+
+    /// A paged vault's password change (docs/FORMAT.md §9.5): a new header prefix, and
+    /// the version 3 header its exports carry, from one key derivation, committed with the
+    /// root in one commit. The pages stay as they are.
+    private func changePagedPassword(to newPassword: SecureBytes, iterations: Int) throws {
+        let headers = try SlotCodec.wrap(
+            key: key, password: newPassword, iterations: iterations,
+            versions: [SlotFormat.pagedVersion, SlotFormat.version], using: directory.random)
+        // The sweep runs before the commit, outside the directory's write lock: a catalog
+        // commit takes that lock from inside the catalog's connection, so holding it
+        // around a catalog write could deadlock with a reader of this vault.
+        let (names, slotHeaders) = try directory.readHeaders()
+        let others = UnlockSweep.run(headers: slotHeaders, passwords: [newPassword])[0]
+        guard others.keys.allSatisfy({ names[$0] == slotName }) else { throw VaultError.passwordInUse }
+        do {
+            try catalog.replaceHeader(prefix: headers[0].encoded(), exportHeader: headers[1])
+        } catch {
+            resynchronize()
+            throw error
+        }
+        header = headers[0]
         directory.logger.debug("changed vault password")
     }
 

@@ -1,0 +1,54 @@
+import GRDB
+import ObscuraPages
+
+/// Moving a version 3 catalog image into a paged catalog (docs/FORMAT.md §9.7), and
+/// making a new paged catalog's schema.
+extension Catalog {
+    /// Copies the database `image` (a version 3 catalog) into the new, empty paged
+    /// catalog `paged`, in one transaction: its tables, rows, indexes and triggers, its
+    /// migrations table and its `user_version`.
+    ///
+    /// The image is attached as an in-memory schema of the paged connection, so its pages
+    /// never pass through the paged VFS, and detached after the copy.
+    /// - Throws: ``CatalogError/invalidImage`` when the image is not a valid database.
+    static func copy(image: [UInt8], into paged: PagedCatalog) throws {
+        try paged.queue.writeWithoutTransaction { db in
+            try db.execute(sql: "ATTACH DATABASE ':memory:' AS source")
+            defer { try? db.execute(sql: "DETACH DATABASE source") }
+            do {
+                try load(image, into: db, schema: "source")
+            } catch {
+                throw CatalogError.invalidImage
+            }
+            try db.inTransaction {
+                // Rows may reference rows of tables created later (folders, items).
+                try db.execute(sql: "PRAGMA defer_foreign_keys = ON")
+                let objects = try Row.fetchAll(db, sql: """
+                    SELECT type, name, sql FROM source.sqlite_schema
+                    WHERE sql IS NOT NULL AND name NOT LIKE 'sqlite_%' ORDER BY rowid
+                    """)
+                let tables = objects.filter { ($0["type"] as String?) == "table" }
+                // Tables first and filled, then indexes and triggers over the copied rows:
+                // a trigger must not fire for rows that are only being copied.
+                for table in tables { try db.execute(sql: table["sql"] as String) }
+                for table in tables {
+                    let name = (table["name"] as String).replacingOccurrences(of: "\"", with: "\"\"")
+                    try db.execute(sql: "INSERT INTO main.\"\(name)\" SELECT * FROM source.\"\(name)\"")
+                }
+                if try Bool.fetchOne(db, sql: "SELECT COUNT(*) > 0 FROM source.sqlite_schema WHERE name = 'sqlite_sequence'") == true {
+                    try db.execute(sql: "INSERT INTO main.sqlite_sequence SELECT * FROM source.sqlite_sequence")
+                }
+                for object in objects where (object["type"] as String?) != "table" { try db.execute(sql: object["sql"] as String) }
+                let version = try Int.fetchOne(db, sql: "PRAGMA source.user_version") ?? 0
+                try db.execute(sql: "PRAGMA main.user_version = \(version)")
+                return .commit
+            }
+        }
+    }
+
+    /// Applies the catalog schema's migrations to a new paged catalog (the same tables a
+    /// version 3 catalog image has).
+    static func applySchema(to paged: PagedCatalog) throws {
+        try CatalogSchema.migrator.migrate(paged.queue)
+    }
+}

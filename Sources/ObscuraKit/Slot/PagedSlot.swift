@@ -1,0 +1,72 @@
+import Foundation
+import ObscuraCrypto
+import ObscuraPages
+
+/// A new paged slot made in memory (docs/FORMAT.md §9.5, §9.7): the header block, the
+/// catalog's pages and its tag-tree nodes as logical blocks, before one container commit
+/// puts them in a slot. Real vaults, decoys and conversions are made by ``build(password:iterations:key:image:using:)``.
+struct PagedSlot {
+    /// The header: the §9.5 prefix the root is sealed under.
+    let header: SlotHeader
+    /// Logical blocks by id, 0 … `logicalCount` − 1.
+    let blocks: [Int: [UInt8]]
+    /// Logical blocks the slot uses.
+    let logicalCount: Int
+
+    /// Builds a paged slot for the MEK `key` under `password`: a §9.5 header with a new
+    /// salt, and a catalog with the schema and no rows, or holding the rows of `image`
+    /// (a version 3 catalog being converted). The catalog also keeps the version 3 header
+    /// that exports of the vault carry (§7, §9.7), made from the same key derivation.
+    static func build(
+        password: SecureBytes, iterations: Int, key: SecureBytes, image: [UInt8]? = nil, using random: RandomSource
+    ) throws -> PagedSlot {
+        let headers = try SlotCodec.wrap(
+            key: key, password: password, iterations: iterations,
+            versions: [SlotFormat.pagedVersion, SlotFormat.version], using: random)
+        let buffer = BlockBuffer()
+        let paged = try PagedCatalog.create(store: buffer, mek: key, headerPrefix: headers[0].encoded(), random: random)
+        defer { try? paged.close() }
+        if let image { try Catalog.copy(image: image, into: paged) }
+        let catalog = try Catalog.paged(paged)
+        try catalog.setExportHeader(headers[1])
+        return PagedSlot(header: headers[0], blocks: buffer.blocks, logicalCount: buffer.logicalCount)
+    }
+
+    /// The slot's inner stream for a whole-slot commit (§8.9's stream over §9's blocks):
+    /// blocks 0 … `logicalCount` − 1 in order.
+    func stream(using random: RandomSource) -> [UInt8] {
+        var out = [UInt8]()
+        out.reserveCapacity(logicalCount * ContainerFormat.payloadSize)
+        for id in 0..<logicalCount {
+            // Every id below the count is a page, node or the header (§9.4 leaves no gap).
+            out += blocks[id] ?? random.bytes(ContainerFormat.payloadSize)
+        }
+        return out
+    }
+}
+
+/// Logical blocks held in memory: the store a ``PagedSlot`` is built in.
+final class BlockBuffer: PageStore, @unchecked Sendable {
+    // @unchecked: both properties are used under `lock` only.
+    private let lock = NSLock()
+    private var stored: [Int: [UInt8]] = [:]
+    private var count = 0
+
+    /// The blocks as committed.
+    var blocks: [Int: [UInt8]] { lock.withLock { stored } }
+    /// The logical count of the last commit.
+    var logicalCount: Int { lock.withLock { count } }
+
+    func readBlock(_ index: Int) throws -> [UInt8] {
+        guard let block = lock.withLock({ stored[index] }) else { throw PagesError.damagedRoot("no block \(index)") }
+        return block
+    }
+
+    func commit(_ blocks: [Int: [UInt8]], logicalCount: Int) throws {
+        lock.withLock {
+            stored.merge(blocks) { $1 }
+            stored = stored.filter { $0.key < logicalCount }
+            count = logicalCount
+        }
+    }
+}

@@ -1,0 +1,163 @@
+import Foundation
+import ObscuraCrypto
+import ObscuraPages
+import Testing
+@testable import ObscuraKit
+
+/// Vaults whose catalogs are paged (docs/FORMAT.md §9): every vault of a new container
+/// is, a version 3 catalog in a container becomes one the first time its password is
+/// given, and each catalog change is one block commit.
+@Suite struct PagedVaultTests {
+    typealias F = ContainerFixtures
+
+    func open(_ root: TestRoot, key: SecureBytes? = F.outerKey) throws -> VaultDirectory {
+        try VaultDirectory(path: root.vaultPath, deviceSecrets: root.secrets, outerKey: key, create: true)
+    }
+
+    /// The header version of every slot, by name.
+    func versions(_ directory: VaultDirectory) throws -> [String: UInt16] {
+        let (names, headers) = try directory.readHeaders()
+        return Dictionary(uniqueKeysWithValues: zip(names, headers.map { $0?.version ?? 0 }))
+    }
+
+    @Test func aNewContainersVaultsAndDecoysArePagedAndAChangeIsOneBucket() throws {
+        let root = try TestRoot()
+        do {
+            let directory = try open(root)
+            try directory.initialize(iterations: testIterations)
+            #expect(try versions(directory).values.allSatisfy { $0 == SlotFormat.pagedVersion })
+            #expect(directory.store.holdsBlocks)
+            let vault = try directory.createVault(password: pw("alpha"), iterations: testIterations)
+            #expect(vault.catalog.isPaged)
+            let item = try vault.addRaw(Array(repeating: 1, count: 3000), name: "one.bin")
+
+            // A favourite: one commit of one bucket in every slot, plus the superblocks.
+            let before = try root.snapshot()
+            _ = try vault.setFavorite(item.id, true)
+            let after = try root.snapshot()
+            for name in after.keys {
+                let changed = F.changedBlocks(before[name]!, after[name]!)
+                #expect(changed.count <= ContainerFormat.bucket + 2, "slot \(name) changed \(changed.count) blocks")
+            }
+            vault.lock()
+        }
+        let directory = try open(root)
+        let again = try directory.unlock(password: pw("alpha"))
+        #expect(try again.catalog.allItems().map(\.favorite) == [true])
+        #expect(try again.catalog.allItems().map(\.name) == ["one.bin"])
+    }
+
+    @Test func aVersion3CatalogInAContainerIsConvertedAtItsFirstUnlockWithTheDecoys() throws {
+        let root = try TestRoot()
+        var items: [String] = []
+        do {
+            let directory = try root.initialized()
+            let a = try directory.createVault(password: pw("a pw"), iterations: testIterations)
+            let folder = try a.createFolder("trip")
+            items = [try a.addRaw(Array(repeating: 3, count: 9000), name: "x.bin", folder: folder).id,
+                     try a.addRaw(Array(repeating: 4, count: 100), name: "y.bin").id]
+            _ = try a.setFavorite(items[1], true)
+            try a.write("note", "kept")
+            let b = try directory.createVault(password: pw("b pw"), iterations: testIterations)
+            try b.write("note", "b's")
+            a.lock(); b.lock()
+            try directory.migrateToContainer(outerKey: F.outerKey)
+        }
+        do {
+            let directory = try open(root)
+            #expect(try versions(directory).values.allSatisfy { $0 == SlotFormat.version })
+            let a = try directory.unlock(password: pw("a pw"))
+            #expect(a.catalog.isPaged)
+            #expect(try Set(a.catalog.allItems().map(\.id)) == Set(items))
+            #expect(try a.catalog.allItems().filter(\.favorite).map(\.id) == [items[1]])
+            #expect(try a.catalog.folders().map(\.name) == ["trip"])
+            #expect(try a.setting("note") == "kept")
+            #expect(try a.openOriginal(a.item(items[0])).read(0..<9000) == Array(repeating: 3, count: 9000))
+            // The decoys went with it; b, still locked, keeps its version 3 catalog.
+            let found = try versions(directory)
+            #expect(found.values.filter { $0 == SlotFormat.version }.count == 1)
+            #expect(try directory.decoyNames().count == 8)
+            a.lock()
+
+            // b converts at its own first unlock; both open again with their passwords.
+            let b = try directory.unlock(password: pw("b pw"))
+            #expect(try b.setting("note") == "b's")
+            #expect(try versions(directory).values.allSatisfy { $0 == SlotFormat.pagedVersion })
+            b.lock()
+        }
+        let reopened = try open(root)
+        #expect(try reopened.unlock(password: pw("a pw")).setting("note") == "kept")
+        #expect(try reopened.unlock(password: pw("b pw")).setting("note") == "b's")
+        #expect(throws: VaultError.wrongPassword) { try reopened.unlock(password: pw("c pw")) }
+    }
+
+    @Test func migrateWithSeveralPasswordsConvertsThemInOneCommit() throws {
+        let root = try TestRoot()
+        do {
+            let directory = try root.initialized()
+            for name in ["a", "b", "c"] {
+                let vault = try directory.createVault(password: pw(name), iterations: testIterations)
+                try vault.write("who", name)
+                vault.lock()
+            }
+            try directory.migrateToContainer(outerKey: F.outerKey)
+        }
+        let directory = try open(root)
+        #expect(try directory.convertVaults(passwords: [pw("a"), pw("c")]) == 2)
+        let found = try versions(directory)
+        #expect(found.values.filter { $0 == SlotFormat.version }.count == 1)
+        #expect(try directory.convertVaults(passwords: [pw("a")]) == 0)
+        #expect(throws: VaultError.wrongPassword) { try directory.convertVaults(passwords: [pw("nobody")]) }
+        for name in ["a", "b", "c"] { #expect(try directory.unlock(password: pw(name)).setting("who") == name) }
+    }
+
+    @Test func aPasswordChangeIsOneCommitAndExportsFollowIt() throws {
+        let root = try TestRoot()
+        let directory = try open(root)
+        try directory.initialize(iterations: testIterations)
+        let vault = try directory.createVault(password: pw("old"), iterations: testIterations)
+        try vault.addRaw(Array(repeating: 5, count: 2000), name: "kept.bin")
+        try vault.changePassword(to: pw("new"), iterations: testIterations)
+        #expect(try vault.checkPassword(pw("new")))
+        #expect(throws: VaultError.passwordInUse) {
+            _ = try directory.createVault(password: pw("new"), iterations: testIterations)
+        }
+        let export = root.path + "/v.obscura"
+        try vault.exportVault(to: export, password: pw("export pw"), iterations: testIterations)
+        vault.lock()
+        #expect(throws: VaultError.wrongPassword) { try directory.unlock(password: pw("old")) }
+        let unlocked = try directory.unlock(password: pw("new"))
+        #expect(try unlocked.catalog.allItems().count == 1)
+        unlocked.lock()
+        // Refused here: the vault is already in this directory.
+        #expect(throws: ExportError.alreadyPresent) { try directory.importVault(from: export, password: pw("export pw")) }
+
+        // Imported elsewhere, the vault opens with its new password, converted at unlock.
+        let other = try TestRoot()
+        let elsewhere = try open(other)
+        try elsewhere.initialize(iterations: testIterations)
+        #expect(try elsewhere.importVault(from: export, password: pw("export pw")) == 1)
+        let imported = try elsewhere.unlock(password: pw("new"))
+        #expect(imported.catalog.isPaged)
+        let item = try #require(try imported.catalog.allItems().first)
+        #expect(try imported.openOriginal(item).read(0..<2000) == Array(repeating: 5, count: 2000))
+    }
+
+    @Test func aFailedCommitLeavesNoStaleSessionAndTheDiskOldOrNew() throws {
+        let fixture = try ContainerVaultCrashTests.Fixture()
+        let recorder = RecordingSlotFiles(fixture.start)
+        do {
+            let directory = try fixture.openRecorded(recorder)
+            let a = try directory.unlock(password: pw("a pw"))
+            #expect(a.catalog.isPaged)
+            recorder.failSync = (0, EIO)
+            #expect(throws: (any Error).self) { try a.write("note", "after") }
+            // The container needs recovery now: the session must not go on as if it matched.
+            #expect(throws: (any Error).self) { try a.write("note", "later") }
+            a.lock()
+        }
+        let reopened = try fixture.openRecorded(RecordingSlotFiles(recorder.durable))
+        let note = try reopened.unlock(password: pw("a pw")).setting("note")
+        #expect(note == "before" || note == "after")
+    }
+}
