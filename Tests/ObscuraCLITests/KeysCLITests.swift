@@ -200,6 +200,12 @@ import Testing
         // The decoys are still found: a new vault takes one of them.
         #expect(try cli.run(["create", "--password-stdin"], stdin: "pw2\n", environment: env).stdout == "Vault created.\n")
         #expect(try cli.run(["migrate"], environment: env).stdout.contains("already a version 4 container"))
+        // `status` unlocked "pw" above, which converted its catalog; --convert says so.
+        let converted = try cli.run(["migrate", "--convert", "1", "--password-stdin"], stdin: "pw\n", environment: env)
+        #expect(converted.code == 0 && converted.stdout.contains("Converted 0 vaults to the paged catalog (1 already were)."),
+                "\(converted.stdout)\(converted.stderr)")
+        let wrong = try cli.run(["migrate", "--convert", "1", "--password-stdin"], stdin: "nope\n", environment: env)
+        #expect(wrong.code == 1 && wrong.stderr.contains("wrong password"), "\(wrong.stderr)")
     }
 
     /// Security review L2–L6, L10, M4: key file mistakes are refused or explained, naming

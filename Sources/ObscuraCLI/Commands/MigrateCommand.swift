@@ -16,6 +16,13 @@ struct MigrateCommand: ParsableCommand {
             """)
 
     @OptionGroup var global: GlobalOptions
+    @OptionGroup var passwords: PasswordOptions
+
+    @Option(help: ArgumentHelp("""
+        Also convert N vaults' catalogs to the paged catalog now, in one commit: asks for N \
+        passwords. A vault not converted here converts the first time it is unlocked.
+        """, valueName: "N"))
+    var convert = 0
 
     @Flag(help: """
         Without a terminal, migrate with the new outer key only in the keyring, and confirm \
@@ -34,6 +41,7 @@ struct MigrateCommand: ParsableCommand {
             if let opened = directory.openedWith, opened.confirmed == false, let item = opened.keyringItem {
                 _ = try setup.confirmExport(.init(key: opened.key, keyring: KeySource.platformKeyring(), item: item))
             }
+            try convertCatalogs(directory)
             return
         }
         // Refusals that need no key come before one is made.
@@ -74,6 +82,18 @@ struct MigrateCommand: ParsableCommand {
         if new.keyring != nil, !(Terminal.isInteractive) {
             Terminal.note("note: " + KeySetup.unconfirmedNote)
         }
+        try convertCatalogs(directory)
+    }
+
+    /// Converts the catalogs of the vaults whose passwords are given (`--convert N`),
+    /// with every decoy, in one commit (docs/FORMAT.md §9.7).
+    private func convertCatalogs(_ directory: VaultDirectory) throws {
+        guard convert > 0 else { return }
+        let given = try (1...convert).map { try passwords.existing("Password of vault \($0) of \(convert): ") }
+        Terminal.note("Converting catalogs...")
+        let converted = try directory.convertVaults(passwords: given)
+        Terminal.output("Converted \(converted) vault\(converted == 1 ? "" : "s") to the paged catalog"
+            + (converted < convert ? " (\(convert - converted) already were)." : "."))
     }
 
     /// Moves a version 3 device-secret file into the keyring, when the decoy secret is
