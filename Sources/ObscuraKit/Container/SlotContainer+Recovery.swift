@@ -52,9 +52,16 @@ extension SlotContainer {
         }
 
         if container.maps.isEmpty {
-            var maps = [SlotID: SlotMap]()
-            for slot in state.slots { maps[slot] = try container.loadMap(slot, heads[slot]!.superblock) }
-            container.maps = maps
+            // In parallel: at 100,000 items the ten maps are thousands of nodes to read and
+            // open, which unlock waits for (docs/BENCHMARKS.md, "Paged catalog").
+            // loadMap reads the files and the block-key cache, which is locked, only.
+            nonisolated(unsafe) let reader = container
+            let slots = state.slots
+            let loaded = ConcurrentResults<SlotMap>(count: slots.count)
+            DispatchQueue.concurrentPerform(iterations: slots.count) { i in
+                loaded.set(i, Result { try reader.loadMap(slots[i], heads[slots[i]]!.superblock) })
+            }
+            container.maps = Dictionary(uniqueKeysWithValues: zip(slots, try loaded.values()))
         }
         guard Set(container.maps.values.map(\.layout)).count == 1 else {
             throw ContainerError.damaged("the slots' maps disagree")

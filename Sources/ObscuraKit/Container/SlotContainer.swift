@@ -37,11 +37,14 @@ final class SlotContainer {
     /// never finds a commit whose blocks are being overwritten.
     var otherPositionForeign = false
     private var blockKeys: [SlotID: [UInt32: SecureBytes]] = [:]
+    private let keyCacheLock = NSLock()
 
     /// Seals everything written from now on under `newKey` (a rotation's commit, §8.11).
     func switchKey(to newKey: OuterKey) {
-        key = newKey
-        blockKeys = [:]
+        keyCacheLock.withLock {
+            key = newKey
+            blockKeys = [:]
+        }
     }
 
     init(files: SlotFiles, key: OuterKey, random: RandomSource, state: Superblock, maps: [SlotID: SlotMap]) {
@@ -60,10 +63,13 @@ final class SlotContainer {
 
     /// The block subkey of `slot` in `generation`, derived once.
     func blockKey(_ slot: SlotID, _ generation: UInt32) -> SecureBytes {
-        if let cached = blockKeys[slot]?[generation] { return cached }
-        let derived = key.blockKey(slot: slot, generation: generation)
-        blockKeys[slot, default: [:]][generation] = derived
-        return derived
+        // Locked: opening loads the slots' maps in parallel.
+        keyCacheLock.withLock {
+            if let cached = blockKeys[slot]?[generation] { return cached }
+            let derived = key.blockKey(slot: slot, generation: generation)
+            blockKeys[slot, default: [:]][generation] = derived
+            return derived
+        }
     }
 
     /// Reads the block `reference` points at and opens it as `kind` at `level`/`logicalID`;
