@@ -4,11 +4,11 @@ import ObscuraKit
 
 /// `obscura-bench container-ops [WORKDIR]`: time and bytes written per vault operation in
 /// a version 4 container (docs/FORMAT.md §8.6), beside the version 3 slot files measured
-/// in the same run on the same disk, for a vault of 1 and of 20,000 items. Each operation
-/// is one commit (a destroy is two: the replacement and its cover commit). Bytes are the
-/// process's `wchar`; "blocks per slot" is those bytes over slots × 4096, the size of the
-/// set every slot has written (the container has no smaller bucket yet: inner format 1
-/// rewrites the whole stream, so the set is every free position, N/2 blocks).
+/// in the same run on the same disk, for vaults of the sizes in OBSCURA_BENCH_ITEMS
+/// (default 1 and 20,000 items). In the container the catalog is paged (§9): a change is
+/// one block commit of inner format 2 (§8.12), a creation or destruction a whole commit.
+/// Bytes are the process's `wchar`; "blocks per slot" is those bytes over slots × 4096,
+/// the size of the set every slot has written.
 enum ContainerOpsBench {
     static let runs = Int(ProcessInfo.processInfo.environment["OBSCURA_BENCH_RUNS"] ?? "") ?? 3
     static let password = ContainerBench.password
@@ -22,7 +22,9 @@ enum ContainerOpsBench {
         try ImportBench.shell("/usr/bin/convert", ["-size", "64x48", "plasma:fractal", photo])
         print("container-ops: 10 slots, PBKDF2 \(iterations) rounds, median of \(runs); bytes = wchar of the operation")
         print("  items  operation         V3 time    V3 written   V4 time    V4 written   V4 blocks/slot of N")
-        for items in [1, 20_000] {
+        let sizes = (ProcessInfo.processInfo.environment["OBSCURA_BENCH_ITEMS"] ?? "1,20000")
+            .split(separator: ",").compactMap { Int($0) }
+        for items in sizes {
             var rows = [String: [String: (time: Double, bytes: UInt64, blocks: Int)]]()
             for layout in ["V3", "V4"] {
                 let path = work + "/\(items)-\(layout)"
@@ -35,13 +37,18 @@ enum ContainerOpsBench {
                     atPath: path + "/data/" + (try directory.slotNames()[0]))[.size] as! Int
                 let blocks = slotSize / 4096
                 var n = 0
+                var imported = [String]()
+                let folder = try vault.createFolder("moved")
                 let operations: [(String, () throws -> Void)] = [
                     ("favourite", { _ = try vault.setFavorite(id, n % 2 == 0) }),
+                    ("move", { try vault.moveItems([id], to: n % 2 == 0 ? folder : nil) }),
                     ("import 1 photo", {
                         let copy = work + "/photo-\(layout)-\(items)-\(n).jpg"
                         try ImportBench.shell("/usr/bin/convert", ["-size", "64x48", "plasma:fractal", copy])
-                        _ = try vault.importFiles([copy])
+                        imported += try vault.importFiles([copy]).imported.map(\.id)
                     }),
+                    // The photos the runs above imported, one a run.
+                    ("delete", { try vault.deleteItems([imported[n]]) }),
                     ("password change", {
                         try vault.changePassword(to: n % 2 == 0 ? SecureBytes(copying: Array("other".utf8)) : password, iterations: iterations)
                     }),
@@ -66,7 +73,7 @@ enum ContainerOpsBench {
                 }
                 vault.lock()
             }
-            for name in ["favourite", "import 1 photo", "password change", "create + destroy"] {
+            for name in ["favourite", "move", "import 1 photo", "delete", "password change", "create + destroy"] {
                 let v3 = rows[name]!["V3"]!, v4 = rows[name]!["V4"]!
                 let perSlot = Double(v4.bytes) / 10 / 4096
                 print(String(format: "  %5d  ", items) + name.padding(toLength: 16, withPad: " ", startingAt: 0)
