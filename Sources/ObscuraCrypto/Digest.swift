@@ -44,3 +44,12 @@ public enum HKDFSHA256 {
         return key.withUnsafeBytes { SecureBytes(copying: $0) }
     }
 }
+
+/// HMAC-SHA256 (RFC 2104), for keyed content hashes.
+public enum HMACSHA256 {
+    /// The 32-byte HMAC-SHA256 of `message` under `key`.
+    public static func code(for message: some Collection<UInt8>, key: SecureBytes) -> [UInt8] {
+        let symmetric = key.withUnsafeBytes { SymmetricKey(data: $0) }
+        return Array(HMAC<SHA256>.authenticationCode(for: Array(message), using: symmetric))
+    }
+}

@@ -37,7 +37,7 @@ import Testing
         var bytes = header(total: 1).encoded()
         bytes[0] ^= 1
         #expect(throws: StreamError.notChunked) { try ChunkedHeader.decode(bytes) }
-        bytes = header(total: 1).encoded(); bytes[5] = 2
+        bytes = header(total: 1).encoded(); bytes[5] = 3
         #expect(throws: StreamError.unsupported("unsupported chunked format version")) { try ChunkedHeader.decode(bytes) }
         bytes = header(total: 1).encoded(); bytes[7] = 2
         #expect(throws: StreamError.unsupported("unknown flags")) { try ChunkedHeader.decode(bytes) }

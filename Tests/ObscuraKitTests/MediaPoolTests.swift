@@ -53,7 +53,7 @@ import Testing
     @Test func swappedChunksFail() throws {
         let size = ChunkedFormat.defaultChunkSize + 16
         let r1 = try TestRoot(); let (v, item) = try damaged(r1) { file in
-            let a = 24 + size, b = 24 + 2 * size
+            let a = ChunkedFormatV2.headerSize + size, b = ChunkedFormatV2.headerSize + 2 * size
             let chunk1 = Array(file[a..<b])
             file.replaceSubrange(a..<b, with: file[b..<(b + size)])
             file.replaceSubrange(b..<(b + size), with: chunk1)
@@ -63,9 +63,9 @@ import Testing
     }
 
     @Test func editedHeaderFails() throws {
-        let r1 = try TestRoot(); let (v, item) = try damaged(r1) { $0[9] ^= 1 }  // nonce prefix
+        let r1 = try TestRoot(); let (v, item) = try damaged(r1) { $0[30] ^= 1 }  // salt
         #expect(throws: StreamError.chunkFailed(0)) { try v.read(item, range: 0..<10) }
-        let r2 = try TestRoot(); let (v2, item2) = try damaged(r2) { $0[23] ^= 1 }  // total size
+        let r2 = try TestRoot(); let (v2, item2) = try damaged(r2) { $0[19] ^= 1 }  // total size
         #expect(throws: StreamError.self) { try v2.read(item2, range: 0..<10) }
         let r3 = try TestRoot(); let (v3, item3) = try damaged(r3) { $0[7] = 1 }  // claims folder protection
         #expect(throws: StreamError.self) { try v3.read(item3, range: 0..<10) }
@@ -87,7 +87,7 @@ import Testing
         // The file itself cannot be opened with the MEK alone, whatever the reader is told.
         let forced = try ChunkedFileReader(path: v.directory.pool.dataPath(item.mediaId)) { header in
             #expect(header.isFolderProtected)
-            return try ChunkCipher(header: ChunkedHeader(flags: 0, noncePrefix: header.noncePrefix, chunkSize: header.chunkSize,
+            return try ChunkCipher(header: ChunkedHeader(flags: 0, salt: header.salt, chunkSize: header.chunkSize,
                                                          totalSize: header.totalSize),
                                    key: v.key, outerKey: nil, context: Vault.context(item.mediaId))
         }
@@ -178,17 +178,26 @@ import Testing
         #expect(try keeper.read(kept, range: 0..<2) == [4, 5])
     }
 
-    @Test func noncePrefixesAreRecordedAndNeverReused() throws {
+    /// docs/FORMAT.md §6.6: originals and thumbnails are version 2 files, each with a salt
+    /// of its own, and nothing is reserved in the catalog's nonce-prefix registry.
+    @Test func filesAreVersion2WithTheirOwnSaltsAndReserveNoPrefix() throws {
         let root = try TestRoot()
         let v = try vault(root)
-        var prefixes = Set<[UInt8]>()
-        for i in 0..<20 {
-            let item = try v.addRaw([UInt8(i)], name: "\(i)")
-            prefixes.insert(Array(try FileIO.read(v.directory.pool.dataPath(item.mediaId))[8..<12]))
+        let secret = try v.createFolder("Secret", password: pw("fpw"), iterations: testIterations)
+        var salts = Set<[UInt8]>()
+        for i in 0..<10 {
+            let item = try v.addRaw([UInt8(i)], name: "\(i)", folder: i % 2 == 0 ? nil : secret, thumbnail: [UInt8(i)])
+            for path in try v.directory.pool.files(of: item) {
+                let file = try FileIO.read(path)
+                #expect(Array(file[0..<6]) == ChunkedFormat.magic + [0, 2])
+                #expect(file[7] == (i % 2 == 0 ? 0 : 1))
+                salts.insert(Array(file[20..<52]))
+            }
         }
-        #expect(prefixes.count == 20)
-        let recorded = try v.catalog.database.read { try Data.fetchAll($0, sql: "SELECT prefix FROM noncePrefix") }
-        #expect(Set(recorded.map { Array($0) }) == prefixes)
+        #expect(salts.count == 20)
+        let recorded = try v.catalog.database.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM noncePrefix") }
+        #expect(recorded == 0)
+        #expect(v.stateLock.withLock { v.reservedPrefixes.isEmpty })
     }
 
     @Test func emptyFileRoundTrips() throws {
@@ -198,7 +207,7 @@ import Testing
         var out = [UInt8]()
         try v.export(item) { out += $0 }
         #expect(out.isEmpty)
-        #expect(try FileIO.size(v.directory.pool.dataPath(item.mediaId)) == 24 + 16)
+        #expect(try FileIO.size(v.directory.pool.dataPath(item.mediaId)) == ChunkedFormatV2.headerSize + 16)
     }
 
     /// Issue #13 item 12: the pool files a vault's catalog does not name are counted, not

@@ -2,8 +2,9 @@
 
 It reads `.obscura` exports (§7), opens a vault's MEK and catalog from its slot with the
 vault password (§3), derives the decoy credential from a device secret (§4.1), decodes key
-texts (§4.3), decrypts chunked media files and single-shot blobs (§6), and unwraps folder
-keys and opens protected metadata (§6.4). Python's standard library and the
+texts (§4.3), decrypts chunked media files of versions 1 and 2 and single-shot blobs (§6,
+§6.6), computes keyed content hashes (§6.7), and unwraps folder keys and opens protected
+metadata (§6.4). Python's standard library and the
 `cryptography` package (AES-GCM) only; nothing here is shared with the Swift code. The
 slot container of §8, which holds a slot's bytes in a version 4 directory, is read by
 obscura_container.py.
@@ -14,6 +15,7 @@ import hashlib
 import hmac
 import json
 import re
+import sqlite3
 import struct
 import uuid
 
@@ -25,6 +27,10 @@ EXPORT_HEADER_SIZE = 64
 VERIFICATION_TEXT = b"OBSCURA_EXPORT_V1"
 CHUNKED_MAGIC = b"OBSK"
 CHUNKED_HEADER_SIZE = 24
+CHUNKED_V2_HEADER_SIZE = 52
+V2_INNER_KEY_LABEL = b"obscura media v2 inner key"
+V2_OUTER_KEY_LABEL = b"obscura media v2 outer key"
+CONTENT_HASH_LABEL = b"obscura content hash v1"
 SLOT_MAGIC = b"OBSV"
 SLOT_HEADER_SIZE = 172
 TAG = 16
@@ -156,28 +162,63 @@ def open_blob(data: bytes, key: bytes, context: bytes, outer_key: bytes = None) 
     return open_box(key, data, context)
 
 
-def decrypt_chunked(data: bytes, key: bytes, context: bytes, outer_key: bytes = None) -> bytes:
-    """§6: a chunked file (header at the start of `data`), every chunk authenticated."""
+def parse_chunked_header(data: bytes) -> dict:
+    """§6.1, §6.6: the header of either version; the magic and version come first, then
+    the version's whole header must be there."""
     if data[:4] != CHUNKED_MAGIC:
         raise FormatError("not a chunked file")
-    if len(data) < CHUNKED_HEADER_SIZE:
+    if len(data) < 6:
         raise FormatError("truncated")
-    header = data[:CHUNKED_HEADER_SIZE]
-    version, flags = struct.unpack(">HH", header[4:8])
-    prefix = header[8:12]
-    chunk_size, total = struct.unpack(">IQ", header[12:24])
-    if version != 1 or flags & ~1 or not 4096 <= chunk_size <= 16 << 20:
+    (version,) = struct.unpack(">H", data[4:6])
+    size = {1: CHUNKED_HEADER_SIZE, 2: CHUNKED_V2_HEADER_SIZE}.get(version)
+    if size is None:
+        raise FormatError("unsupported chunked version")
+    if len(data) < size:
+        raise FormatError("truncated")
+    (flags,) = struct.unpack(">H", data[6:8])
+    if version == 1:
+        header = {"prefix": data[8:12], "salt": None}
+        chunk_size, total = struct.unpack(">IQ", data[12:24])
+    else:
+        header = {"prefix": None, "salt": data[20:52]}
+        chunk_size, total = struct.unpack(">IQ", data[8:20])
+    if flags & ~1 or not 4096 <= chunk_size <= 16 << 20:
         raise FormatError("unsupported chunked header")
-    protected = bool(flags & 1)
+    header.update(version=version, flags=flags, chunk_size=chunk_size, total=total, bytes=data[:size])
+    return header
+
+
+def v2_file_keys(salt: bytes, key: bytes, outer_key: bytes = None):
+    """§6.6: each layer's key, HKDF-SHA256(salt = the header's salt, IKM = MEK or folder
+    key, info = the layer's label)."""
+    inner = hkdf_sha256(key, V2_INNER_KEY_LABEL, salt=salt)
+    outer = hkdf_sha256(outer_key, V2_OUTER_KEY_LABEL, salt=salt) if outer_key is not None else None
+    return inner, outer
+
+
+def decrypt_chunked(data: bytes, key: bytes, context: bytes, outer_key: bytes = None) -> bytes:
+    """§6: a chunked file of version 1 or 2 (header at the start of `data`), every chunk
+    authenticated."""
+    h = parse_chunked_header(data)
+    protected = bool(h["flags"] & 1)
     if protected != (outer_key is not None):
         raise FormatError("folder key required" if protected else "not folder-protected")
+    header, chunk_size, total = h["bytes"], h["chunk_size"], h["total"]
     overhead = TAG * (2 if protected else 1)
     count = max(1, -(-total // chunk_size))
-    expected_size = CHUNKED_HEADER_SIZE + total + count * overhead
+    expected_size = len(header) + total + count * overhead
     if len(data) != expected_size:
         raise FormatError("truncated" if len(data) < expected_size else "trailing data")
+    if h["version"] == 2:
+        # §6.6: keys of the file's own; nonce 00000000 ‖ UInt64BE(i) in both layers.
+        key, outer_key = v2_file_keys(h["salt"], key, outer_key)
+        inner_nonce = outer_nonce = lambda i: b"\x00" * 4 + struct.pack(">Q", i)
+    else:
+        # §6.2, §6.4: prefix ‖ UInt64BE(i), and prefix ‖ UInt64BE(n + i) in the folder layer.
+        inner_nonce = lambda i: h["prefix"] + struct.pack(">Q", i)
+        outer_nonce = lambda i: h["prefix"] + struct.pack(">Q", count + i)
     out = bytearray()
-    offset = CHUNKED_HEADER_SIZE
+    offset = len(header)
     for i in range(count):
         length = chunk_size if i < count - 1 else total - (count - 1) * chunk_size
         sealed = data[offset:offset + length + overhead]
@@ -185,11 +226,25 @@ def decrypt_chunked(data: bytes, key: bytes, context: bytes, outer_key: bytes = 
         ad = header + (b"\x01" if i == count - 1 else b"\x00") + context
         try:
             if protected:
-                sealed = AESGCM(outer_key).decrypt(prefix + struct.pack(">Q", count + i), sealed, ad)
-            out += AESGCM(key).decrypt(prefix + struct.pack(">Q", i), sealed, ad)
+                sealed = AESGCM(outer_key).decrypt(outer_nonce(i), sealed, ad)
+            out += AESGCM(key).decrypt(inner_nonce(i), sealed, ad)
         except InvalidTag:
             raise FormatError(f"chunk {i} failed authentication")
     return bytes(out)
+
+
+def open_pool_file(data: bytes, key: bytes, context: bytes, outer_key: bytes = None) -> bytes:
+    """§6.5: the first four bytes choose: `OBSK` a chunked file (either version; version 2
+    thumbnails are one), anything else a version 1 single-shot blob."""
+    opener = decrypt_chunked if data[:4] == CHUNKED_MAGIC else open_blob
+    return opener(data, key, context, outer_key)
+
+
+def content_hash(root_key: bytes, plaintext: bytes) -> bytes:
+    """§6.7: `01` ‖ HMAC-SHA256(K_hash, SHA-256(plaintext)), with K_hash =
+    HKDF-SHA256(empty salt, IKM = the MEK or the folder key, info = the label)."""
+    hash_key = hkdf_sha256(root_key, CONTENT_HASH_LABEL)
+    return b"\x01" + hmac.new(hash_key, hashlib.sha256(plaintext).digest(), hashlib.sha256).digest()
 
 
 class Export:
@@ -258,6 +313,17 @@ class Export:
     def original(self, item: dict, mek: bytes) -> bytes:
         data = self.files[(1, item["media_id"])]
         return decrypt_chunked(data, mek, context=uuid.UUID(item["media_id"]).bytes)
+
+    def thumbnail(self, item: dict, mek: bytes) -> bytes:
+        data = self.files[(2, item["thumb_id"])]
+        return open_pool_file(data, mek, context=uuid.UUID(item["thumb_id"]).bytes)
+
+    def catalog(self, vault_password: str) -> sqlite3.Connection:
+        """§3.3: the carried catalog, opened into an in-memory SQLite database."""
+        _, image = open_slot(self.slot, vault_password.encode())
+        db = sqlite3.connect(":memory:")
+        db.deserialize(image)
+        return db
 
 
 def open_mek(slot: bytes, password: bytes) -> bytes:

@@ -97,6 +97,25 @@ def test_a_photo_decrypts_with_the_vault_password(export):
         e.open_vault("wrong vault password")
 
 
+def test_the_clis_media_is_version_2_and_its_hashes_are_keyed(export):
+    """§6.6, §6.7 through this reader, on what the CLI wrote: every original and thumbnail
+    is a version 2 chunked file with a salt of its own, and each item's contentHash in the
+    carried catalog is the keyed hash of the plaintext the reader decrypts."""
+    e = reader.Export(export["path"], export["password"])
+    mek = e.open_vault("vault password")
+    files = list(e.files.values())
+    assert all(f[:6] == reader.CHUNKED_MAGIC + b"\x00\x02" for f in files)
+    assert len({f[20:52] for f in files}) == len(files)
+    photo = next(i for i in e.items if i["name"] == "sunset.jpg")
+    assert e.thumbnail(photo, mek)[:2] == b"\xff\xd8"
+    hashes = dict(e.catalog("vault password").execute("SELECT id, contentHash FROM item").fetchall())
+    assert len(hashes) == 2
+    for item in e.items:
+        plaintext = e.original(item, mek)
+        assert hashes[item["id"]] == reader.content_hash(mek, plaintext)
+        assert hashes[item["id"]] != hashlib.sha256(plaintext).digest()
+
+
 def vectors(kind):
     for path in sorted((ROOT / "testdata" / kind).iterdir()):
         raw = path.read_bytes()
@@ -111,14 +130,27 @@ def test_chunked_vectors(name, fields, body):
     here too; the first four bytes choose the format (§6.5)."""
     key, context = bytes.fromhex(fields["mek"]), bytes.fromhex(fields["context"])
     outer = bytes.fromhex(fields["folder_key"]) if "folder_key" in fields else None
-    opener = reader.decrypt_chunked if body[:4] == reader.CHUNKED_MAGIC else reader.open_blob
+    if "file_key" in fields:  # §6.6: the derived keys of a version 2 file
+        inner, outer_file = reader.v2_file_keys(body[20:52], key, outer)
+        assert inner.hex() == fields["file_key"], name
+        assert (outer_file.hex() if outer_file else None) == fields.get("outer_file_key"), name
     try:
-        plain = opener(body, key, context, outer)
+        plain = reader.open_pool_file(body, key, context, outer)
         outcome = "success" if hashlib.sha256(plain).hexdigest() == fields.get("plaintext_sha256") else "wrong plaintext"
     except reader.FormatError as error:
         message = str(error)
         outcome = ("truncated" if message == "truncated" else "trailing data" if message == "trailing data"
                    else "chunk failure" if message.startswith("chunk") else "failure")
+    assert outcome == fields["expect"], name
+
+
+@pytest.mark.parametrize("name,fields,body", list(vectors("hash")), ids=lambda v: v if isinstance(v, str) else "")
+def test_hash_vectors(name, fields, body):
+    """§6.7: the keyed content hash of the body under the MEK or the folder key."""
+    root = bytes.fromhex(fields["key"])
+    assert reader.hkdf_sha256(root, reader.CONTENT_HASH_LABEL).hex() == fields["hash_key"], name
+    assert hashlib.sha256(body).hexdigest() == fields["sha256"], name
+    outcome = "success" if reader.content_hash(root, body).hex() == fields["content_hash"] else "wrong hash"
     assert outcome == fields["expect"], name
 
 

@@ -1,20 +1,24 @@
-/// Seals and opens the chunks of one chunked file (docs/FORMAT.md §6.3, §6.4).
+/// Seals and opens the chunks of one chunked file (docs/FORMAT.md §6.3, §6.4, §6.6).
 ///
 /// Each chunk is independent, so a reader decrypts only the chunks a byte range touches
-/// and a writer may seal chunks in any order. Nonce i = prefix ‖ UInt64BE(i); associated
-/// data = header ‖ last-chunk mark ‖ context. With folder protection, the inner sealed
-/// chunk (ciphertext ‖ tag, under the MEK) is sealed again under the folder key with
-/// nonce prefix ‖ UInt64BE(chunkCount + i).
+/// and a writer may seal chunks in any order. Associated data = header ‖ last-chunk mark ‖
+/// context in both versions. Version 1 seals under the MEK with nonce prefix ‖
+/// UInt64BE(i), and the folder layer under the folder key with prefix ‖
+/// UInt64BE(chunkCount + i). Version 2 seals each layer under a key of the file's own,
+/// derived from the MEK or the folder key and the header's salt, with nonce
+/// `00000000` ‖ UInt64BE(i).
 public struct ChunkCipher: Sendable {
     /// The file's header.
     public let header: ChunkedHeader
     private let headerBytes: [UInt8]
+    /// The inner layer's key: the MEK (version 1) or the file's key derived from it (2).
     private let key: SecureBytes
+    /// The folder layer's key, likewise; nil when the file is not protected.
     private let outerKey: SecureBytes?
     private let context: [UInt8]
 
     /// - Parameters:
-    ///   - key: the MEK (inner layer).
+    ///   - key: the MEK (inner layer); a version 2 file's own key is derived from it here.
     ///   - outerKey: the folder key; required exactly when the header is folder-protected.
     ///   - context: bytes bound into every chunk's associated data (the media file id).
     public init(header: ChunkedHeader, key: SecureBytes, outerKey: SecureBytes?, context: [UInt8]) throws {
@@ -23,8 +27,15 @@ public struct ChunkCipher: Sendable {
         }
         self.header = header
         self.headerBytes = header.encoded()
-        self.key = key
-        self.outerKey = outerKey
+        if header.version == ChunkedFormatV2.version {
+            self.key = ChunkedFormatV2.fileKey(root: key, salt: header.salt, label: ChunkedFormatV2.innerKeyLabel)
+            self.outerKey = outerKey.map {
+                ChunkedFormatV2.fileKey(root: $0, salt: header.salt, label: ChunkedFormatV2.outerKeyLabel)
+            }
+        } else {
+            self.key = key
+            self.outerKey = outerKey
+        }
         self.context = context
     }
 
@@ -41,10 +52,10 @@ public struct ChunkCipher: Sendable {
     public func sealed(_ plaintext: UnsafeRawBufferPointer, index: UInt64) throws -> SealedBytes {
         precondition(plaintext.count == header.plaintextLength(ofChunk: index), "chunk length mismatch")
         let aad = associatedData(index)
-        let inner = try AESGCM.sealDetached(plaintext, key: key, nonce: nonce(index), authenticating: aad)
+        let inner = try AESGCM.sealDetached(plaintext, key: key, nonce: nonce(index, outer: false), authenticating: aad)
         guard let outerKey else { return inner }
         return try inner.withUnsafeBytes {
-            try AESGCM.sealDetached($0, key: outerKey, nonce: nonce(header.chunkCount + index), authenticating: aad)
+            try AESGCM.sealDetached($0, key: outerKey, nonce: nonce(index, outer: true), authenticating: aad)
         }
     }
 
@@ -67,14 +78,14 @@ public struct ChunkCipher: Sendable {
                 var unwrapped = [UInt8](repeating: 0, count: inner.count - AESGCM.tagSize)
                 try inner.withUnsafeBytes { src in
                     try unwrapped.withUnsafeMutableBytes {
-                        try AESGCM.openDetached(src, key: outerKey, nonce: nonce(header.chunkCount + index), authenticating: aad, into: $0)
+                        try AESGCM.openDetached(src, key: outerKey, nonce: nonce(index, outer: true), authenticating: aad, into: $0)
                     }
                 }
                 inner = unwrapped
             }
             try inner.withUnsafeBytes { src in
                 try plain.withUnsafeMutableBytes {
-                    try AESGCM.openDetached(src, key: key, nonce: nonce(index), authenticating: aad, into: $0)
+                    try AESGCM.openDetached(src, key: key, nonce: nonce(index, outer: false), authenticating: aad, into: $0)
                 }
             }
         } catch {
@@ -83,10 +94,14 @@ public struct ChunkCipher: Sendable {
         return plain
     }
 
-    /// prefix ‖ UInt64BE(counter).
-    func nonce(_ counter: UInt64) -> [UInt8] {
+    /// The nonce of chunk `index` in one layer: version 1, prefix ‖ UInt64BE(index), or
+    /// prefix ‖ UInt64BE(chunkCount + index) in the folder layer, both under keys shared
+    /// by many files (§6.2, §6.4); version 2, the same counter nonce in both layers, whose
+    /// keys are the file's own (§6.6).
+    func nonce(_ index: UInt64, outer: Bool) -> [UInt8] {
+        if header.version == ChunkedFormatV2.version { return ChunkedFormatV2.nonce(index) }
         var n = header.noncePrefix
-        n.appendBigEndian(counter)
+        n.appendBigEndian(outer ? header.chunkCount + index : index)
         return n
     }
 

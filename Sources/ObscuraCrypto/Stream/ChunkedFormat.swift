@@ -1,18 +1,27 @@
-/// The chunked format for media and exports (docs/FORMAT.md §6): a 24-byte header, then
-/// chunks sealed with AES-256-GCM under counter nonces, in the manner of age's STREAM.
+/// The chunked format for media and exports (docs/FORMAT.md §6): a header, then chunks
+/// sealed with AES-256-GCM under counter nonces, in the manner of age's STREAM.
+///
+/// Two versions share the magic, the chunk layout and the associated data: version 1
+/// (§6.1, §6.2) seals under the MEK itself with a random 4-byte nonce prefix, and is
+/// still read, and written for export payloads (§7.3); version 2 (§6.6,
+/// ``ChunkedFormatV2``) seals each file under its own key, and is what media writers write.
 public enum ChunkedFormat {
     /// §6.1: "OBSK", the first four bytes. Single-shot writers never emit a nonce that
     /// starts with these bytes, so readers can dispatch on them (§6.5).
     public static let magic: [UInt8] = [0x4F, 0x42, 0x53, 0x4B]
-    /// §6.1: format version.
+    /// §6.1: format version 1, the version export payloads use (§7.3).
     public static let version: UInt16 = 1
     /// §6.1: flag bit 0, the chunks carry a second, folder-key layer (§6.4).
     public static let flagFolderProtected: UInt16 = 1 << 0
-    /// §6.1: flags a reader of this version understands.
+    /// §6.1, §6.6: flags a reader of either version understands.
     public static let knownFlags: UInt16 = flagFolderProtected
-    /// §6.1: header size; chunk 0 starts here.
+    /// §6.1: version 1's header size; chunk 0 of a version 1 file starts here.
     public static let headerSize = 24
-    /// §6.1: size of the random nonce prefix.
+    /// §6.1, §6.6: the bytes a reader needs to learn a header's version: magic and version.
+    public static let versionPrefixSize = 6
+    /// §6.6: the longest header of a version this reader knows (version 2's).
+    public static let maximumHeaderSize = ChunkedFormatV2.headerSize
+    /// §6.1: size of version 1's random nonce prefix.
     public static let noncePrefixSize = 4
     /// §6.2: the chunk size media writers use, 256 KiB (chosen by measurement, §6.2).
     public static let defaultChunkSize = 256 << 10
@@ -26,27 +35,51 @@ public enum ChunkedFormat {
     public static let middleChunkMark: UInt8 = 0x00
 }
 
-/// The parsed 24-byte header of a chunked file (docs/FORMAT.md §6.1).
+/// The parsed header of a chunked file: 24 bytes in version 1 (docs/FORMAT.md §6.1), 52
+/// in version 2 (§6.6).
 public struct ChunkedHeader: Equatable, Sendable {
+    /// Format version: ``ChunkedFormat/version`` (1) or ``ChunkedFormatV2/version`` (2).
+    public var version: UInt16
     /// Header flags (bit 0: folder-protected).
     public var flags: UInt16
-    /// The 4-byte random nonce prefix.
+    /// Version 1: the 4-byte random nonce prefix. Empty in version 2.
     public var noncePrefix: [UInt8]
+    /// Version 2: the 32-byte random salt the file's keys are derived with. Empty in
+    /// version 1.
+    public var salt: [UInt8]
     /// Plaintext bytes per chunk (the last chunk may be shorter).
     public var chunkSize: Int
     /// Total plaintext size.
     public var totalSize: UInt64
 
-    /// Creates a header.
+    /// Creates a version 1 header (§6.1): export payloads, and tests of the old format.
     public init(flags: UInt16, noncePrefix: [UInt8], chunkSize: Int, totalSize: UInt64) {
+        precondition(noncePrefix.count == ChunkedFormat.noncePrefixSize, "a version 1 nonce prefix is 4 bytes")
+        self.version = ChunkedFormat.version
         self.flags = flags
         self.noncePrefix = noncePrefix
+        self.salt = []
+        self.chunkSize = chunkSize
+        self.totalSize = totalSize
+    }
+
+    /// Creates a version 2 header (§6.6): `salt` must be 32 fresh random bytes, drawn for
+    /// this file alone.
+    public init(flags: UInt16, salt: [UInt8], chunkSize: Int, totalSize: UInt64) {
+        precondition(salt.count == ChunkedFormatV2.saltSize, "a version 2 salt is 32 bytes")
+        self.version = ChunkedFormatV2.version
+        self.flags = flags
+        self.noncePrefix = []
+        self.salt = salt
         self.chunkSize = chunkSize
         self.totalSize = totalSize
     }
 
     /// Whether chunks carry the folder-key layer.
     public var isFolderProtected: Bool { flags & ChunkedFormat.flagFolderProtected != 0 }
+
+    /// The encoded header's size: where chunk 0 starts.
+    public var headerSize: Int { version == ChunkedFormatV2.version ? ChunkedFormatV2.headerSize : ChunkedFormat.headerSize }
 
     /// Number of chunks: ceil(total / chunkSize), and one (empty) chunk for an empty file.
     /// (Computed without `total + chunkSize - 1`, which overflows near 2^64.)
@@ -64,7 +97,7 @@ public struct ChunkedHeader: Equatable, Sendable {
 
     /// Offset of chunk `index` in the file.
     public func fileOffset(ofChunk index: UInt64) -> UInt64 {
-        UInt64(ChunkedFormat.headerSize) + index * UInt64(chunkSize + chunkOverhead)
+        UInt64(headerSize) + index * UInt64(chunkSize + chunkOverhead)
     }
 
     /// The exact size of a well-formed file with this header.
@@ -78,43 +111,62 @@ public struct ChunkedHeader: Equatable, Sendable {
         return (range.lowerBound / UInt64(chunkSize))...((range.upperBound - 1) / UInt64(chunkSize))
     }
 
-    /// The 24 header bytes.
+    /// The header bytes: 24 in version 1 (§6.1), 52 in version 2 (§6.6).
     public func encoded() -> [UInt8] {
         var out = ChunkedFormat.magic
-        out.appendBigEndian(ChunkedFormat.version)
+        out.appendBigEndian(version)
         out.appendBigEndian(flags)
-        out += noncePrefix
-        out.appendBigEndian(UInt32(chunkSize))
-        out.appendBigEndian(totalSize)
+        if version == ChunkedFormatV2.version {
+            out.appendBigEndian(UInt32(chunkSize))
+            out.appendBigEndian(totalSize)
+            out += salt
+        } else {
+            out += noncePrefix
+            out.appendBigEndian(UInt32(chunkSize))
+            out.appendBigEndian(totalSize)
+        }
         return out
     }
 
-    /// Parses a header. Throws ``StreamError/notChunked`` for another magic, and
+    /// Parses a header from the start of `bytes`, which may run on past it. Throws
+    /// ``StreamError/notChunked`` for another magic, ``StreamError/truncated`` when
+    /// `bytes` end inside the magic and version or inside the header of that version, and
     /// ``StreamError/unsupported(_:)`` for an unknown version, flag or chunk size.
     public static func decode(_ bytes: some Collection<UInt8>) throws -> ChunkedHeader {
-        let b = Array(bytes.prefix(ChunkedFormat.headerSize))
-        guard b.count == ChunkedFormat.headerSize else { throw StreamError.truncated }
+        let b = Array(bytes.prefix(ChunkedFormat.maximumHeaderSize))
+        guard b.count >= ChunkedFormat.versionPrefixSize else { throw StreamError.truncated }
         guard Array(b[0..<4]) == ChunkedFormat.magic else { throw StreamError.notChunked }
-        guard b.readBigEndian(UInt16.self, at: 4) == ChunkedFormat.version else {
-            throw StreamError.unsupported("unsupported chunked format version")
+        let version = b.readBigEndian(UInt16.self, at: 4)
+        let size: Int
+        switch version {
+        case ChunkedFormat.version: size = ChunkedFormat.headerSize
+        case ChunkedFormatV2.version: size = ChunkedFormatV2.headerSize
+        default: throw StreamError.unsupported("unsupported chunked format version")
         }
+        guard b.count >= size else { throw StreamError.truncated }
         let flags = b.readBigEndian(UInt16.self, at: 6)
         guard flags & ~ChunkedFormat.knownFlags == 0 else { throw StreamError.unsupported("unknown flags") }
-        let chunkSize = Int(b.readBigEndian(UInt32.self, at: 12))
-        guard ChunkedFormat.chunkSizeRange.contains(chunkSize) else {
+        let header: ChunkedHeader
+        if version == ChunkedFormatV2.version {
+            header = ChunkedHeader(
+                flags: flags, salt: Array(b[20..<52]), chunkSize: Int(b.readBigEndian(UInt32.self, at: 8)),
+                totalSize: b.readBigEndian(UInt64.self, at: 12))
+        } else {
+            header = ChunkedHeader(
+                flags: flags, noncePrefix: Array(b[8..<12]), chunkSize: Int(b.readBigEndian(UInt32.self, at: 12)),
+                totalSize: b.readBigEndian(UInt64.self, at: 16))
+        }
+        guard ChunkedFormat.chunkSizeRange.contains(header.chunkSize) else {
             throw StreamError.unsupported("chunk size out of range")
         }
-        let header = ChunkedHeader(
-            flags: flags, noncePrefix: Array(b[8..<12]), chunkSize: chunkSize,
-            totalSize: b.readBigEndian(UInt64.self, at: 16))
         // Chunk indices must fit the nonce counter with room for the outer layer (§6.4).
         guard header.chunkCount < UInt64(1) << 62 else { throw StreamError.unsupported("total size out of range") }
         // The file's size, and so every chunk offset, must be a valid off_t. Without this
         // check a damaged total size made `fileSize` overflow and trap (scripts/fuzz,
         // fuzz/regressions/chunked): one altered media file stopped the process.
         let overhead = header.chunkCount.multipliedReportingOverflow(by: UInt64(header.chunkOverhead))
-        let size = header.totalSize.addingReportingOverflow(overhead.partialValue + UInt64(ChunkedFormat.headerSize))
-        guard !overhead.overflow, !size.overflow, size.partialValue <= ChunkedFormat.maximumFileSize else {
+        let fileSize = header.totalSize.addingReportingOverflow(overhead.partialValue + UInt64(size))
+        guard !overhead.overflow, !fileSize.overflow, fileSize.partialValue <= ChunkedFormat.maximumFileSize else {
             throw StreamError.unsupported("total size out of range")
         }
         return header

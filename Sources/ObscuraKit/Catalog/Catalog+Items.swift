@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import ObscuraCrypto
 
 /// The statements on the `item` table (docs/FORMAT.md §3.3), as typed calls: the vault's
 /// operations ask for rows here and never write SQL of their own.
@@ -48,9 +49,34 @@ extension Catalog {
         try read { try ItemRecord.filter(Column("folderId") == folderId).fetchCount($0) }
     }
 
-    /// SHA-256 of every item's plaintext, for duplicate detection.
-    func contentHashes() throws -> Set<Data> {
-        try read { db in Set(try Data.fetchAll(db, sql: "SELECT contentHash FROM item")) }
+    /// Every item's `contentHash` with its folder, for duplicate detection (docs/FORMAT.md
+    /// §6.7): the caller keeps those of the items the session can open.
+    func contentHashes() throws -> [(folderId: String?, hash: Data)] {
+        try read { db in
+            try Row.fetchAll(db, sql: "SELECT folderId, contentHash FROM item").map { ($0["folderId"], $0["contentHash"]) }
+        }
+    }
+
+    /// The items whose `contentHash` is still a plain SHA-256 (§3.3: 32 bytes), with their
+    /// folders: those a keyed hash has not yet replaced.
+    func plainContentHashes() throws -> [(id: String, folderId: String?, hash: Data)] {
+        try read { db in
+            try Row.fetchAll(db, sql: "SELECT id, folderId, contentHash FROM item WHERE length(contentHash) = ?",
+                             arguments: [SHA256Digest.size])
+                .map { ($0["id"], $0["folderId"], $0["contentHash"]) }
+        }
+    }
+
+    /// Replaces items' `contentHash` values, all or none. Secure delete is on for the
+    /// connection from here on: a replaced value must not survive in the database's free
+    /// space, where it would stay readable in the image sealed under the MEK (§6.7).
+    func setContentHashes(_ hashes: [(id: String, hash: Data)]) throws {
+        try write { db in
+            try db.execute(sql: "PRAGMA secure_delete = ON")
+            for (id, hash) in hashes {
+                try db.execute(sql: "UPDATE item SET contentHash = ? WHERE id = ?", arguments: [hash, id])
+            }
+        }
     }
 
     /// Adds `items`, all or none.

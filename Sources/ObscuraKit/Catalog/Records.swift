@@ -44,7 +44,10 @@ public struct ItemRecord: Codable, FetchableRecord, PersistableRecord, Sendable,
     public var folderId: String?
     /// Marked as favourite.
     public var favorite: Bool
-    /// SHA-256 of the plaintext, for duplicate detection.
+    /// The keyed content hash of the plaintext, for duplicate detection (docs/FORMAT.md
+    /// §6.7): `01` ‖ HMAC-SHA256 under a key derived from the MEK or, in a protected
+    /// folder, from its folder key. Catalogs written before keyed hashes hold the plain
+    /// SHA-256 (32 bytes) until converted.
     public var contentHash: Data
     /// For items of a protected folder: ``ProtectedMeta`` sealed under the folder key.
     public var protectedMeta: Data?

@@ -74,6 +74,14 @@ extension Vault {
         guard folder.isProtected else { return }
         let key = try FolderProtection.unwrap(folder, password: password)
         stateLock.withLock { folderKeys[folder.id] = key }
+        // docs/FORMAT.md §6.7: the folder's items may still hold plain SHA-256 hashes from
+        // before keyed ones, readable with the MEK alone; with its key here they are keyed
+        // now. A failure leaves them for the next unlock and does not undo this one.
+        do {
+            try convertContentHashes()
+        } catch {
+            directory.logger.warning("content hashes not converted", metadata: ["error": "\(error)"])
+        }
     }
 
     /// Whether `folder` is unprotected or unlocked in this session.

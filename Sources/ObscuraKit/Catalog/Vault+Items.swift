@@ -83,7 +83,8 @@ extension Vault {
     }
 
     /// Moves items to `folder` (nil: top level). Crossing a protection boundary
-    /// re-encrypts the original and thumbnail into new pool files; the old files are
+    /// re-encrypts the original and thumbnail into new pool files, and keys the content
+    /// hash anew under the target's hash key (docs/FORMAT.md §6.7); the old files are
     /// removed only after the catalog names the new ones.
     public func moveItems(_ ids: [String], to folder: FolderRecord?) throws {
         try enter()
@@ -99,7 +100,8 @@ extension Vault {
                 row.protectedMeta = nil
                 let sourceKey = try outerKey(forFolder: item.folderId)
                 if sourceKey != targetKey {
-                    let (media, thumb) = try reseal(row, into: folder?.id)
+                    let (media, thumb, sha256) = try reseal(row, into: folder?.id)
+                    row.contentHash = try contentHash(sha256: sha256, folderId: folder?.id)
                     created += [try directory.pool.dataPath(media)] + (try thumb.map { [try directory.pool.thumbPath($0)] } ?? [])
                     replaced += try directory.pool.files(of: row)
                     row.mediaId = media
@@ -119,13 +121,14 @@ extension Vault {
         try directory.pool.sync()
     }
 
-    /// Re-encrypts an item's files for `folderId`'s protection; returns the new ids.
-    private func reseal(_ item: ItemRecord, into folderId: String?) throws -> (String, String?) {
+    /// Re-encrypts an item's files for `folderId`'s protection; returns the new ids and
+    /// the original's SHA-256.
+    private func reseal(_ item: ItemRecord, into folderId: String?) throws -> (String, String?, [UInt8]) {
         let reader = try originalReader(item)
         let media = UUID().uuidString.lowercased()
         var pending = [UInt8]()
         var chunk: UInt64 = 0
-        _ = try sealOriginal(mediaId: media, size: reader.size, folderId: folderId) { buffer in
+        let sha256 = try sealOriginal(mediaId: media, size: reader.size, folderId: folderId) { buffer in
             if pending.isEmpty && chunk < reader.header.chunkCount {
                 pending = try reader.chunk(chunk)
                 chunk += 1
@@ -135,10 +138,10 @@ extension Vault {
             pending.removeFirst(n)
             return n
         }
-        guard let jpeg = try thumbnail(item) else { return (media, nil) }
+        guard let jpeg = try thumbnail(item) else { return (media, nil, sha256) }
         let thumb = UUID().uuidString.lowercased()
         try sealThumbnail(thumbId: thumb, jpeg: jpeg, folderId: folderId)
-        return (media, thumb)
+        return (media, thumb, sha256)
     }
 
     /// One problem `verify` found.

@@ -50,9 +50,9 @@ package final class ExportFile {
         let context = header
         do {
             let reader = try ChunkedFileReader(path: path, offset: UInt64(ExportFormat.headerSize)) { chunked in
-                // §7.3: the payload header's prefix, flags and chunk size are all fixed
-                // by the export format; a reader checks every one.
-                guard chunked.noncePrefix == noncePrefix, chunked.flags == 0,
+                // §7.3: the payload header's version, prefix, flags and chunk size are all
+                // fixed by the export format; a reader checks every one.
+                guard chunked.version == ChunkedFormat.version, chunked.noncePrefix == noncePrefix, chunked.flags == 0,
                       chunked.chunkSize == ExportFormat.chunkSize else {
                     throw ExportError.damaged("payload header does not match the export header")
                 }

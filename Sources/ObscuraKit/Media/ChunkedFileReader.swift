@@ -1,8 +1,8 @@
 import Foundation
 import ObscuraCrypto
 
-/// Reads a chunked file, decrypting only the chunks a request touches
-/// (docs/FORMAT.md §6). Every chunk read is authenticated; nothing unverified is returned.
+/// Reads a chunked file of either version, decrypting only the chunks a request touches
+/// (docs/FORMAT.md §6, §6.6). Every chunk read is authenticated; nothing unverified is returned.
 final class ChunkedFileReader {
     let path: String
     let header: ChunkedHeader
@@ -30,10 +30,10 @@ final class ChunkedFileReader {
         let header: ChunkedHeader
         let cipher: ChunkCipher
         do {
-            var headerBytes = [UInt8](repeating: 0, count: ChunkedFormat.headerSize)
-            let n = headerBytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress!, $0.count, off_t(offset)) }
-            guard n == ChunkedFormat.headerSize else { throw StreamError.truncated }
-            header = try ChunkedHeader.decode(headerBytes)
+            // Enough for the longest header; a shorter file of version 1 is still whole.
+            var headerBytes = [UInt8](repeating: 0, count: ChunkedFormat.maximumHeaderSize)
+            let n = try headerBytes.withUnsafeMutableBytes { try Self.read(fd, into: $0, at: offset, path: path) }
+            header = try ChunkedHeader.decode(headerBytes.prefix(n))
             // §6.2 order: header, keys (protection must match), size, then chunks.
             cipher = try makeCipher(header)
             var st = stat()
@@ -47,7 +47,7 @@ final class ChunkedFileReader {
         self.header = header
         self.cipher = cipher
         self.fd = fd
-        bytesRead = ChunkedFormat.headerSize
+        bytesRead = header.headerSize
     }
 
     deinit { close(fd) }
@@ -60,17 +60,25 @@ final class ChunkedFileReader {
         let length = header.plaintextLength(ofChunk: index) + header.chunkOverhead
         // One buffer for every chunk read: no allocation and zero-fill per chunk.
         if sealed.count != length { sealed = [UInt8](repeating: 0, count: length) }
-        var done = 0
         let position = offset + header.fileOffset(ofChunk: index)
-        while done < length {
-            let n = sealed.withUnsafeMutableBytes { pread(fd, $0.baseAddress! + done, length - done, off_t(position) + off_t(done)) }
-            if n < 0 { if errno == EINTR { continue }; throw StorageError.io(path, errno) }
-            if n == 0 { throw StreamError.truncated }
-            done += n
-        }
+        let done = try sealed.withUnsafeMutableBytes { try Self.read(fd, into: $0, at: position, path: path) }
+        if done < length { throw StreamError.truncated }
         bytesRead += length
         chunksDecrypted += 1
         return try cipher.open(sealed, index: index)
+    }
+
+    /// Fills `buffer` from `position` on, short only at the end of the file; returns the
+    /// bytes read.
+    private static func read(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, at position: UInt64, path: String) throws -> Int {
+        var done = 0
+        while done < buffer.count {
+            let n = pread(fd, buffer.baseAddress! + done, buffer.count - done, off_t(position) + off_t(done))
+            if n < 0 { if errno == EINTR { continue }; throw StorageError.io(path, errno) }
+            if n == 0 { break }
+            done += n
+        }
+        return done
     }
 
     /// Plaintext bytes `range` (clamped to the file), decrypting only the chunks it touches.

@@ -42,7 +42,8 @@ extension Vault {
     /// Imports files and directories (recursively, hidden entries skipped) into `folder`,
     /// in parallel across cores, with one catalog persist for the whole batch.
     ///
-    /// Each file is hashed, checked against the vault for duplicates, probed and
+    /// Each file is hashed, checked for duplicates against the items this session can open
+    /// (a locked folder's are not compared, docs/FORMAT.md §6.7), probed and
     /// thumbnailed (photos with libvips, videos with ffmpeg), sealed into the pool and
     /// recorded. A file that fails is reported and its partial output removed; the others
     /// go on. If the final persist fails, every file this batch wrote is removed (unless
@@ -59,8 +60,8 @@ extension Vault {
         var files = [(path: String, size: Int64)]()
         for path in paths { Self.expand(path, into: &files, failures: &report.failures) }
 
-        let known = try catalog.contentHashes()
-        let batch = ImportBatch(known: known, total: files.count, bytes: files.reduce(0) { $0 + $1.size }, progress: progress)
+        let batch = ImportBatch(duplicates: try duplicateIndex(into: folder?.id), total: files.count,
+                                bytes: files.reduce(0) { $0 + $1.size }, progress: progress)
         let results = ConcurrentResults<FileOutcome>(count: files.count)
         let sources = files.map(\.path)
         let folderId = folder?.id
@@ -169,7 +170,8 @@ extension Vault {
             case let .memory(bytes):
                 hash = SHA256Digest.hash(bytes)
             }
-            guard batch.claim(Data(hash)) else { return .duplicate }
+            // Keyed under the target folder's hash key (docs/FORMAT.md §6.7).
+            guard let contentHash = batch.claim(sha256: hash) else { return .duplicate }
             // The whole plaintext, when it is in memory.
             func inMemory<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R? {
                 if let photo { return try photo.withUnsafeBytes(body) }
@@ -181,7 +183,7 @@ extension Vault {
             var row = ItemRecord(
                 id: UUID().uuidString.lowercased(), kind: kind, mediaId: mediaId, thumbId: nil,
                 name: name, mimeType: mimeType, size: size,
-                importedAt: Date().timeIntervalSince1970, folderId: folderId, favorite: false, contentHash: Data(hash))
+                importedAt: Date().timeIntervalSince1970, folderId: folderId, favorite: false, contentHash: contentHash)
             var thumbnail: [UInt8]? = nil
             switch (kind, input) {
             case (.photo, _):
@@ -279,18 +281,19 @@ extension Vault {
 final class ImportBatch: @unchecked Sendable {
     // @unchecked: every field is guarded by `lock`.
     private let lock = NSLock()
-    private var hashes: Set<Data>
+    private let duplicates: DuplicateIndex
     private var state: ImportProgress
     private let progress: ((ImportProgress) -> Void)?
 
-    init(known: Set<Data>, total: Int, bytes: Int64, progress: ((ImportProgress) -> Void)?) {
-        hashes = known
+    init(duplicates: DuplicateIndex, total: Int, bytes: Int64, progress: ((ImportProgress) -> Void)?) {
+        self.duplicates = duplicates
         state = ImportProgress(filesDone: 0, filesTotal: total, bytesDone: 0, bytesTotal: bytes)
         self.progress = progress
     }
 
-    /// Claims `hash` for this batch; false when the vault or the batch already has it.
-    func claim(_ hash: Data) -> Bool { lock.withLock { hashes.insert(hash).inserted } }
+    /// Claims a file of SHA-256 `sha256` for this batch: nil when an item the session can
+    /// open, or a file of the batch, has the same content; else its keyed content hash.
+    func claim(sha256: [UInt8]) -> Data? { lock.withLock { duplicates.claim(sha256: sha256) } }
 
     func sealed(_ bytes: Int) { report { $0.bytesDone += Int64(bytes) } }
 

@@ -6,19 +6,13 @@ import ObscuraImaging
 extension Vault {
     // MARK: Nonce prefixes
 
-    /// Draws a chunked-file nonce prefix never used under this vault's keys
-    /// (docs/FORMAT.md §6.2): not in the catalog's registry, not drawn this session.
-    func reserveNoncePrefix() throws -> [UInt8] {
-        while true {
-            let prefix = directory.random.bytes(ChunkedFormat.noncePrefixSize)
-            if try catalog.isNoncePrefixRecorded(prefix) { continue }
-            let fresh = stateLock.withLock { reservedPrefixes.insert(prefix).inserted }
-            if fresh { return prefix }
-        }
-    }
-
-    /// Moves this session's drawn prefixes into the catalog's registry (before a persist),
-    /// and returns them.
+    /// Nothing is reserved any more: every file is written in chunked format version 2
+    /// (docs/FORMAT.md §6.6), under keys of its own, whose nonces need no registry. The
+    /// catalog's `noncePrefix` table stays for the catalogs that have it, and only grows
+    /// from what this session reserved, which is nothing.
+    ///
+    /// Dead: it remains only because ``persist()`` calls it; it goes with Vault.swift's
+    /// `reservedPrefixes`.
     @discardableResult
     func recordReservedPrefixes() throws -> Set<[UInt8]> {
         let prefixes = stateLock.withLock { reservedPrefixes }
@@ -36,9 +30,10 @@ extension Vault {
         return withUnsafeBytes(of: uuid.uuid) { Array($0) }
     }
 
-    /// Seals `size` bytes from `source` into a new original `{mediaId}.data.enc`, under
-    /// the MEK and, for a protected folder, the folder key. Returns SHA-256 of the
-    /// plaintext, or nothing when `hashing` is false (the caller already has it).
+    /// Seals `size` bytes from `source` into a new original `{mediaId}.data.enc` in chunked
+    /// format version 2 (docs/FORMAT.md §6.6): under a key derived from the MEK and a fresh
+    /// salt and, for a protected folder, one derived from the folder key. Returns SHA-256
+    /// of the plaintext, or nothing when `hashing` is false (the caller already has it).
     @discardableResult
     func sealOriginal(
         mediaId: String, size: UInt64, folderId: String?, hashing: Bool = true,
@@ -46,8 +41,9 @@ extension Vault {
     ) throws -> [UInt8] {
         let outer = try outerKey(forFolder: folderId)
         let header = ChunkedHeader(
-            flags: outer == nil ? 0 : ChunkedFormat.flagFolderProtected, noncePrefix: try reserveNoncePrefix(),
-            chunkSize: ChunkedFormat.defaultChunkSize, totalSize: size)
+            flags: outer == nil ? 0 : ChunkedFormat.flagFolderProtected,
+            salt: directory.random.bytes(ChunkedFormatV2.saltSize), chunkSize: ChunkedFormat.defaultChunkSize,
+            totalSize: size)
         let cipher = try ChunkCipher(header: header, key: key, outerKey: outer, context: Self.context(mediaId))
         let pool = directory.pool
         let temporary = pool.temporaryPath()
@@ -56,9 +52,10 @@ extension Vault {
         return hash
     }
 
-    /// Seals a thumbnail into `{thumbId}.thumb.enc`.
+    /// Seals a thumbnail into `{thumbId}.thumb.enc`, a chunked file of version 2 like an
+    /// original (docs/FORMAT.md §6.5).
     func sealThumbnail(thumbId: String, jpeg: [UInt8], folderId: String?) throws {
-        let sealed = try SealedBlob.seal(
+        let sealed = try SealedFile.seal(
             jpeg, key: key, outerKey: try outerKey(forFolder: folderId), context: Self.context(thumbId),
             using: directory.random)
         try directory.pool.writeAtomically(sealed, to: try directory.pool.thumbPath(thumbId))
@@ -106,13 +103,14 @@ extension Vault {
         return preview
     }
 
-    /// The item's thumbnail (JPEG), or nil when it has none.
+    /// The item's thumbnail (JPEG), or nil when it has none: a version 2 chunked file, or a
+    /// single-shot blob written before version 2 (docs/FORMAT.md §6.5).
     public func thumbnail(_ item: ItemRecord) throws -> [UInt8]? {
         try enter()
         defer { leave() }
         guard let thumbId = item.thumbId else { return nil }
         let sealed = try FileIO.read(directory.pool.thumbPath(thumbId))
-        return try SealedBlob.open(
+        return try SealedFile.open(
             sealed, key: key, outerKey: try outerKey(forFolder: item.folderId), context: Self.context(thumbId))
     }
 }

@@ -26,8 +26,7 @@ extension Vault {
         try enter()
         defer { leave() }
         if let folder { _ = try outerKey(forFolder: folder.id) }
-        let known = try catalog.contentHashes()
-        let batch = ImportBatch(known: known, total: 1, bytes: 0, progress: nil)
+        let batch = ImportBatch(duplicates: try duplicateIndex(into: folder?.id), total: 1, bytes: 0, progress: nil)
         let cleanName = Self.uploadName(name)
         if buffer.withContents({ ContentSniffer.sniff(Array($0.prefix(ContentSniffer.prefixLength))).0 }) == .video {
             try buffer.moveToSharedMemory()

@@ -10,12 +10,13 @@ package enum VectorSet {
 
     /// Every vector file, by path relative to `testdata/`.
     package static func all() throws -> [String: [UInt8]] {
-        try [slotVectors(), chunkedVectors(), exportVectors(), folderVectors(), deviceVectors(), containerVectors(), keyVectors()]
+        try [slotVectors(), chunkedVectors(), chunkedV2Vectors(), exportVectors(), folderVectors(), deviceVectors(),
+             containerVectors(), keyVectors(), contentHashVectors()]
             .reduce(into: [:]) { all, set in all.merge(set) { a, _ in a } }
     }
 
     /// The directories of `testdata/`, one per kind of vector (§5).
-    package static let directories = ["slot", "chunked", "export", "folder", "meta", "device", "container", "key"]
+    package static let directories = ["slot", "chunked", "export", "folder", "meta", "device", "container", "key", "hash"]
 
     /// One vector file: `key: value` lines, a blank line, the raw bytes.
     static func file(_ fields: [(String, String)], _ body: [UInt8]) -> [UInt8] {
@@ -231,6 +232,24 @@ extension VectorSet {
         add("manifest_format_2", "damaged", try resealed { $0.format = 2 }, "the manifest's format is 2")
         add("manifest_iterations_disagree", "damaged", try resealed { $0.vault.iterations += 1 },
             "the manifest's vault iterations differ from the carried slot header's")
+
+        // Drawn after every byte above, so that adding it changed no earlier file: the same
+        // item with its original in chunked format version 2 (§6.6), as exports made since
+        // media version 2 carry it, under a fresh export salt.
+        let mediaV2 = try sealV2(photo, key: mek, context: Vault.context(mediaId), salt: random.bytes(ChunkedFormatV2.saltSize),
+                                 chunkSize: 4096)
+        let payloadV2 = try ExportFormat.payloadPlaintext(
+            manifest: manifest, slot: slot, records: [(.original, Vault.context(mediaId), mediaV2)])
+        let saltV2 = random.bytes(32)
+        let kekV2 = try PasswordKDF.deriveKey(
+            password: ExportFormat.canonicalPassword(SecureBytes(copying: Array(password.utf8))), salt: saltV2,
+            iterations: iterations)
+        let prefixV2 = random.bytes(ChunkedFormat.noncePrefixSize)
+        let headerPrefixV2 = ExportFormat.headerPrefix(iterations: iterations, salt: saltV2)
+        let exportHeaderV2 = headerPrefixV2 + (try ExportFormat.verificationTag(kek: kekV2, headerPrefix: headerPrefixV2)) + prefixV2
+        add("valid_media_v2", "success",
+            exportHeaderV2 + (try seal(payloadV2, key: kekV2, context: exportHeaderV2, prefix: prefixV2, chunkSize: ExportFormat.chunkSize)),
+            "one item whose original is a version 2 chunked file; the payload itself stays version 1 (§7.3)")
         return out
     }
 
@@ -341,21 +360,32 @@ extension VectorSet {
         return out
     }
 
-    /// A chunked file (§6) of `plaintext`, folder-protected when `outerKey` is given.
+    /// A version 1 chunked file (§6.1) of `plaintext`, folder-protected when `outerKey` is
+    /// given.
     static func seal(
         _ plaintext: [UInt8], key: SecureBytes, outerKey: SecureBytes? = nil, context: [UInt8], prefix: [UInt8],
         chunkSize: Int
     ) throws -> [UInt8] {
-        let header = ChunkedHeader(
+        try seal(plaintext, key: key, outerKey: outerKey, context: context, header: ChunkedHeader(
             flags: outerKey == nil ? 0 : ChunkedFormat.flagFolderProtected, noncePrefix: prefix, chunkSize: chunkSize,
-            totalSize: UInt64(plaintext.count))
-        let cipher = try ChunkCipher(header: header, key: key, outerKey: outerKey, context: context)
-        var file = header.encoded()
-        for i in 0..<header.chunkCount {
-            let start = Int(i) * chunkSize
-            file += try plaintext[start..<(start + header.plaintextLength(ofChunk: i))].withUnsafeBytes { try cipher.seal($0, index: i) }
-        }
-        return file
+            totalSize: UInt64(plaintext.count)))
+    }
+
+    /// A version 2 chunked file (§6.6) of `plaintext` with `salt`, folder-protected when
+    /// `outerKey` is given.
+    static func sealV2(
+        _ plaintext: [UInt8], key: SecureBytes, outerKey: SecureBytes? = nil, context: [UInt8], salt: [UInt8],
+        chunkSize: Int
+    ) throws -> [UInt8] {
+        try seal(plaintext, key: key, outerKey: outerKey, context: context, header: ChunkedHeader(
+            flags: outerKey == nil ? 0 : ChunkedFormat.flagFolderProtected, salt: salt, chunkSize: chunkSize,
+            totalSize: UInt64(plaintext.count)))
+    }
+
+    private static func seal(
+        _ plaintext: [UInt8], key: SecureBytes, outerKey: SecureBytes?, context: [UInt8], header: ChunkedHeader
+    ) throws -> [UInt8] {
+        try SealedFile.seal(plaintext, cipher: try ChunkCipher(header: header, key: key, outerKey: outerKey, context: context))
     }
 }
 

@@ -87,8 +87,8 @@ import Testing
         for (label, item, plaintext, limit) in cases {
             let flipper = TamperFlipper(path: try vault.directory.pool.dataPath(item.mediaId))
             // Header, both sides of every chunk boundary, and an even spread of the rest.
-            let boundary = ChunkedFormat.headerSize + ChunkedFormat.defaultChunkSize + 16
-            let pinned = Array(0..<ChunkedFormat.headerSize) + Array(min(flipper.size, boundary - 32)..<min(flipper.size, boundary + 32))
+            let boundary = ChunkedFormatV2.headerSize + ChunkedFormat.defaultChunkSize + 16
+            let pinned = Array(0..<ChunkedFormatV2.headerSize) + Array(min(flipper.size, boundary - 32)..<min(flipper.size, boundary + 32))
             let offsets = Array(Set(pinned + TamperFlipper.offsets(0..<flipper.size, limit: limit))).sorted()
             originals = originals + (try flipper.run(offsets: offsets, label: label) {
                 var out = [UInt8]()

@@ -122,7 +122,7 @@ extension Vault {
         var row = ItemRecord(
             id: UUID().uuidString.lowercased(), kind: .file, mediaId: mediaId, thumbId: nil, name: name,
             mimeType: "application/octet-stream", size: Int64(bytes.count), importedAt: 0, folderId: folder?.id,
-            favorite: false, contentHash: Data(hash))
+            favorite: false, contentHash: try contentHash(sha256: hash, folderId: folder?.id))
         if let thumbnail {
             row.thumbId = UUID().uuidString.lowercased()
             try sealThumbnail(thumbId: row.thumbId!, jpeg: thumbnail, folderId: folder?.id)
