@@ -197,7 +197,6 @@ import Testing
         #expect(salts.count == 20)
         let recorded = try v.catalog.database.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM noncePrefix") }
         #expect(recorded == 0)
-        #expect(v.stateLock.withLock { v.reservedPrefixes.isEmpty })
     }
 
     @Test func emptyFileRoundTrips() throws {

@@ -47,6 +47,9 @@ public final class Catalog: @unchecked Sendable {
         var config = Configuration()
         config.prepareDatabase { db in
             try db.execute(sql: "PRAGMA temp_store = MEMORY")
+            // Freed cells are zeroed, so a deleted or replaced value (a plain content hash,
+            // §6.7) leaves the next image; Debian's SQLite does this by default, macOS's not.
+            try db.execute(sql: "PRAGMA secure_delete = ON")
         }
         return try DatabaseQueue(configuration: config)
     }

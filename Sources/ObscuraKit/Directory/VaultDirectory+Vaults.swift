@@ -22,7 +22,17 @@ extension VaultDirectory {
             try convert([.init(name: names[index], header: header, key: key, password: password)])
             return try openVault(name: names[index], header: try SlotHeader.decode(store.readHeader(names[index])), key: key)
         }
-        return try openVault(name: names[index], header: header, key: key)
+        let vault = try openVault(name: names[index], header: header, key: key)
+        if !vault.catalog.isPaged {
+            // A version 3 directory's catalog keys its plain hashes here (§6.7); a paged
+            // one did at its conversion. A failure changes nothing and is tried again.
+            do {
+                try vault.convertContentHashes()
+            } catch {
+                logger.warning("could not key the catalog's content hashes; will try again at the next unlock")
+            }
+        }
+        return vault
     }
 
     /// Turns a decoy into a new vault for `password`.

@@ -73,3 +73,18 @@ extension Vault {
         return converted.count
     }
 }
+
+extension Vault {
+    /// Keys, under `mek`'s hash key, the plain hashes of the items outside protected
+    /// folders in `catalog`: what converting a version 3 catalog to a paged one does before
+    /// its commit (docs/FORMAT.md §9.7), so a converted vault needs no conversion at each
+    /// unlock. Protected items wait for their folder's unlock, as in ``convertContentHashes()``.
+    static func keyPlainContentHashes(in catalog: Catalog, mek: SecureBytes) throws {
+        let protected = Set(try catalog.folders().filter(\.isProtected).map(\.id))
+        let hashKey = ContentHash.key(from: mek)
+        let converted = try catalog.plainContentHashes()
+            .filter { row in row.folderId.map { !protected.contains($0) } ?? true }
+            .map { (id: $0.id, hash: ContentHash.keyed(sha256: $0.hash, key: hashKey)) }
+        if !converted.isEmpty { try catalog.setContentHashes(converted) }
+    }
+}

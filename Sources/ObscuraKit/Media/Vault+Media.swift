@@ -4,24 +4,6 @@ import ObscuraImaging
 
 /// Sealed originals and thumbnails in the media pool, and the catalog rows that name them.
 extension Vault {
-    // MARK: Nonce prefixes
-
-    /// Nothing is reserved any more: every file is written in chunked format version 2
-    /// (docs/FORMAT.md §6.6), under keys of its own, whose nonces need no registry. The
-    /// catalog's `noncePrefix` table stays for the catalogs that have it, and only grows
-    /// from what this session reserved, which is nothing.
-    ///
-    /// Dead: it remains only because ``persist()`` calls it; it goes with Vault.swift's
-    /// `reservedPrefixes`.
-    @discardableResult
-    func recordReservedPrefixes() throws -> Set<[UInt8]> {
-        let prefixes = stateLock.withLock { reservedPrefixes }
-        guard !prefixes.isEmpty else { return [] }
-        try catalog.recordNoncePrefixes(prefixes)
-        stateLock.withLock { reservedPrefixes.subtract(prefixes) }
-        return prefixes
-    }
-
     // MARK: Writing
 
     /// The associated-data context of a pool file: its 16-byte UUID.

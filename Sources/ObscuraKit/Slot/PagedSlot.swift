@@ -28,6 +28,7 @@ struct PagedSlot {
         defer { try? paged.close() }
         if let image { try Catalog.copy(image: image, into: paged) }
         let catalog = try Catalog.paged(paged)
+        if image != nil { try Vault.keyPlainContentHashes(in: catalog, mek: key) }
         try catalog.setExportHeader(headers[1])
         return PagedSlot(header: headers[0], blocks: buffer.blocks, logicalCount: buffer.logicalCount)
     }

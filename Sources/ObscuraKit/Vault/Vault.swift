@@ -24,9 +24,7 @@ public final class Vault: @unchecked Sendable {
     var locked = false
     /// Keys of the protected folders unlocked in this session, by folder id.
     var folderKeys: [String: SecureBytes] = [:]
-    /// Nonce prefixes drawn this session and not yet in the catalog.
-    var reservedPrefixes: Set<[UInt8]> = []
-    /// Guards `folderKeys` and `reservedPrefixes` during parallel imports.
+    /// Guards `folderKeys` during parallel imports.
     let stateLock = NSLock()
     /// Guards `activeOperations` and `isLocking`; `lock()` waits on it.
     let activity = NSCondition()
@@ -64,16 +62,11 @@ public final class Vault: @unchecked Sendable {
     public func persist() throws {
         try enter()
         defer { leave() }
-        if catalog.isPaged {
-            // Each catalog write committed already (docs/FORMAT.md §9.6); what is left is
-            // this session's nonce prefixes, which stay reserved if their write fails.
-            try recordReservedPrefixes()
-            return
-        }
+        // A paged catalog committed each write already (docs/FORMAT.md §9.6).
+        if catalog.isPaged { return }
         // The image is taken under the directory's write lock: a persist that took an
         // older image can never commit after a newer one.
         try directory.store.serialized {
-            let recorded = try recordReservedPrefixes()
             do {
                 var image = try catalog.image()
                 defer { image.withUnsafeMutableBytes { secureZero($0.baseAddress!, $0.count) } }
@@ -81,8 +74,6 @@ public final class Vault: @unchecked Sendable {
                 try directory.store.commit(.init(replace: [slotName: contents]))
             } catch {
                 resynchronize()
-                // Prefixes stay reserved: a file sealed with one may survive on disk.
-                stateLock.withLock { reservedPrefixes.formUnion(recorded) }
                 throw error
             }
         }

@@ -55,7 +55,7 @@ import Testing
             let a = try directory.createVault(password: pw("a pw"), iterations: testIterations)
             let folder = try a.createFolder("trip")
             items = [try a.addRaw(Array(repeating: 3, count: 9000), name: "x.bin", folder: folder).id,
-                     try a.addRaw(Array(repeating: 4, count: 100), name: "y.bin").id]
+                     try a.addLegacyRaw(Array(repeating: 4, count: 100), name: "y.bin").id]
             _ = try a.setFavorite(items[1], true)
             try a.write("note", "kept")
             let b = try directory.createVault(password: pw("b pw"), iterations: testIterations)
@@ -72,6 +72,9 @@ import Testing
             #expect(try a.catalog.allItems().filter(\.favorite).map(\.id) == [items[1]])
             #expect(try a.catalog.folders().map(\.name) == ["trip"])
             #expect(try a.setting("note") == "kept")
+            // Its plain content hash was keyed in the conversion's commit (§6.7, §9.7).
+            #expect(try a.storedContentHash(items[1]).count == ContentHash.keyedSize)
+            #expect(try a.convertContentHashes() == 0)
             #expect(try a.openOriginal(a.item(items[0])).read(0..<9000) == Array(repeating: 3, count: 9000))
             // The decoys went with it; b, still locked, keeps its version 3 catalog.
             let found = try versions(directory)
