@@ -309,9 +309,11 @@ def test_the_block_commit_plan():
         bucket *= 4
     assert plan["bucket"] == bucket
     assert not set(changed) & set(cover)
-    # Cover stops at the first draw that would overflow the bucket.
-    extra = min(len(path(j) - nodes) for j in range(logical) if j not in changed + cover)
-    assert len(changed) + len(cover) + len(nodes) + 1 + extra > bucket >= len(changed) + len(cover) + len(nodes)
+    # Cover stops at the first draw that would overflow the bucket: some block left out
+    # would (at depth 1, every one: its only node is already in D).
+    assert bucket >= len(changed) + len(cover) + len(nodes)
+    left = [j for j in range(logical) if j not in changed + cover]
+    assert not left or max(len(changed) + len(cover) + len(nodes) + 1 + len(path(j) - nodes) for j in left) > bucket
     positions = [p for _, p in plan["data_positions"]] + [p for _, _, p in plan["nodes"]] + plan["filler"]
     assert len(positions) == len(set(positions)) == bucket
     assert all(oc.FIRST_DATA <= p < c.state.blocks for p in positions)
