@@ -119,13 +119,14 @@ let package = Package(
 let sanitizer = Context.environment["OBSCURA_SANITIZE"]
 if sanitizer == "fuzzer" {
     package.targets.append(.executableTarget(
-        name: "obscura-fuzz", dependencies: ["ObscuraKit"]))
+        name: "obscura-fuzz",
+        dependencies: ["ObscuraKit", "ObscuraPages", .product(name: "GRDB", package: "GRDB.swift")]))
 }
 if let sanitizer, ["fuzzer", "thread"].contains(sanitizer) {
     // libFuzzer's coverage and ASan go together; TSan stands alone.
     let flags = sanitizer == "fuzzer" ? ["-sanitize=fuzzer,address"] : ["-sanitize=thread"]
     let instrumented: Set = [
-        "ObscuraCrypto", "ObscuraImaging", "ObscuraKit", "ObscuraCrashSupport",
+        "ObscuraCrypto", "ObscuraImaging", "ObscuraPages", "ObscuraKit", "ObscuraCrashSupport",
         "obscura-hardening", "obscura-fuzz",
     ]
     for target in package.targets where instrumented.contains(target.name) {

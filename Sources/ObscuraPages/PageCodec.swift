@@ -4,7 +4,7 @@ import ObscuraCrypto
 /// Seal(K_page(g), page[0, 4040), AD_page), 4068 bytes.
 package enum PageCodec {
     /// §9 "Pages": AD_page = "obsv4pg" 00 ‖ vault id ‖ UInt32BE(k) ‖ UInt32BE(g), 32 bytes.
-    static func associatedData(vaultID: [UInt8], page k: Int, generation g: UInt32) -> [UInt8] {
+    package static func associatedData(vaultID: [UInt8], page k: Int, generation g: UInt32) -> [UInt8] {
         var ad = PagesFormat.pageLabel + vaultID
         ad.appendBigEndian(UInt32(k))
         ad.appendBigEndian(g)

@@ -30,11 +30,14 @@ public final class PagedCatalog: @unchecked Sendable {
         var config = configuration
         config.readonly = false
         config.journalMode = .default
-        config.prepareDatabase { [file] db in
+        // The reserve must be set before page 1 exists; a database without pages is
+        // either new or one whose creation never committed. The closure keeps this value,
+        // not the file: GRDB holds the configuration as long as anything holds the queue
+        // or its connection, which can outlive close(), and the file holds the keys.
+        let isNew = file.committedRoot.pageCount == 0
+        config.prepareDatabase { db in
             try CatalogSettings.apply(db)
-            // The reserve must be set before page 1 exists; a database without pages is
-            // either new or one whose creation never committed.
-            if file.committedRoot.pageCount == 0 {
+            if isNew {
                 try db.execute(sql: "PRAGMA page_size = \(PagesFormat.pageSize)")
                 let reserve = obscura_page_vfs_set_reserve(
                     UnsafeMutableRawPointer(db.sqliteConnection!), Int32(PagesFormat.reservedBytes))

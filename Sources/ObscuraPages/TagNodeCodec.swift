@@ -21,7 +21,7 @@ package struct TagNode: Equatable {
     }
 
     /// §9 "Tag tree": AD_node = "obsv4tn" 00 ‖ vault id ‖ level ‖ UInt32BE(index) ‖ UInt32BE(g), 33 bytes.
-    static func associatedData(vaultID: [UInt8], level: Level, index: Int, generation g: UInt32) -> [UInt8] {
+    package static func associatedData(vaultID: [UInt8], level: Level, index: Int, generation g: UInt32) -> [UInt8] {
         var ad = PagesFormat.nodeLabel + vaultID
         ad.append(level.rawValue)
         ad.appendBigEndian(UInt32(index))

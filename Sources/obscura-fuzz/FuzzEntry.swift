@@ -35,6 +35,7 @@ struct FuzzTarget: Sendable {
 /// Every target, by name.
 let fuzzTargets: [FuzzTarget] = [
     slotTarget, catalogTarget, chunkedTarget, blobTarget, exportHeaderTarget, manifestTarget, imageProbeTarget,
+    pagesTarget, pagesPlainTarget, vfsTarget,
 ]
 
 nonisolated(unsafe) var selectedTarget: FuzzTarget?

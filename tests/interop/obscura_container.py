@@ -4,7 +4,8 @@ written from the document alone.
 It opens a vault directory's slot files with the outer key O and nothing else: derives
 the subkeys (§8.3), opens both superblocks of every slot (§8.4), applies the agreement
 rule and roll-forward of recovery (§8.8), walks and verifies every slot's block map
-(§8.5) and reassembles each slot's inner stream (§8.9). It never writes: where a
+(§8.5) and reassembles each slot's inner stream (§8.9), or reads single logical blocks
+of a slot of inner format 2 (§8.12), whose contents obscura_pages.py reads. It never writes: where a
 recovering writer would repair (truncate a long file, remove a stray slot, re-seal a
 rolled-forward superblock), it reads as if that had been done.
 """
@@ -33,7 +34,7 @@ TRAILER = 12
 MAX_DEPTH = 3
 MAX_SLOTS = 64
 VERSION = 4
-INNER_FORMATS = {1}
+INNER_FORMATS = {1, 2}  # §8.9 the version 3 slot as a stream, §8.12 commits of single blocks
 
 # §8.3, given there in hex.
 EXTRACT_SALT = bytes.fromhex("6f627363757261207634206f75746572")            # "obscura v4 outer"
@@ -293,7 +294,9 @@ class Container:
                     ref = Ref(root.position, root.generation, raw[-TAG:])
                     self._open_block(slot, ref, commit.directory_id, KIND_NODE, commit.depth, index)
                     rebuilt.roots.append(ref)
-                self.maps[slot] = self._load_map(slot, rebuilt)
+                # §8.8 R6: trailers are checked whatever the inner format, except on a node
+                # the slot's map at S already references (inner format 2 keeps those).
+                self.maps[slot] = self._load_map(slot, rebuilt, previous=self._load_map(slot, heads[slot]))
             except (FormatError, KeyError):
                 raise Rollback("a slot lacks the blocks of a commit the others hold")
             holders[slot] = rebuilt
@@ -339,9 +342,10 @@ class Container:
         except InvalidTag:
             raise Damaged("a block of a slot failed authentication")
 
-    def _load_map(self, slot: bytes, superblock: Superblock):
-        """§8.5: every node from the roots down, tags, zero tails and trailers checked;
-        returns (data references, [level-1 references, …, root references])."""
+    def _load_map(self, slot: bytes, superblock: Superblock, previous=None):
+        """§8.5: every node from the roots down, tags and zero tails checked, and trailers
+        in inner format 1 or, given `previous` (the slot's map at S), in a roll forward
+        (§8.8 R6); returns (data references, [level-1 references, …, root references])."""
         shape = map_shape(superblock.logical)
         counts = [superblock.logical] + shape          # counts[h] = nodes of level h; counts[0] = L
         levels = [None] * (len(shape) + 1)
@@ -356,7 +360,10 @@ class Container:
                 below += [Ref.parse(payload, REF * i) for i in range(children)]
                 if any(payload[REF * children:TRAILER_OFFSET]):
                     raise Damaged("a map node has trailing bytes")
-                if payload[TRAILER_OFFSET:] != superblock.commit_id[:TRAILER]:
+                checked = previous is not None or superblock.inner_format == 1
+                unchanged = previous is not None and level - 1 < len(previous[1]) \
+                    and index < len(previous[1][level - 1]) and previous[1][level - 1][index] == ref
+                if checked and not unchanged and payload[TRAILER_OFFSET:] != superblock.commit_id[:TRAILER]:
                     raise Damaged("a map node is from another commit")
             levels[level - 1] = below
         data, nodes = levels[0], levels[1:]
@@ -370,6 +377,13 @@ class Container:
     @property
     def slots(self) -> list:
         return self.state.slots
+
+    def block(self, slot: bytes, j: int) -> bytes:
+        """§8.5: logical block `j` of `slot`, verified against its reference."""
+        data, _ = self.maps[slot]
+        if not 0 <= j < len(data):
+            raise Damaged("no such logical block")
+        return self._open_block(slot, data[j], self.state.directory_id, KIND_DATA, 0, j)
 
     def stream(self, slot: bytes) -> bytes:
         """§8.9: logical blocks 0 … L − 1 of `slot`, each verified against its reference."""

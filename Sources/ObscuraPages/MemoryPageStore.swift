@@ -1,10 +1,14 @@
 import Foundation
-import ObscuraPages
 
-/// A `PageStore` in memory that records every commit, and can be told to fail the next.
-final class MemoryPageStore: PageStore, @unchecked Sendable {
+/// A ``PageStore`` in memory that records every commit, and can be told to fail the next:
+/// the store of the package's tests and fuzz targets.
+package final class MemoryPageStore: PageStore, @unchecked Sendable {
     // @unchecked: every property is used under `lock` only.
-    struct Injected: Error, Equatable {}
+    /// The error an injected failure throws.
+    package struct Injected: Error, Equatable {
+        /// The error, for tests to compare with.
+        package init() {}
+    }
 
     private let lock = NSLock()
     private var storage: [Int: [UInt8]] = [:]
@@ -12,29 +16,37 @@ final class MemoryPageStore: PageStore, @unchecked Sendable {
     private var counts: [Int] = []
     private var failNext = false
 
+    /// An empty store.
+    package init() {}
+
     /// The blocks as committed (tests may alter them to play an attacker).
-    var blocks: [Int: [UInt8]] {
+    package var blocks: [Int: [UInt8]] {
         get { lock.withLock { storage } }
         set { lock.withLock { storage = newValue } }
     }
     /// Every commit's blocks, in order.
-    var commits: [[Int: [UInt8]]] { lock.withLock { log } }
+    package var commits: [[Int: [UInt8]]] { lock.withLock { log } }
     /// Every commit's logical count, in order.
-    var logicalCounts: [Int] { lock.withLock { counts } }
+    package var logicalCounts: [Int] { lock.withLock { counts } }
     /// The committed header block.
-    var header: [UInt8] { lock.withLock { storage[0]! } }
+    package var header: [UInt8] { lock.withLock { storage[0]! } }
 
     /// Makes the next commit throw `Injected` and commit nothing.
-    func failNextCommit() { lock.withLock { failNext = true } }
+    package func failNextCommit() { lock.withLock { failNext = true } }
 
-    func readBlock(_ index: Int) throws -> [UInt8] {
+    /// Whether a failure is set and no commit has taken it yet.
+    package var failurePending: Bool { lock.withLock { failNext } }
+
+    /// The block as last committed; a missing one is damage.
+    package func readBlock(_ index: Int) throws -> [UInt8] {
         try lock.withLock {
             guard let block = storage[index] else { throw PagesError.damagedRoot("test store: no block \(index)") }
             return block
         }
     }
 
-    func commit(_ blocks: [Int: [UInt8]], logicalCount: Int) throws {
+    /// Applies `blocks` and drops those at or past `logicalCount`, or throws an injected failure.
+    package func commit(_ blocks: [Int: [UInt8]], logicalCount: Int) throws {
         try lock.withLock {
             if failNext {
                 failNext = false
