@@ -327,11 +327,20 @@ class Export:
 
 
 def open_mek(slot: bytes, password: bytes) -> bytes:
-    """§3.5 up to the MEK: checks magic, version, suite, checksum and range, derives the KEK."""
-    h = slot[:SLOT_HEADER_SIZE]
-    if len(h) != SLOT_HEADER_SIZE or h[:4] != SLOT_MAGIC or struct.unpack(">HH", h[4:8]) != (3, 1):
-        raise FormatError("unsupported slot")
-    if not hmac.compare_digest(hashlib.sha256(h[:140]).digest(), h[140:172]):
+    """§3.5 up to the MEK: checks magic, version, suite, checksum and range, derives the KEK.
+    A slot may also begin with a paged header (§9.5, version 4), whose checksum of bytes
+    [0, 104) sits at 104; the iteration count, salt and wrapped MEK are at the same
+    offsets, and the version is in the wrapped MEK's associated data (§9.7)."""
+    if slot[:4] == SLOT_MAGIC and slot[4:6] == struct.pack(">H", 4):
+        h, checked, checksum = slot[:136], 104, slot[104:136]
+        if len(h) != 136 or struct.unpack(">H", h[6:8]) != (1,):
+            raise FormatError("unsupported slot")
+    else:
+        h = slot[:SLOT_HEADER_SIZE]
+        if len(h) != SLOT_HEADER_SIZE or h[:4] != SLOT_MAGIC or struct.unpack(">HH", h[4:8]) != (3, 1):
+            raise FormatError("unsupported slot")
+        checked, checksum = 140, h[140:172]
+    if not hmac.compare_digest(hashlib.sha256(h[:checked]).digest(), checksum):
         raise FormatError("slot header checksum")
     (iterations,) = struct.unpack(">I", h[8:12])
     if not 1 <= iterations <= 10_000_000:

@@ -72,6 +72,36 @@ def test_the_cli_makes_a_container_this_reader_opens_with_its_outer_key(export):
         container.Container(str(data), bytes(32))
 
 
+def test_the_cli_keeps_a_paged_catalog_this_reader_queries(export):
+    """§9 through the second readers, on the directory the CLI made: the vault's slot
+    holds a paged catalog (header version 4); its pages, verified down the tag tree and
+    written into a plain SQLite file, hold the two items `add` imported, with keyed
+    content hashes (§6.7)."""
+    import sqlite3
+    import obscura_pages as pages
+    home = export["home"]
+    outer = reader.decode_key_text((home / "outer.key").read_bytes(), "outer")
+    c = container.Container(str(home / "vault" / "data"), outer)
+    opened = []
+    for slot in c.slots:
+        head = c.block(slot, 0)
+        assert head[:6] == reader.SLOT_MAGIC + bytes([0, 4]), "every slot of a new container is paged"
+        try:
+            opened.append(pages.Catalog.with_password(lambda j, s=slot: c.block(s, j), b"vault password"))
+        except reader.WrongPassword:
+            pass
+    assert len(opened) == 1
+    path = opened[0].write_sqlite()
+    try:
+        db = sqlite3.connect(path)
+        rows = db.execute("SELECT name, length(contentHash) FROM item ORDER BY name").fetchall()
+        assert rows == [("notes.txt", 33), ("sunset.jpg", 33)]
+        assert db.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+        db.close()
+    finally:
+        os.unlink(path)
+
+
 def test_wrong_export_password_is_rejected_before_the_payload(export):
     with pytest.raises(reader.WrongPassword):
         reader.Export(export["path"], "not the password")
