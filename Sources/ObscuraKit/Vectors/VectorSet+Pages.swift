@@ -146,23 +146,14 @@ extension VectorSet {
         return out
     }
 
-    /// A §9.5 header prefix: magic, version 4, suite 1, iterations, salt, the MEK wrapped
-    /// under the password's KEK with bytes [0, 44) as associated data, and the SHA-256 of
-    /// bytes [0, 104). The vault layer makes the real ones; this one is the vector's.
+    /// The §9.5 header prefix of `mek` under `password`: made by the vaults' own code
+    /// (``SlotCodec``), so the vector checks that code against the format.
     static func pagedHeaderPrefix(
         password: SecureBytes, iterations: Int, mek: SecureBytes, using random: RandomSource
     ) throws -> [UInt8] {
-        var prefix = SlotFormat.magic
-        prefix.appendBigEndian(UInt16(4))
-        prefix.appendBigEndian(SlotFormat.cipherSuite)
-        prefix.appendBigEndian(UInt32(iterations))
-        let salt = random.bytes(PasswordKDF.saltSize)
-        prefix += salt
-        let kek = try PasswordKDF.deriveKey(password: password, salt: salt, iterations: iterations)
-        prefix += try AESGCM.sealSecret(mek, key: kek, authenticating: prefix, using: random)
-        prefix += SHA256Digest.hash(prefix)
-        precondition(prefix.count == HeaderFormat.prefixSize, "header prefix size")
-        return prefix
+        try SlotCodec.wrap(
+            key: mek, password: password, iterations: iterations, versions: [SlotFormat.pagedVersion], using: random
+        )[0].encoded()
     }
 
     /// Writes the pages of `image` that differ from `previous` through `file`, then
