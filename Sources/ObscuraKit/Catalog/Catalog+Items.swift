@@ -49,11 +49,16 @@ extension Catalog {
         try read { try ItemRecord.filter(Column("folderId") == folderId).fetchCount($0) }
     }
 
-    /// Every item's `contentHash` with its folder, for duplicate detection (docs/FORMAT.md
-    /// §6.7): the caller keeps those of the items the session can open.
-    func contentHashes() throws -> [(folderId: String?, hash: Data)] {
-        try read { db in
-            try Row.fetchAll(db, sql: "SELECT folderId, contentHash FROM item").map { ($0["folderId"], $0["contentHash"]) }
+    /// The items whose `contentHash` is one of `values`, with their folders, for duplicate
+    /// detection (docs/FORMAT.md §6.7): the caller keeps those the session can open.
+    func items(withContentHashes values: [Data]) throws -> [(folderId: String?, hash: Data)] {
+        guard !values.isEmpty else { return [] }
+        let marks = Array(repeating: "?", count: values.count).joined(separator: ", ")
+        return try read { db in
+            // item_by_hash answers this without reading the other rows.
+            try Row.fetchAll(db, sql: "SELECT folderId, contentHash FROM item WHERE contentHash IN (\(marks))",
+                             arguments: StatementArguments(values))
+                .map { ($0["folderId"], $0["contentHash"]) }
         }
     }
 

@@ -32,11 +32,4 @@ enum ContentHash {
 
     /// Whether `stored` is a plain SHA-256 from before keyed hashes, still to convert.
     static func isPlain(_ stored: Data) -> Bool { stored.count == plainSize }
-
-    /// The value under `key` that `stored` stands for: a keyed value as it is, a plain one
-    /// keyed now. Nil for anything else (no writer makes it; it matches nothing).
-    static func normalized(_ stored: Data, key: SecureBytes) -> Data? {
-        if isPlain(stored) { return keyed(sha256: stored, key: key) }
-        return stored.count == keyedSize && stored.first == keyedTag ? stored : nil
-    }
 }

@@ -16,36 +16,55 @@ final class DuplicateIndex {
         case folder(String)
     }
 
-    private var keys: [Domain: SecureBytes]
-    private var hashes: [Domain: Set<Data>]
+    private let keys: [Domain: SecureBytes]
     private let target: Domain
+    private let protected: Set<String>
+    /// The stored items whose `contentHash` is one of the given values, with their
+    /// folders: an index lookup, so a claim costs the same in a vault of any size.
+    private let lookup: ([Data]) throws -> [(folderId: String?, hash: Data)]
+    /// Values claimed by files of this batch.
+    private var claimed: Set<Data> = []
 
     /// - Parameters:
     ///   - keys: the hash key of every domain the session can open.
     ///   - target: the domain new files go to; its key must be among `keys`.
-    init(keys: [Domain: SecureBytes], target: Domain) {
+    ///   - protected: the ids of the protected folders (each its own domain).
+    ///   - lookup: finds stored items by `contentHash` value.
+    init(
+        keys: [Domain: SecureBytes], target: Domain, protected: Set<String>,
+        lookup: @escaping ([Data]) throws -> [(folderId: String?, hash: Data)]
+    ) {
         precondition(keys[target] != nil, "the target domain's hash key is needed")
         self.keys = keys
-        self.hashes = keys.mapValues { _ in [] }
         self.target = target
+        self.protected = protected
+        self.lookup = lookup
     }
 
-    /// Records a stored `contentHash` of domain `domain`; ignored when the session cannot
-    /// open that domain. A plain SHA-256 not yet converted is keyed here.
-    func add(_ stored: Data, in domain: Domain) {
-        guard let key = keys[domain], let value = ContentHash.normalized(stored, key: key) else { return }
-        hashes[domain, default: []].insert(value)
+    /// The domain of an item in folder `folderId` (protection is not inherited, §6.4).
+    func domain(ofFolder folderId: String?) -> Domain {
+        guard let folderId, protected.contains(folderId) else { return .vault }
+        return .folder(folderId)
     }
 
     /// Claims a new file whose plaintext has SHA-256 `sha256`: nil when an item the
     /// session can open (or a file claimed before) has the same content; otherwise the
     /// keyed value to store, under the target domain's key, now claimed.
-    func claim(sha256: [UInt8]) -> Data? {
-        for (domain, key) in keys where hashes[domain]?.contains(ContentHash.keyed(sha256: sha256, key: key)) == true {
-            return nil
+    ///
+    /// The file's value under each key the session holds is looked up; a stored plain
+    /// SHA-256 not yet converted matches too. A row counts only in its own domain, and only
+    /// when the session holds that domain's key: a locked folder's items are never matched.
+    func claim(sha256: [UInt8]) throws -> Data? {
+        let values = keys.mapValues { ContentHash.keyed(sha256: sha256, key: $0) }
+        if values.values.contains(where: claimed.contains) { return nil }
+        let plain = Data(sha256)
+        for row in try lookup(Array(values.values) + [plain]) {
+            let domain = domain(ofFolder: row.folderId)
+            guard let value = values[domain] else { continue }
+            if row.hash == value || row.hash == plain { return nil }
         }
-        let value = ContentHash.keyed(sha256: sha256, key: keys[target]!)
-        hashes[target, default: []].insert(value)
+        let value = values[target]!
+        claimed.insert(value)
         return value
     }
 }

@@ -171,7 +171,7 @@ extension Vault {
                 hash = SHA256Digest.hash(bytes)
             }
             // Keyed under the target folder's hash key (docs/FORMAT.md §6.7).
-            guard let contentHash = batch.claim(sha256: hash) else { return .duplicate }
+            guard let contentHash = try batch.claim(sha256: hash) else { return .duplicate }
             // The whole plaintext, when it is in memory.
             func inMemory<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R? {
                 if let photo { return try photo.withUnsafeBytes(body) }
@@ -293,7 +293,7 @@ final class ImportBatch: @unchecked Sendable {
 
     /// Claims a file of SHA-256 `sha256` for this batch: nil when an item the session can
     /// open, or a file of the batch, has the same content; else its keyed content hash.
-    func claim(sha256: [UInt8]) -> Data? { lock.withLock { duplicates.claim(sha256: sha256) } }
+    func claim(sha256: [UInt8]) throws -> Data? { try lock.withLock { try duplicates.claim(sha256: sha256) } }
 
     func sealed(_ bytes: Int) { report { $0.bytesDone += Int64(bytes) } }
 

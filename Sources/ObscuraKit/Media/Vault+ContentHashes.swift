@@ -19,9 +19,10 @@ extension Vault {
         return ContentHash.keyed(sha256: sha256, key: ContentHash.key(from: root))
     }
 
-    /// The hashes of every item this session can open, for files going into `folderId`
-    /// (which, if protected, must be unlocked): the vault's own items and those of the
-    /// unlocked protected folders. A locked folder's items are left out.
+    /// Duplicate detection for files going into `folderId` (which, if protected, must be
+    /// unlocked), against every item this session can open: the vault's own items and
+    /// those of the unlocked protected folders. A locked folder's items are left out. Each
+    /// claim is an index lookup, not a scan of the catalog.
     func duplicateIndex(into folderId: String?) throws -> DuplicateIndex {
         let protected = Set(try catalog.folders().filter(\.isProtected).map(\.id))
         let folderKeys = stateLock.withLock { self.folderKeys }
@@ -29,11 +30,8 @@ extension Vault {
         for (id, folderKey) in folderKeys where protected.contains(id) { keys[.folder(id)] = ContentHash.key(from: folderKey) }
         let target = hashDomain(ofFolder: folderId, protected: protected)
         if keys[target] == nil, let folderId { throw VaultError.folderLocked(try catalog.folder(id: folderId)?.name ?? folderId) }
-        let index = DuplicateIndex(keys: keys, target: target)
-        for row in try catalog.contentHashes() {
-            index.add(row.hash, in: hashDomain(ofFolder: row.folderId, protected: protected))
-        }
-        return index
+        let catalog = self.catalog
+        return DuplicateIndex(keys: keys, target: target, protected: protected) { try catalog.items(withContentHashes: $0) }
     }
 
     /// Replaces the plain SHA-256 content hashes of a catalog written before keyed hashes
