@@ -75,17 +75,15 @@ public enum VaultAudit {
 
         var opened = [String: SecureBytes]()
         for name in names {
-            let bytes = try directory.slotContents(name)
             do {
-                let header = try SlotHeader.decode(bytes)
-                if let counts = try open(bytes, header: header, password: credential) {
+                if let counts = try directory.slotCounts(name, password: credential) {
                     if counts != (0, 0) { report.problems.append("decoy \(name) holds \(counts) items and folders") }
                     report.decoys += 1
                     continue
                 }
                 var matched = false
                 for (label, candidates) in vaults {
-                    for candidate in candidates where try open(bytes, header: header, password: candidate) != nil {
+                    for candidate in candidates where try directory.slotCounts(name, password: candidate) != nil {
                         if opened[label] != nil { report.problems.append("\(label) opens two slots") }
                         opened[label] = candidate
                         matched = true
@@ -125,16 +123,6 @@ public enum VaultAudit {
         let pool = try FileManager.default.contentsOfDirectory(atPath: path + "/media").filter { !$0.hasPrefix(".") }
         report.orphanMedia = Set(pool).subtracting(named).count
         return report
-    }
-
-    /// Item and folder counts of the slot if `password` opens it, nil if it does not;
-    /// throws when it opens but its envelope or catalog does not.
-    private static func open(_ bytes: [UInt8], header: SlotHeader, password: SecureBytes) throws -> (Int, Int)? {
-        guard let key = try? SlotCodec.unwrapKey(header: header, password: password) else { return nil }
-        let catalog = try Catalog.restore(image: try SlotCodec.openCatalog(contents: bytes, header: header, key: key))
-        defer { catalog.close() }
-        let counts = try catalog.counts()
-        return (counts.items, counts.folders)
     }
 }
 

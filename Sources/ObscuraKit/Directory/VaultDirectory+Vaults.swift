@@ -144,6 +144,22 @@ extension VaultDirectory {
         return Vault(directory: self, slotName: name, header: header, key: key, catalog: try Catalog.restore(image: image))
     }
 
+    /// The item and folder counts of slot `name` if `password` opens it, nil if it does
+    /// not; throws when the password opens it but its catalog does not (audits: a crash
+    /// image must leave every slot whole). Either slot version; nothing is converted.
+    package func slotCounts(_ name: String, password: SecureBytes) throws -> (items: Int, folders: Int)? {
+        let header = try SlotHeader.decode(store.readHeader(name))
+        guard let key = try? SlotCodec.unwrapKey(header: header, password: password) else { return nil }
+        let catalog: Catalog
+        if header.isPaged {
+            catalog = try Catalog.paged(try openPaged(name, key: key))
+        } else {
+            catalog = try Catalog.restore(image: try SlotCodec.openCatalog(contents: try store.read(name), header: header, key: key))
+        }
+        defer { catalog.close() }
+        return try catalog.counts()
+    }
+
     /// The paged catalog of slot `name`: its root only is read here (docs/FORMAT.md §9.6).
     func openPaged(_ name: String, key: SecureBytes) throws -> PagedCatalog {
         try Self.openPaged(name, key: key, store: store, random: random)
