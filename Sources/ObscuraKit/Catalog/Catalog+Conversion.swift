@@ -51,4 +51,23 @@ extension Catalog {
     static func applySchema(to paged: PagedCatalog) throws {
         try CatalogSchema.migrator.migrate(paged.queue)
     }
+
+    /// Rows per table, for checking a conversion's copy against its source.
+    func rowCounts() throws -> [String: Int] {
+        try read { db in
+            var counts = [String: Int]()
+            let tables = try String.fetchAll(db, sql: "SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
+            for table in tables {
+                let name = table.replacingOccurrences(of: "\"", with: "\"\"")
+                counts[table] = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \"\(name)\"") ?? 0
+            }
+            return counts
+        }
+    }
+
+    /// Whether SQLite finds the database sound (`PRAGMA quick_check`): every page it holds
+    /// is read, so a paged catalog's are verified down the tag tree too.
+    func isIntact() throws -> Bool {
+        try read { db in try String.fetchOne(db, sql: "PRAGMA quick_check") == "ok" }
+    }
 }

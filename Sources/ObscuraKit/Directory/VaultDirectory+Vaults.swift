@@ -18,9 +18,15 @@ extension VaultDirectory {
         }
         logger.debug("unlock sweep opened a vault", metadata: ["slots": "\(names.count)"])
         if store.isContainer, !header.isPaged {
-            // A version 3 catalog in a container: it becomes paged now (§9.7).
-            try convert([.init(name: names[index], header: header, key: key, password: password)])
-            return try openVault(name: names[index], header: try SlotHeader.decode(store.readHeader(names[index])), key: key)
+            // A version 3 catalog in a container: it becomes paged now (§9.7). A conversion
+            // that fails leaves the slot as it was, and the vault opens as version 3 this
+            // time; the next unlock tries again.
+            do {
+                try convert([.init(name: names[index], header: header, key: key, password: password)])
+                return try openVault(name: names[index], header: try SlotHeader.decode(store.readHeader(names[index])), key: key)
+            } catch {
+                logger.warning("could not convert the vault's catalog to the paged catalog; it opens as before")
+            }
         }
         let vault = try openVault(name: names[index], header: header, key: key)
         if !vault.catalog.isPaged {

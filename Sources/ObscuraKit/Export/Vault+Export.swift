@@ -110,6 +110,10 @@ extension Vault {
             guard let header = try catalog.exportHeader() else { throw VaultError.corrupt("the catalog has no export header") }
             var image = try catalog.image()
             defer { image.withUnsafeMutableBytes { secureZero($0.baseAddress!, $0.count) } }
+            // sqlite3_serialize writes zeros for a page it could not read: check the image
+            // as an import will, so a damaged catalog fails here and not in the backup.
+            let check = try Catalog.restore(image: image)
+            check.close()
             let slot = try SlotCodec.resealCatalog(header: header, key: key, catalog: image, using: directory.random)
             return (slot, try SlotHeader.decode(slot))
         }

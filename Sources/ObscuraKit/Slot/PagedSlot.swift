@@ -30,6 +30,22 @@ struct PagedSlot {
         let catalog = try Catalog.paged(paged)
         if image != nil { try Vault.keyPlainContentHashes(in: catalog, mek: key) }
         try catalog.setExportHeader(headers[1])
+        if let image {
+            // The commit that installs this slot frees the version 3 catalog: check the
+            // copy, reopened from its blocks, against the image first.
+            try paged.close()
+            let reopened = try Catalog.paged(try PagedCatalog.open(store: buffer, mek: key, headerBlock: try buffer.readBlock(0)))
+            defer { reopened.close() }
+            let source = try Catalog.restore(image: image)
+            defer { source.close() }
+            // The export header is the one row the copy adds.
+            var copied = try reopened.rowCounts(), original = try source.rowCounts()
+            copied["setting"] = nil
+            original["setting"] = nil
+            guard try reopened.isIntact(), copied == original else {
+                throw VaultError.corrupt("the converted catalog does not match the version 3 catalog")
+            }
+        }
         return PagedSlot(header: headers[0], blocks: buffer.blocks, logicalCount: buffer.logicalCount)
     }
 

@@ -127,6 +127,14 @@ public final class Vault: @unchecked Sendable {
             throw error
         }
         header = headers[0]
+        // The old header block, the MEK under the old password, stays in the free half
+        // until a commit draws its position (§8.12): a whole cover commit overwrites the
+        // free space now, as a destroy's does.
+        do {
+            try directory.store.commit(.init())
+        } catch {
+            directory.logger.warning("password changed; the free space still holds the old header until a later commit")
+        }
         directory.logger.debug("changed vault password")
     }
 

@@ -120,7 +120,15 @@ import Testing
         try directory.initialize(iterations: testIterations)
         let vault = try directory.createVault(password: pw("old"), iterations: testIterations)
         try vault.addRaw(Array(repeating: 5, count: 2000), name: "kept.bin")
+        let before = try root.snapshot()
         try vault.changePassword(to: pw("new"), iterations: testIterations)
+        // The old header (the MEK under the old password) must not wait in the free half
+        // for a commit to draw its position: the change ends with a whole cover commit.
+        let after = try root.snapshot()
+        for name in after.keys {
+            let blocks = after[name]!.count / ContainerFormat.blockSize
+            #expect(F.changedBlocks(before[name]!, after[name]!).count >= blocks / 2, "slot \(name)")
+        }
         #expect(try vault.checkPassword(pw("new")))
         #expect(throws: VaultError.passwordInUse) {
             _ = try directory.createVault(password: pw("new"), iterations: testIterations)
