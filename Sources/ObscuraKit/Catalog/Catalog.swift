@@ -267,7 +267,9 @@ public final class Catalog: @unchecked Sendable {
         do {
             return try closedAware(body)
         } catch {
-            if paged.isBroken {
+            // Only while `paged` is still current: a writer queued behind the failed one
+            // must not close the catalog another reload just opened.
+            if paged.isBroken, pagedCatalog === paged {
                 // The store holds the state before this write, or after it if the commit
                 // got that far; either is whole. A reopen that fails closes the catalog.
                 try? reload()

@@ -52,12 +52,13 @@ extension VaultDirectory {
                 let contents = try store.read(vault.name)
                 // Another session may have converted it since its sweep.
                 guard let onDisk = try? SlotHeader.decode(contents), !onDisk.isPaged else { continue }
-                let image: [UInt8]
+                var image: [UInt8]
                 do {
                     image = try SlotCodec.openCatalog(contents: contents, header: onDisk, key: vault.key)
                 } catch let error as SlotError {
                     throw VaultError.corrupt(error.description)
                 }
+                defer { image.withUnsafeMutableBytes { secureZero($0.baseAddress!, $0.count) } }
                 let slot = try PagedSlot.build(
                     password: vault.password, iterations: Int(onDisk.iterations), key: vault.key, image: image, using: random)
                 replace[vault.name] = slot.stream(using: random)
@@ -70,7 +71,8 @@ extension VaultDirectory {
             }
             guard !replace.isEmpty else { return }
             try store.commit(.init(replace: replace, innerFormat: .blocks))
-            logger.debug("converted catalogs to paged", metadata: ["vaults": "\(vaults.count)", "slots": "\(replace.count)"])
+            // Not the slot count: less the vaults, it would count the decoys.
+            logger.debug("converted catalogs to paged", metadata: ["vaults": "\(vaults.count)"])
         }
     }
 

@@ -46,6 +46,8 @@ extension VaultDirectory {
             }
             let slot = try payload.bytes(slotLength)
             let header = try SlotHeader.decode(slot)
+            // An export carries a version 3 slot (§7.3, §9.7); a paged header is refused.
+            guard header.version == SlotFormat.version else { throw ExportError.damaged("slot version \(header.version)") }
             try manifest.check(against: header)
             try refuseIfPresent(header: header, manifest: manifest)
 
