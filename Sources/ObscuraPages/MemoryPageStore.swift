@@ -1,7 +1,8 @@
 import Foundation
 
-/// A ``PageStore`` in memory that records every commit, and can be told to fail the next:
-/// the store of the package's tests and fuzz targets.
+/// A ``PageStore`` in memory: where a new slot's catalog is built before one container
+/// commit installs it (ObscuraKit's `PagedSlot`), and, recording every commit and able to
+/// fail the next, the store of the package's tests and fuzz targets.
 package final class MemoryPageStore: PageStore, @unchecked Sendable {
     // @unchecked: every property is used under `lock` only.
     /// The error an injected failure throws.
@@ -14,10 +15,16 @@ package final class MemoryPageStore: PageStore, @unchecked Sendable {
     private var storage: [Int: [UInt8]] = [:]
     private var log: [[Int: [UInt8]]] = []
     private var counts: [Int] = []
+    private var count = 0
     private var failNext = false
+    /// Whether commits are kept in ``commits`` and ``logicalCounts`` (a slot being built
+    /// keeps only its blocks).
+    private let recording: Bool
 
-    /// An empty store.
-    package init() {}
+    /// An empty store; with `recording`, every commit is kept for tests to look at.
+    package init(recording: Bool = true) {
+        self.recording = recording
+    }
 
     /// The blocks as committed (tests may alter them to play an attacker).
     package var blocks: [Int: [UInt8]] {
@@ -28,6 +35,8 @@ package final class MemoryPageStore: PageStore, @unchecked Sendable {
     package var commits: [[Int: [UInt8]]] { lock.withLock { log } }
     /// Every commit's logical count, in order.
     package var logicalCounts: [Int] { lock.withLock { counts } }
+    /// The logical count of the last commit.
+    package var logicalCount: Int { lock.withLock { count } }
     /// The committed header block.
     package var header: [UInt8] { lock.withLock { storage[0]! } }
 
@@ -52,12 +61,15 @@ package final class MemoryPageStore: PageStore, @unchecked Sendable {
                 failNext = false
                 throw Injected()
             }
-            precondition(blocks.values.allSatisfy { $0.count == 4068 }, "block payload size")
+            precondition(blocks.values.allSatisfy { $0.count == PagesFormat.blockPayload }, "block payload size")
             precondition(blocks.keys.allSatisfy { $0 < logicalCount }, "block past the logical count")
             storage.merge(blocks) { $1 }
             storage = storage.filter { $0.key < logicalCount }
-            log.append(blocks)
-            counts.append(logicalCount)
+            count = logicalCount
+            if recording {
+                log.append(blocks)
+                counts.append(logicalCount)
+            }
         }
     }
 }

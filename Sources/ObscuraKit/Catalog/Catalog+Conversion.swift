@@ -10,8 +10,10 @@ extension Catalog {
     ///
     /// The image is attached as an in-memory schema of the paged connection, so its pages
     /// never pass through the paged VFS, and detached after the copy.
+    /// - Returns: the image's rows per table, for checking the copy.
     /// - Throws: ``CatalogError/invalidImage`` when the image is not a valid database.
-    static func copy(image: [UInt8], into paged: PagedCatalog) throws {
+    @discardableResult
+    static func copy(image: [UInt8], into paged: PagedCatalog) throws -> [String: Int] {
         try paged.queue.writeWithoutTransaction { db in
             try db.execute(sql: "ATTACH DATABASE ':memory:' AS source")
             defer { try? db.execute(sql: "DETACH DATABASE source") }
@@ -43,6 +45,7 @@ extension Catalog {
                 try db.execute(sql: "PRAGMA main.user_version = \(version)")
                 return .commit
             }
+            return try rowCounts(in: db, schema: "source")
         }
     }
 
@@ -54,15 +57,18 @@ extension Catalog {
 
     /// Rows per table, for checking a conversion's copy against its source.
     func rowCounts() throws -> [String: Int] {
-        try read { db in
-            var counts = [String: Int]()
-            let tables = try String.fetchAll(db, sql: "SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
-            for table in tables {
-                let name = table.replacingOccurrences(of: "\"", with: "\"\"")
-                counts[table] = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \"\(name)\"") ?? 0
-            }
-            return counts
+        try read { db in try Self.rowCounts(in: db, schema: "main") }
+    }
+
+    private static func rowCounts(in db: Database, schema: String) throws -> [String: Int] {
+        var counts = [String: Int]()
+        let tables = try String.fetchAll(
+            db, sql: "SELECT name FROM \(schema).sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
+        for table in tables {
+            let name = table.replacingOccurrences(of: "\"", with: "\"\"")
+            counts[table] = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(schema).\"\(name)\"") ?? 0
         }
+        return counts
     }
 
     /// Whether SQLite finds the database sound (`PRAGMA quick_check`): every page it holds

@@ -129,25 +129,25 @@ extension VaultDirectory {
 
     /// Opens the slot `name` after its MEK was unwrapped.
     func openVault(name: String, header: SlotHeader, key: SecureBytes) throws -> Vault {
-        if header.isPaged {
-            let catalog: Catalog
-            do {
-                catalog = try Catalog.paged(try openPaged(name, key: key), reopen: { [store, random] in
+        Vault(directory: self, slotName: name, header: header, key: key, catalog: try catalog(of: name, header: header, key: key))
+    }
+
+    /// The catalog of slot `name` under its MEK: paged (its root only is read, and it can
+    /// reopen itself from the slot), or the version 3 image, opened whole. Damage in
+    /// either is ``VaultError/corrupt(_:)``.
+    private func catalog(of name: String, header: SlotHeader, key: SecureBytes) throws -> Catalog {
+        do {
+            if header.isPaged {
+                return try Catalog.paged(try openPaged(name, key: key), reopen: { [store, random] in
                     try Self.openPaged(name, key: key, store: store, random: random)
                 })
-            } catch let error as PagesError {
-                throw VaultError.corrupt(error.description)
             }
-            return Vault(directory: self, slotName: name, header: header, key: key, catalog: catalog)
-        }
-        let contents = try store.read(name)
-        let image: [UInt8]
-        do {
-            image = try SlotCodec.openCatalog(contents: contents, header: header, key: key)
+            return try Catalog.restore(image: try SlotCodec.openCatalog(contents: try store.read(name), header: header, key: key))
+        } catch let error as PagesError {
+            throw VaultError.corrupt(error.description)
         } catch let error as SlotError {
             throw VaultError.corrupt(error.description)
         }
-        return Vault(directory: self, slotName: name, header: header, key: key, catalog: try Catalog.restore(image: image))
     }
 
     /// The item and folder counts of slot `name` if `password` opens it, nil if it does
@@ -156,12 +156,7 @@ extension VaultDirectory {
     package func slotCounts(_ name: String, password: SecureBytes) throws -> (items: Int, folders: Int)? {
         let header = try SlotHeader.decode(store.readHeader(name))
         guard let key = try? SlotCodec.unwrapKey(header: header, password: password) else { return nil }
-        let catalog: Catalog
-        if header.isPaged {
-            catalog = try Catalog.paged(try openPaged(name, key: key))
-        } else {
-            catalog = try Catalog.restore(image: try SlotCodec.openCatalog(contents: try store.read(name), header: header, key: key))
-        }
+        let catalog = try catalog(of: name, header: header, key: key)
         defer { catalog.close() }
         return try catalog.counts()
     }

@@ -182,24 +182,15 @@ public final class VaultDirectory {
         count: Int, password: SecureBytes, iterations: Int, paged: Bool? = nil
     ) throws -> [(contents: [UInt8], key: SecureBytes)] {
         let random = self.random
-        if paged ?? store.isContainer {
-            let results = ConcurrentResults<(contents: [UInt8], key: SecureBytes)>(count: count)
-            DispatchQueue.concurrentPerform(iterations: count) { i in
-                results.set(i, Result {
-                    let key = SecureBytes(randomCount: AESGCM.keySize, using: random)
-                    let slot = try PagedSlot.build(password: password, iterations: iterations, key: key, using: random)
-                    return (slot.stream(using: random), key)
-                })
-            }
-            return try results.values()
-        }
-        let image = try Catalog.empty().image()
+        let paged = paged ?? store.isContainer
+        let image = paged ? [] : try Catalog.empty().image()
         let results = ConcurrentResults<(contents: [UInt8], key: SecureBytes)>(count: count)
         DispatchQueue.concurrentPerform(iterations: count) { i in
             results.set(i, Result {
                 let key = SecureBytes(randomCount: AESGCM.keySize, using: random)
-                let contents = try SlotCodec.seal(
-                    password: password, iterations: iterations, key: key, catalog: image, using: random)
+                let contents = paged
+                    ? try PagedSlot.build(password: password, iterations: iterations, key: key, using: random).stream(using: random)
+                    : try SlotCodec.seal(password: password, iterations: iterations, key: key, catalog: image, using: random)
                 return (contents, key)
             })
         }

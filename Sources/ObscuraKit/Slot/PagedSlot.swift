@@ -23,26 +23,24 @@ struct PagedSlot {
         let headers = try SlotCodec.wrap(
             key: key, password: password, iterations: iterations,
             versions: [SlotFormat.pagedVersion, SlotFormat.version], using: random)
-        let buffer = BlockBuffer()
+        let buffer = MemoryPageStore(recording: false)
         let paged = try PagedCatalog.create(store: buffer, mek: key, headerPrefix: headers[0].encoded(), random: random)
         defer { try? paged.close() }
-        if let image { try Catalog.copy(image: image, into: paged) }
+        let copied = try image.map { try Catalog.copy(image: $0, into: paged) }
         let catalog = try Catalog.paged(paged)
         if image != nil { try Vault.keyPlainContentHashes(in: catalog, mek: key) }
         try catalog.setExportHeader(headers[1])
-        if let image {
+        if var original = copied {
             // The commit that installs this slot frees the version 3 catalog: check the
-            // copy, reopened from its blocks, against the image first.
+            // copy, reopened from its blocks, against the image's rows first.
             try paged.close()
             let reopened = try Catalog.paged(try PagedCatalog.open(store: buffer, mek: key, headerBlock: try buffer.readBlock(0)))
             defer { reopened.close() }
-            let source = try Catalog.restore(image: image)
-            defer { source.close() }
             // The export header is the one row the copy adds.
-            var copied = try reopened.rowCounts(), original = try source.rowCounts()
-            copied["setting"] = nil
+            var counts = try reopened.rowCounts()
+            counts["setting"] = nil
             original["setting"] = nil
-            guard try reopened.isIntact(), copied == original else {
+            guard try reopened.isIntact(), counts == original else {
                 throw VaultError.corrupt("the converted catalog does not match the version 3 catalog")
             }
         }
@@ -59,31 +57,5 @@ struct PagedSlot {
             out += blocks[id] ?? random.bytes(ContainerFormat.payloadSize)
         }
         return out
-    }
-}
-
-/// Logical blocks held in memory: the store a ``PagedSlot`` is built in.
-final class BlockBuffer: PageStore, @unchecked Sendable {
-    // @unchecked: both properties are used under `lock` only.
-    private let lock = NSLock()
-    private var stored: [Int: [UInt8]] = [:]
-    private var count = 0
-
-    /// The blocks as committed.
-    var blocks: [Int: [UInt8]] { lock.withLock { stored } }
-    /// The logical count of the last commit.
-    var logicalCount: Int { lock.withLock { count } }
-
-    func readBlock(_ index: Int) throws -> [UInt8] {
-        guard let block = lock.withLock({ stored[index] }) else { throw PagesError.damagedRoot("no block \(index)") }
-        return block
-    }
-
-    func commit(_ blocks: [Int: [UInt8]], logicalCount: Int) throws {
-        lock.withLock {
-            stored.merge(blocks) { $1 }
-            stored = stored.filter { $0.key < logicalCount }
-            count = logicalCount
-        }
     }
 }

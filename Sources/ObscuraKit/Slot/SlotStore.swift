@@ -108,8 +108,7 @@ final class SlotStore {
     private func containerRead(_ name: String, count: Int?) throws -> [UInt8]? {
         try serialized {
             guard let container else { return nil }
-            guard let slot = SlotID(fileName: name) else { throw StorageError.io(file(name), ENOENT) }
-            return try container.readStream(slot, count: count)
+            return try container.readStream(try slotID(name), count: count)
         }
     }
 
@@ -161,8 +160,7 @@ final class SlotStore {
             precondition(change.remove.isEmpty, "a container keeps every slot")
             var replacing = [SlotID: [UInt8]]()
             for (name, contents) in change.replace {
-                guard let slot = SlotID(fileName: name) else { throw StorageError.io(file(name), ENOENT) }
-                replacing[slot] = contents
+                replacing[try slotID(name)] = contents
             }
             try container.commit(replacing: replacing, adding: change.add, innerFormat: change.innerFormat)
         }
@@ -174,20 +172,27 @@ final class SlotStore {
 
     /// Logical block `index` of slot `name` in the container (a paged catalog's block).
     func readBlock(_ name: String, _ index: Int) throws -> [UInt8] {
-        try serialized {
-            guard let container, let slot = SlotID(fileName: name) else { throw StorageError.io(file(name), ENOENT) }
-            return try container.readBlock(slot, index)
-        }
+        try serialized { try requireContainer(name).readBlock(try slotID(name), index) }
     }
 
     /// Commits new payloads for logical blocks of slot `name` (inner format 2): one
     /// commit that writes the same bucket of positions in every slot (§8.12).
     @discardableResult
     func commitBlocks(_ name: String, _ blocks: [Int: [UInt8]], logicalCount: Int) throws -> BlockCommitReport {
-        try serialized {
-            guard let container, let slot = SlotID(fileName: name) else { throw StorageError.io(file(name), ENOENT) }
-            return try container.commit(blocks: [slot: blocks], logicalCount: logicalCount)
-        }
+        try serialized { try requireContainer(name).commit(blocks: [try slotID(name): blocks], logicalCount: logicalCount) }
+    }
+
+    /// The container slot named `name`; a name the container cannot hold is no file of it.
+    private func slotID(_ name: String) throws -> SlotID {
+        guard let slot = SlotID(fileName: name) else { throw StorageError.io(file(name), ENOENT) }
+        return slot
+    }
+
+    /// The container, for block reads and commits of slot `name`: a version 3 directory
+    /// has no logical blocks.
+    private func requireContainer(_ name: String) throws -> SlotContainer {
+        guard let container else { throw StorageError.io(file(name), ENOENT) }
+        return container
     }
 
     /// Slot `name` as a paged catalog's store: reads and commits go through the

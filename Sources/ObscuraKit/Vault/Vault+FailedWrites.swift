@@ -16,8 +16,8 @@ extension Vault {
     func resynchronize() {
         do {
             if catalog.isPaged {
-                // A failed commit reopened the catalog already; a header is read back too.
-                try catalog.reload()
+                // The catalog reopened itself from the slot when its commit failed
+                // (Catalog.write); only the header is read back.
                 header = try SlotHeader.decode(directory.store.readHeader(slotName))
                 return
             }

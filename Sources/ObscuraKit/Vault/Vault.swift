@@ -89,9 +89,7 @@ public final class Vault: @unchecked Sendable {
         defer { leave() }
         if catalog.isPaged { return try changePagedPassword(to: newPassword, iterations: iterations ?? self.iterations) }
         try directory.store.serialized {
-            let (names, headers) = try directory.readHeaders()
-            let others = UnlockSweep.run(headers: headers, passwords: [newPassword])[0]
-            guard others.keys.allSatisfy({ names[$0] == slotName }) else { throw VaultError.passwordInUse }
+            try requireUnused(newPassword)
             let contents = try SlotCodec.rewrap(
                 contents: try directory.store.read(slotName), key: key, newPassword: newPassword,
                 iterations: iterations ?? self.iterations, using: directory.random)
@@ -117,9 +115,7 @@ public final class Vault: @unchecked Sendable {
         // The sweep runs before the commit, outside the directory's write lock: a catalog
         // commit takes that lock from inside the catalog's connection, so holding it
         // around a catalog write could deadlock with a reader of this vault.
-        let (names, slotHeaders) = try directory.readHeaders()
-        let others = UnlockSweep.run(headers: slotHeaders, passwords: [newPassword])[0]
-        guard others.keys.allSatisfy({ names[$0] == slotName }) else { throw VaultError.passwordInUse }
+        try requireUnused(newPassword)
         do {
             try catalog.replaceHeader(prefix: headers[0].encoded(), exportHeader: headers[1])
         } catch {
@@ -136,6 +132,14 @@ public final class Vault: @unchecked Sendable {
             directory.logger.warning("password changed; the free space still holds the old header until a later commit")
         }
         directory.logger.debug("changed vault password")
+    }
+
+    /// Throws ``VaultError/passwordInUse`` when `password` opens a slot other than this
+    /// vault's: one sweep of every slot (docs/FORMAT.md §3.5).
+    private func requireUnused(_ password: SecureBytes) throws {
+        let (names, headers) = try directory.readHeaders()
+        let others = UnlockSweep.run(headers: headers, passwords: [password])[0]
+        guard others.keys.allSatisfy({ names[$0] == slotName }) else { throw VaultError.passwordInUse }
     }
 
     /// Whether `password` is this vault's password: one key derivation with the vault's
