@@ -39,10 +39,17 @@ extension Catalog {
         Data(header.prefixThroughWrappedKey).base64EncodedString()
     }
 
-    /// The version 3 header exports carry, without its envelope; nil in an in-memory
-    /// catalog, whose slot header is one.
-    func exportHeader() throws -> SlotHeader? {
-        guard let text = try setting(Self.exportHeaderKey) else { return nil }
+    /// The catalog's image and the version 3 header exports carry (without its envelope;
+    /// nil in an in-memory catalog, whose slot header is one), read together: a password
+    /// change between two reads would pair the image with another derivation's header.
+    func exportSnapshot() throws -> (header: SlotHeader?, image: [UInt8]) {
+        try withConnection { db in
+            let text = try String.fetchOne(db, sql: "SELECT value FROM setting WHERE key = ?", arguments: [Self.exportHeaderKey])
+            return (try text.map(Self.decodedExportHeader), try Self.serialize(db))
+        }
+    }
+
+    private static func decodedExportHeader(_ text: String) throws -> SlotHeader {
         guard let bytes = Data(base64Encoded: text).map(Array.init), bytes.count == SlotFormat.envelopeOffset,
               Array(bytes[0..<4]) == SlotFormat.magic,
               bytes.readBigEndian(UInt16.self, at: SlotFormat.versionOffset) == SlotFormat.version else {

@@ -100,17 +100,20 @@ public final class Catalog: @unchecked Sendable {
     /// The serialized database image (SQLite's own file format, held only in memory): what
     /// a version 3 slot seals, and what an export carries (§7).
     package func image() throws -> [UInt8] {
-        try withConnection { db in
-            var size: sqlite3_int64 = 0
-            guard let pointer = sqlite3_serialize(db.sqliteConnection, "main", &size, 0) else {
-                throw CatalogError.serializeFailed
-            }
-            defer {
-                secureZero(pointer, Int(size))
-                sqlite3_free(pointer)
-            }
-            return Array(UnsafeRawBufferPointer(start: pointer, count: Int(size)))
+        try withConnection { try Self.serialize($0) }
+    }
+
+    /// The image of `db`'s main database; SQLite's copy is zeroed before it is freed.
+    static func serialize(_ db: Database) throws -> [UInt8] {
+        var size: sqlite3_int64 = 0
+        guard let pointer = sqlite3_serialize(db.sqliteConnection, "main", &size, 0) else {
+            throw CatalogError.serializeFailed
         }
+        defer {
+            secureZero(pointer, Int(size))
+            sqlite3_free(pointer)
+        }
+        return Array(UnsafeRawBufferPointer(start: pointer, count: Int(size)))
     }
 
     /// Replaces the whole in-memory database with `image`, in the same connection (a
@@ -291,6 +294,9 @@ public final class Catalog: @unchecked Sendable {
             sqlite3_int64(image.count), sqlite3_int64(image.count), flags)
         guard rc == SQLITE_OK else { throw CatalogError.invalidImage }
         db.clearSchemaCache()
+        // Secure delete belongs to the database the image replaced: set it again, or a
+        // SQLite built without it on (macOS's) keeps freed cells in the next image.
+        try db.execute(sql: "PRAGMA \(schema).secure_delete = ON")
         // A sealed image that authenticated can still be damaged SQLite (a bug, or a
         // writer of another implementation): check before trusting it.
         guard try String.fetchOne(db, sql: "PRAGMA \(schema).quick_check") == "ok" else {

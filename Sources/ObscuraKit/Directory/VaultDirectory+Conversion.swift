@@ -64,16 +64,27 @@ extension VaultDirectory {
                 replace[vault.name] = slot.stream(using: random)
             }
             let (credential, decoys) = try versionThreeDecoys()
-            for (name, iterations) in decoys where replace[name] == nil {
-                let key = SecureBytes(randomCount: AESGCM.keySize, using: random)
-                replace[name] = try PagedSlot.build(password: credential, iterations: iterations, key: key, using: random)
-                    .stream(using: random)
-            }
+            replace.merge(try pagedDecoys(replacing: decoys.filter { replace[$0.name] == nil }, credential: credential)) { old, _ in old }
             guard !replace.isEmpty else { return }
             try store.commit(.init(replace: replace, innerFormat: .blocks))
             // Not the slot count: less the vaults, it would count the decoys.
             logger.debug("converted catalogs to paged", metadata: ["vaults": "\(vaults.count)"])
         }
+    }
+
+    /// New paged decoys for the version 3 decoys `decoys`, each with its own iteration
+    /// count, as streams for a whole commit by slot name; their derivations run in parallel.
+    func pagedDecoys(replacing decoys: [(name: String, iterations: Int)], credential: SecureBytes) throws -> [String: [UInt8]] {
+        let random = self.random
+        let results = ConcurrentResults<[UInt8]>(count: decoys.count)
+        DispatchQueue.concurrentPerform(iterations: decoys.count) { i in
+            results.set(i, Result {
+                let key = SecureBytes(randomCount: AESGCM.keySize, using: random)
+                return try PagedSlot.build(password: credential, iterations: decoys[i].iterations, key: key, using: random)
+                    .stream(using: random)
+            })
+        }
+        return Dictionary(uniqueKeysWithValues: zip(decoys.map(\.name), try results.values()))
     }
 
     /// The version 3 slots that open with the decoy credential, with their iteration

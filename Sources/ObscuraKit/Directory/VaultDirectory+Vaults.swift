@@ -59,8 +59,11 @@ extension VaultDirectory {
         password: SecureBytes, iterations: Int = PasswordKDF.vaultIterations, allowExtendedSlots: Bool = false
     ) throws -> Vault {
         try requireInitialized()
-        // Two creations at once must not pick the same decoy.
-        return try store.serialized { try createVaultLocked(password: password, iterations: iterations, allowExtendedSlots: allowExtendedSlots) }
+        // Two creations at once must not pick the same decoy, nor a creation and a password
+        // change take the same password.
+        return try credentialLock.withLock {
+            try store.serialized { try createVaultLocked(password: password, iterations: iterations, allowExtendedSlots: allowExtendedSlots) }
+        }
     }
 
     private func createVaultLocked(password: SecureBytes, iterations: Int, allowExtendedSlots: Bool) throws -> Vault {
@@ -73,13 +76,31 @@ extension VaultDirectory {
         let count = chosen.flatMap { headers[$0] }.map { Int($0.iterations) }
             ?? Self.sharedIterations(headers) ?? iterations
 
-        let (contents, key) = try buildSlots(count: 1, password: password, iterations: count)[0]
         let name: String
-        if let index = chosen {
+        let key = SecureBytes(randomCount: AESGCM.keySize, using: random)
+        if let index = chosen, store.isContainer {
             name = names[index]
-            try store.commit(.init(replace: [name: contents], innerFormat: store.isContainer ? .blocks : nil))
+            let slot = try PagedSlot.build(password: password, iterations: count, key: key, using: random)
+            // Version 3 decoys left beside the new vault become paged in the same commit
+            // (§9.7), so that a version 3 slot never marks this vault's age.
+            var replace = try pagedDecoys(replacing: decoys.filter { $0 != index && headers[$0]?.isPaged == false }
+                .map { (names[$0], Int(headers[$0]!.iterations)) }, credential: credential)
+            if replace.isEmpty, headers[index]?.isPaged == true, store.holdsBlocks {
+                // A paged decoy becomes the vault in one block commit, which writes the same
+                // bucket in every slot as any change does (§8.12): the slot's other blocks
+                // hold the decoy's pages, under a key nobody has.
+                try store.commitBlocks(name, slot.blocks, logicalCount: slot.logicalCount)
+            } else {
+                replace[name] = slot.stream(using: random)
+                try store.commit(.init(replace: replace, innerFormat: .blocks))
+            }
+        } else if let index = chosen {
+            name = names[index]
+            let contents = try buildSlots(count: 1, password: password, iterations: count, key: key)[0].contents
+            try store.commit(.init(replace: [name: contents]))
         } else {
             guard allowExtendedSlots else { throw VaultError.noFreeSlot }
+            let contents = try buildSlots(count: 1, password: password, iterations: count, key: key)[0].contents
             try store.commit(.init(add: [contents], innerFormat: store.isContainer ? .blocks : nil))
             guard let added = try store.names().first(where: { !names.contains($0) }) else {
                 throw VaultError.corrupt("new slot missing after write")
@@ -102,7 +123,30 @@ extension VaultDirectory {
     /// (in every folder, locked or not) is deleted. The vault is locked. In a version 4
     /// container the slot itself becomes the fresh decoy.
     public func destroy(_ vault: Vault) throws {
-        try vault.requireUnlocked()
+        // No operation of the vault may commit after its slot became a decoy.
+        try vault.drain()
+        let files: [String]
+        do {
+            files = try destroyDrained(vault)
+        } catch {
+            // The commit may have replaced the slot before it failed: the session goes on
+            // only while the slot still holds the vault's header.
+            if (try? SlotHeader.decode(store.readHeader(vault.slotName))) == vault.header {
+                vault.resume()
+            } else {
+                vault.lock()
+            }
+            throw error
+        }
+        vault.lock()
+        // After the slot is gone: a crash before this leaves only unnamed files.
+        for file in files { try pool.remove(file) }
+        try pool.sync()
+    }
+
+    /// Makes a drained vault's slot a decoy (or removes it); returns the pool files its
+    /// catalog named.
+    private func destroyDrained(_ vault: Vault) throws -> [String] {
         let files = try vault.catalog.allItems().flatMap { try pool.files(of: $0) }
         let credential = DeviceSecretStore.credential(from: try deviceSecrets.load())
         let iterations = Int(vault.header.iterations)
@@ -112,7 +156,13 @@ extension VaultDirectory {
                 // overwrites the free space that still holds the vault's blocks (§8.6).
                 let decoy = try buildSlots(count: 1, password: credential, iterations: iterations)[0].contents
                 try store.commit(.init(replace: [vault.slotName: decoy], innerFormat: .blocks))
-                try store.commit(.init())
+                do {
+                    try store.commit(.init())
+                } catch {
+                    // The vault is gone already; as after a password change (Vault.swift),
+                    // the next commit that draws those positions overwrites them.
+                    logger.warning("vault destroyed; the free space still holds its blocks until a later commit")
+                }
                 return
             }
             let remaining = try store.names().count - 1
@@ -121,10 +171,7 @@ extension VaultDirectory {
                 : []
             try store.commit(.init(add: decoys, remove: [vault.slotName]))
         }
-        vault.lock()
-        // After the slot is gone: a crash before this leaves only unnamed files.
-        for file in files { try pool.remove(file) }
-        try pool.sync()
+        return files
     }
 
     /// Opens the slot `name` after its MEK was unwrapped.

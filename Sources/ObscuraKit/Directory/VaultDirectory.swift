@@ -23,6 +23,11 @@ public final class VaultDirectory {
     /// cut short, the older key may open the state from before it.
     public internal(set) var passedOver: Error?
     let logger = Logger(label: "obscura.vault")
+    /// Held from a sweep for a new password to the commit that gives it a slot (a vault's
+    /// creation, a password change): two such changes at once could each find the password
+    /// unused, and leave two vaults with one password. Taken before a catalog's queue and
+    /// the write lock, never inside them; the directory's `flock` keeps other processes out.
+    let credentialLock = NSRecursiveLock()
     private let lockDescriptor: Int32
     /// How the container reaches the slot files: the real directory, or (in the crash
     /// tests) a write recorder.
@@ -175,11 +180,12 @@ public final class VaultDirectory {
     }
 
     /// Builds `count` new vaults' slot contents under `password`, in parallel, with the
-    /// MEK each was sealed with. Decoys and real vaults are made by this one function: in
+    /// MEK each was sealed with (`key`, when given, for a single slot). Decoys and real
+    /// vaults are made by this one function: in
     /// a container (or one being made), paged slots (docs/FORMAT.md §9) as their streams;
     /// otherwise version 3 slots (§3).
     func buildSlots(
-        count: Int, password: SecureBytes, iterations: Int, paged: Bool? = nil
+        count: Int, password: SecureBytes, iterations: Int, paged: Bool? = nil, key given: SecureBytes? = nil
     ) throws -> [(contents: [UInt8], key: SecureBytes)] {
         let random = self.random
         let paged = paged ?? store.isContainer
@@ -187,7 +193,7 @@ public final class VaultDirectory {
         let results = ConcurrentResults<(contents: [UInt8], key: SecureBytes)>(count: count)
         DispatchQueue.concurrentPerform(iterations: count) { i in
             results.set(i, Result {
-                let key = SecureBytes(randomCount: AESGCM.keySize, using: random)
+                let key = given ?? SecureBytes(randomCount: AESGCM.keySize, using: random)
                 let contents = paged
                     ? try PagedSlot.build(password: password, iterations: iterations, key: key, using: random).stream(using: random)
                     : try SlotCodec.seal(password: password, iterations: iterations, key: key, catalog: image, using: random)

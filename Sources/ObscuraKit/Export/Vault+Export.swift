@@ -107,13 +107,13 @@ extension Vault {
     /// catalog keeps for exports (§9.7), so that it opens with the vault's password.
     func exportedSlot() throws -> (slot: [UInt8], header: SlotHeader) {
         if catalog.isPaged {
-            guard let header = try catalog.exportHeader() else { throw VaultError.corrupt("the catalog has no export header") }
-            var image = try catalog.image()
+            var (header, image) = try catalog.exportSnapshot()
             defer { image.withUnsafeMutableBytes { secureZero($0.baseAddress!, $0.count) } }
             // sqlite3_serialize writes zeros for a page it could not read: check the image
             // as an import will, so a damaged catalog fails here and not in the backup.
             let check = try Catalog.restore(image: image)
             check.close()
+            guard let header else { throw VaultError.corrupt("the catalog has no export header") }
             let slot = try SlotCodec.resealCatalog(header: header, key: key, catalog: image, using: directory.random)
             return (slot, try SlotHeader.decode(slot))
         }

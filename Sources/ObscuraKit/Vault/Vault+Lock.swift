@@ -13,8 +13,25 @@ extension Vault {
     func enter() throws {
         activity.lock()
         defer { activity.unlock() }
-        guard !locked && !isLocking && !doomed else { throw VaultError.locked }
+        guard !locked && !isLocking && !doomed && !draining else { throw VaultError.locked }
         activeOperations += 1
+    }
+
+    /// Refuses new operations and waits for those in progress to finish, ahead of a
+    /// change that takes the vault's slot away: a catalog commit that ran after it would
+    /// write the vault's pages and header into the slot it became. ``lock()`` ends it, as
+    /// does ``resume()`` when the change failed. Must not be called from inside an operation.
+    func drain() throws {
+        activity.lock()
+        defer { activity.unlock() }
+        guard !locked && !isLocking && !doomed && !draining else { throw VaultError.locked }
+        draining = true
+        while activeOperations > 0 { activity.wait() }
+    }
+
+    /// Lets operations start again after ``drain()``.
+    func resume() {
+        activity.withLock { draining = false }
     }
 
     /// Ends an operation registered by ``enter()``.
@@ -52,13 +69,14 @@ extension Vault {
         activity.lock()
         locked = true
         isLocking = false
+        draining = false
         activity.broadcast()
         activity.unlock()
     }
 
     /// Throws ``VaultError/locked`` after ``lock()``.
     func requireUnlocked() throws {
-        guard !activity.withLock({ locked || isLocking || doomed }) else { throw VaultError.locked }
+        guard !activity.withLock({ locked || isLocking || doomed || draining }) else { throw VaultError.locked }
     }
 
     /// Locks the vault from inside an operation (a failed write whose slot cannot be read

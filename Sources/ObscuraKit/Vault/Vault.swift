@@ -7,16 +7,22 @@ import ObscuraCrypto
 /// ``VaultError/locked``.
 public final class Vault: @unchecked Sendable {
     // @unchecked: the catalog serialises its own access, `stateLock` guards the
-    // session's mutable sets, the directory's write lock (`SlotStore.serialized`) the
-    // header and every write of the slot, and `activity` the lock state; the key is only
-    // written by `lock()`, once no operation is using it (Vault+Lock.swift).
+    // session's mutable sets and the header, the directory's write lock
+    // (`SlotStore.serialized`) every write of the slot, and `activity` the lock state; the
+    // key is only written by `lock()`, once no operation is using it (Vault+Lock.swift).
     /// The directory the vault lives in.
     public let directory: VaultDirectory
     /// The catalog, readable and writable while unlocked.
     public let catalog: Catalog
     let slotName: String
-    /// Written by a password change, and by ``resynchronize()`` after a failed write.
-    var header: SlotHeader
+    /// Written by a password change, and by ``resynchronize()`` after a failed write,
+    /// while an export may read it.
+    var header: SlotHeader {
+        get { stateLock.withLock { storedHeader } }
+        set { stateLock.withLock { storedHeader = newValue } }
+    }
+    /// Guarded by `stateLock`.
+    private var storedHeader: SlotHeader
     let key: SecureBytes
     /// Whether ``lock()`` has finished.
     public var isLocked: Bool { activity.withLock { locked } }
@@ -24,7 +30,7 @@ public final class Vault: @unchecked Sendable {
     var locked = false
     /// Keys of the protected folders unlocked in this session, by folder id.
     var folderKeys: [String: SecureBytes] = [:]
-    /// Guards `folderKeys` during parallel imports.
+    /// Guards `folderKeys` during parallel imports, and the header.
     let stateLock = NSLock()
     /// Guards `activeOperations` and `isLocking`; `lock()` waits on it.
     let activity = NSCondition()
@@ -32,6 +38,9 @@ public final class Vault: @unchecked Sendable {
     var activeOperations = 0
     /// Set by `lock()` while it waits for those operations to finish.
     var isLocking = false
+    /// Set by ``drain()`` ahead of a change that takes the slot away (a destroy): no
+    /// operation may start until ``resume()`` or ``lock()``.
+    var draining = false
     /// Set when a failed write leaves the session unable to match its slot: no operation
     /// may start, and a lock is on its way (`lockWhenIdle()`).
     var doomed = false
@@ -41,7 +50,7 @@ public final class Vault: @unchecked Sendable {
     init(directory: VaultDirectory, slotName: String, header: SlotHeader, key: SecureBytes, catalog: Catalog) {
         self.directory = directory
         self.slotName = slotName
-        self.header = header
+        self.storedHeader = header
         self.key = key
         self.catalog = catalog
         // A paged catalog that cannot be reopened after a failed commit: lock, as a
@@ -87,12 +96,23 @@ public final class Vault: @unchecked Sendable {
     public func changePassword(to newPassword: SecureBytes, iterations: Int? = nil) throws {
         try enter()
         defer { leave() }
-        if catalog.isPaged { return try changePagedPassword(to: newPassword, iterations: iterations ?? self.iterations) }
+        // From the sweep for the new password to its commit, no creation or other password
+        // change may run (VaultDirectory.credentialLock).
+        try directory.credentialLock.withLock {
+            if catalog.isPaged { return try changePagedPassword(to: newPassword, iterations: iterations ?? self.iterations) }
+            try changeImagePassword(to: newPassword, iterations: iterations ?? self.iterations)
+        }
+        directory.logger.debug("changed vault password")
+    }
+
+    /// A version 3 vault's password change: the slot's header is rewrapped, its sealed
+    /// catalog kept byte for byte.
+    private func changeImagePassword(to newPassword: SecureBytes, iterations: Int) throws {
         try directory.store.serialized {
             try requireUnused(newPassword)
             let contents = try SlotCodec.rewrap(
                 contents: try directory.store.read(slotName), key: key, newPassword: newPassword,
-                iterations: iterations ?? self.iterations, using: directory.random)
+                iterations: iterations, using: directory.random)
             do {
                 try directory.store.commit(.init(replace: [slotName: contents]))
             } catch {
@@ -102,7 +122,6 @@ public final class Vault: @unchecked Sendable {
             }
             header = try SlotHeader.decode(contents)
         }
-        directory.logger.debug("changed vault password")
     }
 
     /// A paged vault's password change (docs/FORMAT.md §9.5): a new header prefix, and
@@ -112,9 +131,9 @@ public final class Vault: @unchecked Sendable {
         let headers = try SlotCodec.wrap(
             key: key, password: newPassword, iterations: iterations,
             versions: [SlotFormat.pagedVersion, SlotFormat.version], using: directory.random)
-        // The sweep runs before the commit, outside the directory's write lock: a catalog
-        // commit takes that lock from inside the catalog's connection, so holding it
-        // around a catalog write could deadlock with a reader of this vault.
+        // The sweep runs before the commit under the credential lock only: a catalog
+        // commit takes the write lock from inside the catalog's connection, so holding the
+        // write lock around a catalog write could deadlock with a reader of this vault.
         try requireUnused(newPassword)
         do {
             try catalog.replaceHeader(prefix: headers[0].encoded(), exportHeader: headers[1])
@@ -131,7 +150,6 @@ public final class Vault: @unchecked Sendable {
         } catch {
             directory.logger.warning("password changed; the free space still holds the old header until a later commit")
         }
-        directory.logger.debug("changed vault password")
     }
 
     /// Throws ``VaultError/passwordInUse`` when `password` opens a slot other than this

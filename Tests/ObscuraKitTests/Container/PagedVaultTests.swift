@@ -47,6 +47,101 @@ import Testing
         #expect(try again.catalog.allItems().map(\.name) == ["one.bin"])
     }
 
+    /// Creating a vault in a paged container writes what any change writes: one bucket in
+    /// every slot (a block commit), not every slot whole.
+    @Test func aVaultIsCreatedInOneBlockCommit() throws {
+        let root = try TestRoot()
+        do {
+            let directory = try open(root)
+            try directory.initialize(iterations: testIterations)
+            let before = try root.snapshot()
+            let vault = try directory.createVault(password: pw("new"), iterations: testIterations)
+            let after = try root.snapshot()
+            for name in after.keys {
+                let changed = F.changedBlocks(before[name]!, after[name]!)
+                #expect(changed.count <= ContainerFormat.bucket + 2, "slot \(name) changed \(changed.count) blocks")
+            }
+            try vault.write("note", "made")
+            vault.lock()
+            #expect(try directory.decoyNames().count == 9)
+        }
+        let again = try open(root)
+        #expect(try again.unlock(password: pw("new")).setting("note") == "made")
+    }
+
+    /// Security review L4: a vault created in a container whose decoys are still version
+    /// 3 converts them in the same commit, so no version 3 slot is left to date it.
+    @Test func aVaultCreatedAmongVersion3DecoysConvertsThem() throws {
+        let root = try TestRoot()
+        do {
+            let directory = try root.initialized()
+            try directory.migrateToContainer(outerKey: F.outerKey)
+        }
+        do {
+            let directory = try open(root)
+            #expect(try versions(directory).values.allSatisfy { $0 == SlotFormat.version })
+            let vault = try directory.createVault(password: pw("new"), iterations: testIterations)
+            #expect(vault.catalog.isPaged)
+            #expect(try versions(directory).values.allSatisfy { $0 == SlotFormat.pagedVersion })
+            #expect(try directory.decoyNames().count == 9)
+            vault.lock()
+        }
+        #expect(try open(root).unlock(password: pw("new")).catalog.isPaged)
+    }
+
+    /// Security review M1: a vault's creation and a password change each sweep for the new
+    /// password before committing it. Each holds the directory's credential lock from its
+    /// sweep to its commit, so two of them cannot both find one password unused.
+    @Test func creationsAndPasswordChangesWaitForTheCredentialLock() throws {
+        let root = try TestRoot()
+        let directory = try open(root)
+        try directory.initialize(iterations: testIterations)
+        let vault = try directory.createVault(password: pw("a"), iterations: testIterations)
+        let operations: [(String, () throws -> Void)] = [
+            ("create", { _ = try directory.createVault(password: pw("b"), iterations: testIterations) }),
+            ("change", { try vault.changePassword(to: pw("c"), iterations: testIterations) }),
+        ]
+        for (name, operation) in operations {
+            let done = DispatchSemaphore(value: 0)
+            directory.credentialLock.lock()
+            nonisolated(unsafe) let work = operation
+            Thread {
+                try? work()
+                done.signal()
+            }.start()
+            #expect(done.wait(timeout: .now() + 0.5) == .timedOut, "\(name) ran while another change held the lock")
+            directory.credentialLock.unlock()
+            #expect(done.wait(timeout: .now() + 30) == .success, "\(name)")
+        }
+        #expect(try vault.checkPassword(pw("c")))
+        vault.lock()
+        #expect(try directory.unlock(password: pw("b")).catalog.isPaged)
+    }
+
+    /// Security review L3: a destroy waits for the vault's operations in progress and
+    /// refuses new ones, so no catalog commit lands in the slot after it became a decoy.
+    @Test func aDestroyWaitsForTheVaultsOperationsAndRefusesNewOnes() throws {
+        let root = try TestRoot()
+        let directory = try open(root)
+        try directory.initialize(iterations: testIterations)
+        let vault = try directory.createVault(password: pw("gone"), iterations: testIterations)
+        try vault.enter()  // an operation in progress
+        let done = DispatchSemaphore(value: 0)
+        nonisolated(unsafe) let (target, victim) = (directory, vault)
+        Thread {
+            try? target.destroy(victim)
+            done.signal()
+        }.start()
+        #expect(done.wait(timeout: .now() + 0.5) == .timedOut)
+        #expect(throws: VaultError.locked) { try vault.setAutoLockMinutes(Vault.autoLockChoices[0]) }
+        #expect(try directory.decoyNames().count == 9)
+        vault.leave()
+        #expect(done.wait(timeout: .now() + 30) == .success)
+        #expect(vault.isLocked)
+        #expect(try directory.decoyNames().count == 10)
+        #expect(throws: VaultError.wrongPassword) { try directory.unlock(password: pw("gone")) }
+    }
+
     @Test func aVersion3CatalogInAContainerIsConvertedAtItsFirstUnlockWithTheDecoys() throws {
         let root = try TestRoot()
         var items: [String] = []
