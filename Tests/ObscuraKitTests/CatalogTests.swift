@@ -1,4 +1,6 @@
 import Foundation
+import GRDB
+import ObscuraCrypto
 import Testing
 @testable import ObscuraKit
 
@@ -25,6 +27,70 @@ import Testing
     @Test func garbageImageIsRejected() throws {
         #expect(throws: CatalogError.invalidImage) { try Catalog.restore(image: Array(repeating: 7, count: 4096)) }
         #expect(throws: CatalogError.invalidImage) { try Catalog.restore(image: []) }
+    }
+
+    /// Migration v3's tally (docs/FORMAT.md §3.3) stays equal to counting the rows through
+    /// inserts, deletes, moves, favourites and a folder deleted under its items (the
+    /// foreign key sets their folder to null), and every page total is read from it.
+    @Test func theItemTallyFollowsEveryChangeAndGivesThePageTotals() throws {
+        let catalog = try Catalog.empty()
+        let random = SeededRandom(seed: "tally")
+        func pick<T>(_ values: [T]) -> T { values[Int(random.bytes(2).reduce(0) { $0 * 256 + Int($1) }) % values.count] }
+        var folders = ["f1", "f2", "f3"]
+        try catalog.database.write { db in
+            for id in folders { try db.execute(sql: "INSERT INTO folder(id, name, createdAt) VALUES (?, ?, 0)", arguments: [id, id]) }
+        }
+        func check(_ step: Int) throws {
+            let (tally, counted) = try catalog.database.read { db in
+                (try Row.fetchAll(db, sql: "SELECT folder, items, favorites FROM item_tally WHERE items > 0 OR favorites > 0 ORDER BY folder"),
+                 try Row.fetchAll(db, sql: """
+                    SELECT ifnull(folderId, '') AS folder, COUNT(*) AS items, SUM(favorite != 0) AS favorites
+                    FROM item GROUP BY 1 ORDER BY 1
+                    """))
+            }
+            #expect(tally == counted, "step \(step)")
+            let live = try catalog.database.read { try String.fetchAll($0, sql: "SELECT id FROM folder") }
+            let scopes: [(Catalog.PageScope, String)] = [
+                (.all(excluding: []), "1"), (.all(excluding: Array(live.prefix(1))), live.first.map { "ifnull(folderId, '') != '\($0)'" } ?? "1"),
+                (.topLevel, "folderId IS NULL"),
+            ] + live.map { (.folder($0), "folderId = '\($0)'") }
+            for (scope, condition) in scopes {
+                for favoritesOnly in [false, true] {
+                    let expected = try catalog.database.read {
+                        try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM item WHERE \(condition)" + (favoritesOnly ? " AND favorite" : ""))
+                    }
+                    #expect(try catalog.page(scope, favoritesOnly: favoritesOnly, after: nil, limit: 1).total == expected, "step \(step): \(scope)")
+                }
+            }
+        }
+        var ids = [String]()
+        for step in 0..<300 {
+            try catalog.database.write { db in
+                switch (ids.isEmpty ? 0 : pick([0, 0, 1, 2, 3])) {
+                case 0:
+                    let id = "i\(step)"
+                    try db.execute(sql: """
+                        INSERT INTO item(id, kind, mediaId, name, mimeType, size, importedAt, folderId, favorite, contentHash)
+                        VALUES (?, 'photo', ?, 'x.jpg', 'image/jpeg', 1, ?, ?, ?, x'00')
+                        """, arguments: [id, id, Double(step), pick([nil] + folders), pick([false, true])])
+                    ids.append(id)
+                case 1:
+                    let id = pick(ids)
+                    try db.execute(sql: "DELETE FROM item WHERE id = ?", arguments: [id])
+                    ids.removeAll { $0 == id }
+                case 2:
+                    try db.execute(sql: "UPDATE item SET folderId = ? WHERE id = ?", arguments: [pick([nil] + folders), pick(ids)])
+                default:
+                    try db.execute(sql: "UPDATE item SET favorite = NOT favorite WHERE id = ?", arguments: [pick(ids)])
+                }
+                if step == 200 {
+                    try db.execute(sql: "DELETE FROM folder WHERE id = 'f2'")
+                    folders.removeAll { $0 == "f2" }
+                }
+            }
+            if step % 25 == 0 || step == 200 { try check(step) }
+        }
+        try check(300)
     }
 
     @Test func tempStoreIsMemory() throws {

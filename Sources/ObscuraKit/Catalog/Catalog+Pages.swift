@@ -43,10 +43,7 @@ extension Catalog {
             index = ""
         }
         if favoritesOnly { conditions.append("favorite = 1") }
-        let scopeSQL = conditions.isEmpty ? "1" : conditions.joined(separator: " AND ")
-        let scopeArguments = arguments
-
-        var pageSQL = scopeSQL
+        var pageSQL = conditions.isEmpty ? "1" : conditions.joined(separator: " AND ")
         if let (key, id) = position {
             // `key <= ?` first, so that the index is entered at the position, not at the top.
             pageSQL += " AND \(Self.sortKey) <= ? AND (\(Self.sortKey) < ? OR id > ?)"
@@ -56,31 +53,23 @@ extension Catalog {
             let items = try ItemRecord.fetchAll(db, sql: """
                 SELECT * FROM item \(index) WHERE \(pageSQL) ORDER BY \(Self.sortKey) DESC, id LIMIT ?
                 """, arguments: StatementArguments(arguments + [limit]))
-            return (items, try Self.count(db, scope: scope, favoritesOnly: favoritesOnly,
-                                          where: scopeSQL, arguments: scopeArguments))
+            return (items, try Self.count(db, scope: scope, favoritesOnly: favoritesOnly))
         }
     }
 
-    /// How many items a scope holds. Counting the whole table is cheap (SQLite counts
-    /// its smallest index) and the items of excluded folders are found by item_by_folder,
-    /// so the common scopes are counted by difference rather than by a filtered scan.
-    private static func count(
-        _ db: Database, scope: PageScope, favoritesOnly: Bool, where scopeSQL: String,
-        arguments: [DatabaseValueConvertible]
-    ) throws -> Int {
-        func fetch(_ sql: String, _ arguments: [DatabaseValueConvertible] = []) throws -> Int {
-            try Int.fetchOne(db, sql: sql, arguments: StatementArguments(arguments)) ?? 0
+    /// How many items a scope holds, from the per-folder tally the catalog's triggers
+    /// keep (migration `v3`, docs/FORMAT.md §3.3): a sum over folders, whatever the
+    /// number of items.
+    private static func count(_ db: Database, scope: PageScope, favoritesOnly: Bool) throws -> Int {
+        let column = favoritesOnly ? "favorites" : "items"
+        let (condition, arguments): (String, [DatabaseValueConvertible]) = switch scope {
+        case let .all(excluded) where excluded.isEmpty: ("1", [])
+        case let .all(excluded): ("folder NOT IN (\(placeholders(excluded.count)))", excluded)
+        case .topLevel: ("folder = ''", [])
+        case let .folder(id): ("folder = ?", [id])
         }
-        switch (scope, favoritesOnly) {
-        case let (.all(excluded), false):
-            let all = try fetch("SELECT COUNT(*) FROM item")
-            guard !excluded.isEmpty else { return all }
-            return all - (try fetch("SELECT COUNT(*) FROM item WHERE folderId IN (\(placeholders(excluded.count)))", excluded))
-        case (.topLevel, false):
-            return try fetch("SELECT COUNT(*) FROM item") - (try fetch("SELECT COUNT(*) FROM item WHERE folderId IS NOT NULL"))
-        default:
-            return try fetch("SELECT COUNT(*) FROM item WHERE \(scopeSQL)", arguments)
-        }
+        return try Int.fetchOne(db, sql: "SELECT ifnull(SUM(\(column)), 0) FROM item_tally WHERE \(condition)",
+                                arguments: StatementArguments(arguments)) ?? 0
     }
 
     private static func placeholders(_ count: Int) -> String {

@@ -59,6 +59,41 @@ enum CatalogSchema {
             // instead of sorting every row (100,000 items: ~200 ms to under 1 ms).
             try db.execute(sql: "CREATE INDEX item_by_sort ON item(COALESCE(takenAt, importedAt) DESC, id)")
         }
+        migrator.registerMigration("v3") { db in
+            // Items and favourites per folder ('' for the top level), kept by triggers
+            // (docs/FORMAT.md §3.3): a page's total is a sum over folders, not a count of
+            // every row, which in a paged catalog would read every page of an index
+            // (1,000,000 items: hundreds of milliseconds on a cold cache). No OR IGNORE in
+            // the triggers: the statement that fires one (a foreign key's SET NULL among
+            // them) imposes its own conflict policy on the trigger's statements.
+            try db.execute(sql: """
+                CREATE TABLE item_tally (
+                    folder TEXT NOT NULL PRIMARY KEY,
+                    items INTEGER NOT NULL,
+                    favorites INTEGER NOT NULL
+                ) WITHOUT ROWID;
+                INSERT INTO item_tally (folder, items, favorites)
+                    SELECT ifnull(folderId, ''), COUNT(*), SUM(favorite != 0) FROM item GROUP BY ifnull(folderId, '');
+                CREATE TRIGGER item_tally_insert AFTER INSERT ON item BEGIN
+                    INSERT INTO item_tally (folder, items, favorites) SELECT ifnull(NEW.folderId, ''), 0, 0
+                        WHERE NOT EXISTS (SELECT 1 FROM item_tally WHERE folder = ifnull(NEW.folderId, ''));
+                    UPDATE item_tally SET items = items + 1, favorites = favorites + (NEW.favorite != 0)
+                        WHERE folder = ifnull(NEW.folderId, '');
+                END;
+                CREATE TRIGGER item_tally_delete AFTER DELETE ON item BEGIN
+                    UPDATE item_tally SET items = items - 1, favorites = favorites - (OLD.favorite != 0)
+                        WHERE folder = ifnull(OLD.folderId, '');
+                END;
+                CREATE TRIGGER item_tally_update AFTER UPDATE OF folderId, favorite ON item BEGIN
+                    UPDATE item_tally SET items = items - 1, favorites = favorites - (OLD.favorite != 0)
+                        WHERE folder = ifnull(OLD.folderId, '');
+                    INSERT INTO item_tally (folder, items, favorites) SELECT ifnull(NEW.folderId, ''), 0, 0
+                        WHERE NOT EXISTS (SELECT 1 FROM item_tally WHERE folder = ifnull(NEW.folderId, ''));
+                    UPDATE item_tally SET items = items + 1, favorites = favorites + (NEW.favorite != 0)
+                        WHERE folder = ifnull(NEW.folderId, '');
+                END;
+                """)
+        }
         return migrator
     }
 }
