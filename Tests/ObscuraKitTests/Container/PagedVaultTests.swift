@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import ObscuraCrypto
 import ObscuraPages
 import Testing
@@ -140,6 +141,62 @@ import Testing
         #expect(vault.isLocked)
         #expect(try directory.decoyNames().count == 10)
         #expect(throws: VaultError.wrongPassword) { try directory.unlock(password: pw("gone")) }
+    }
+
+    /// A holder of the outer key can commit any payload into a slot's logical blocks
+    /// (docs/SECURITY.md): a page of the vault's catalog flipped, put back to its older
+    /// version, or the root rolled back under newer pages is an error when the vault is
+    /// opened and read, never other rows. Put back as they were, the blocks read again.
+    @Test func aPageOrRootChangedThroughTheContainerIsAnErrorNeverOtherRows() throws {
+        let root = try TestRoot()
+        let directory = try open(root)
+        try directory.initialize(iterations: testIterations)
+        let vault = try directory.createVault(password: pw("v"), iterations: testIterations)
+        try vault.catalog.database.write { db in
+            for n in 0..<400 {
+                try db.execute(sql: "INSERT INTO setting(key, value) VALUES (?, ?)", arguments: ["k\(n)", String(repeating: "v", count: 40)])
+            }
+        }
+        let name = vault.slotName
+        let pageCount = try vault.catalog.database.read { try Int.fetchOne($0, sql: "PRAGMA page_count") }!
+        let ids = Array(0..<PageLayout.logicalCount(pages: pageCount))
+        func blocks() throws -> [Int: [UInt8]] {
+            Dictionary(uniqueKeysWithValues: try ids.map { ($0, try directory.store.readBlock(name, $0)) })
+        }
+        let older = try blocks()
+        try vault.setAutoLockMinutes(1)
+        let newer = try blocks()
+        vault.lock()
+        let pageIDs = Set((1...pageCount).map(PageLayout.page))
+        let changedPage = try #require(ids.first { pageIDs.contains($0) && older[$0] != newer[$0] })
+
+        /// Opens the vault and reads every setting: the value of `autoLockMinutes`, or nil
+        /// when opening or reading fails.
+        func read() -> String?? {
+            do {
+                let opened = try directory.unlock(password: pw("v"))
+                defer { opened.lock() }
+                let all = try opened.catalog.database.read { try Row.fetchAll($0, sql: "SELECT * FROM setting") }
+                #expect(all.count >= 400)
+                return .some(try opened.setting("autoLockMinutes"))
+            } catch {
+                return nil
+            }
+        }
+        #expect(read() == .some("1"))
+        var flipped = newer[changedPage]!
+        flipped[100] ^= 1
+        let cases: [(String, [Int: [UInt8]])] = [
+            ("a flipped byte in a page", [changedPage: flipped]),
+            ("a page put back to its older version", [changedPage: older[changedPage]!]),
+            ("the root rolled back under newer pages", [PageLayout.header: older[PageLayout.header]!]),
+        ]
+        for (what, change) in cases {
+            try directory.store.commitBlocks(name, change, logicalCount: ids.count)
+            #expect(read() == nil, "\(what) was not detected")
+            try directory.store.commitBlocks(name, newer.filter { change[$0.key] != nil }, logicalCount: ids.count)
+            #expect(read() == .some("1"), "after \(what), put back")
+        }
     }
 
     @Test func aVersion3CatalogInAContainerIsConvertedAtItsFirstUnlockWithTheDecoys() throws {
