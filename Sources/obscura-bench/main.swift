@@ -17,7 +17,8 @@ import ObscuraKit
 // `container [WORKDIR]` (commit, unlock and migration costs of the V4 slot container),
 // `container-ops [WORKDIR]` (time and bytes per vault operation, V4 beside V3),
 // `keyring-unlock [WORKDIR]` (the outer key's keyring round trip; needs a Secret Service),
-// `paged-catalog [WORKDIR]` (the paged catalog in a container: changes, unlock, first page).
+// `paged-catalog [WORKDIR]` (the paged catalog in a container: changes, unlock, first page),
+// `vault-scale [WORKDIR]` (issue 15's figures at 100,000 and 1,000,000 items, production KDF).
 let mode = CommandLine.arguments.dropFirst().first ?? "unlock"
 let modeArgument = CommandLine.arguments.dropFirst(2).first
 if mode == "media" {
@@ -36,7 +37,7 @@ if mode == "export" {
 }
 let workdirModes: [String: (String?) throws -> Void] = [
     "gallery": GalleryBench.run, "container": ContainerBench.run, "container-ops": ContainerOpsBench.run,
-    "keyring-unlock": KeyringUnlockBench.run, "paged-catalog": PagedCatalogBench.run,
+    "keyring-unlock": KeyringUnlockBench.run, "paged-catalog": PagedCatalogBench.run, "vault-scale": ScaleBench.run,
 ]
 if let run = workdirModes[mode] {
     try run(modeArgument)
