@@ -42,7 +42,8 @@ extension Catalog {
             arguments.append(id)
             index = ""
         }
-        if favoritesOnly { conditions.append("favorite = 1") }
+        // The tally's rule (migration v3): any non-zero value is a favourite.
+        if favoritesOnly { conditions.append("favorite != 0") }
         var pageSQL = conditions.isEmpty ? "1" : conditions.joined(separator: " AND ")
         if let (key, id) = position {
             // `key <= ?` first, so that the index is entered at the position, not at the top.

@@ -65,7 +65,8 @@ enum CatalogSchema {
             // every row, which in a paged catalog would read every page of an index
             // (1,000,000 items: hundreds of milliseconds on a cold cache). No OR IGNORE in
             // the triggers: the statement that fires one (a foreign key's SET NULL among
-            // them) imposes its own conflict policy on the trigger's statements.
+            // them) imposes its own conflict policy on the trigger's statements. A row that
+            // falls to zero goes: a deleted folder's id stays in no table.
             try db.execute(sql: """
                 CREATE TABLE item_tally (
                     folder TEXT NOT NULL PRIMARY KEY,
@@ -83,10 +84,12 @@ enum CatalogSchema {
                 CREATE TRIGGER item_tally_delete AFTER DELETE ON item BEGIN
                     UPDATE item_tally SET items = items - 1, favorites = favorites - (OLD.favorite != 0)
                         WHERE folder = ifnull(OLD.folderId, '');
+                    DELETE FROM item_tally WHERE folder = ifnull(OLD.folderId, '') AND items = 0;
                 END;
                 CREATE TRIGGER item_tally_update AFTER UPDATE OF folderId, favorite ON item BEGIN
                     UPDATE item_tally SET items = items - 1, favorites = favorites - (OLD.favorite != 0)
                         WHERE folder = ifnull(OLD.folderId, '');
+                    DELETE FROM item_tally WHERE folder = ifnull(OLD.folderId, '') AND items = 0;
                     INSERT INTO item_tally (folder, items, favorites) SELECT ifnull(NEW.folderId, ''), 0, 0
                         WHERE NOT EXISTS (SELECT 1 FROM item_tally WHERE folder = ifnull(NEW.folderId, ''));
                     UPDATE item_tally SET items = items + 1, favorites = favorites + (NEW.favorite != 0)

@@ -61,6 +61,8 @@ extension Vault {
 
     /// Marks or unmarks an item as a favourite, and persists the catalog.
     public func setFavorite(_ id: String, _ favorite: Bool) throws -> ItemRecord {
+        try enter()
+        defer { leave() }
         var row = try item(id)
         row.favorite = favorite
         try catalog.setFavorite(favorite, itemId: row.id)

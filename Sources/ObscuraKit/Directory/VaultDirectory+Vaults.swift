@@ -122,23 +122,27 @@ extension VaultDirectory {
     /// decoy keeps the directory at ten slots or more, and the media its catalog names
     /// (in every folder, locked or not) is deleted. The vault is locked. In a version 4
     /// container the slot itself becomes the fresh decoy.
+    ///
+    /// Waits for the vault's operations in progress, and those of every other session of
+    /// the same slot, to finish first; it must not be called from inside one of them.
     public func destroy(_ vault: Vault) throws {
-        // No operation of the vault may commit after its slot became a decoy.
+        // No operation of the vault, in this session or another of its slot, may commit
+        // after the slot became a decoy. Others already locking or locked are skipped.
         try vault.drain()
+        let drained = [vault] + sessions.sessions(of: vault.slotName).filter { other in
+            other !== vault && (try? other.drain()) != nil
+        }
         let files: [String]
         do {
             files = try destroyDrained(vault)
         } catch {
-            // The commit may have replaced the slot before it failed: the session goes on
+            // The commit may have replaced the slot before it failed: the sessions go on
             // only while the slot still holds the vault's header.
-            if (try? SlotHeader.decode(store.readHeader(vault.slotName))) == vault.header {
-                vault.resume()
-            } else {
-                vault.lock()
-            }
+            let kept = (try? SlotHeader.decode(store.readHeader(vault.slotName))) == vault.header
+            for session in drained { kept ? session.resume() : session.lock() }
             throw error
         }
-        vault.lock()
+        for session in drained { session.lock() }
         // After the slot is gone: a crash before this leaves only unnamed files.
         for file in files { try pool.remove(file) }
         try pool.sync()
@@ -176,7 +180,9 @@ extension VaultDirectory {
 
     /// Opens the slot `name` after its MEK was unwrapped.
     func openVault(name: String, header: SlotHeader, key: SecureBytes) throws -> Vault {
-        Vault(directory: self, slotName: name, header: header, key: key, catalog: try catalog(of: name, header: header, key: key))
+        let vault = Vault(directory: self, slotName: name, header: header, key: key, catalog: try catalog(of: name, header: header, key: key))
+        sessions.add(vault)
+        return vault
     }
 
     /// The catalog of slot `name` under its MEK: paged (its root only is read, and it can

@@ -28,6 +28,8 @@ public final class VaultDirectory {
     /// unused, and leave two vaults with one password. Taken before a catalog's queue and
     /// the write lock, never inside them; the directory's `flock` keeps other processes out.
     let credentialLock = NSRecursiveLock()
+    /// The sessions opened here, by slot, for a destroy to stop them all.
+    let sessions = SessionRegistry()
     private let lockDescriptor: Int32
     /// How the container reaches the slot files: the real directory, or (in the crash
     /// tests) a write recorder.

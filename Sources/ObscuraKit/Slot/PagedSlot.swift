@@ -26,7 +26,16 @@ struct PagedSlot {
         let buffer = MemoryPageStore(recording: false)
         let paged = try PagedCatalog.create(store: buffer, mek: key, headerPrefix: headers[0].encoded(), random: random)
         defer { try? paged.close() }
-        let copied = try image.map { try Catalog.copy(image: $0, into: paged) }
+        // The image is brought to the current schema first (a catalog written before a
+        // migration lacks its tables): the copy then matches it table for table, and the
+        // check below compares like with like.
+        let copied = try image.map { image in
+            let current = try Catalog.restore(image: image)
+            defer { current.close() }
+            var migrated = try current.image()
+            defer { migrated.withUnsafeMutableBytes { secureZero($0.baseAddress!, $0.count) } }
+            return try Catalog.copy(image: migrated, into: paged)
+        }
         let catalog = try Catalog.paged(paged)
         if image != nil { try Vault.keyPlainContentHashes(in: catalog, mek: key) }
         try catalog.setExportHeader(headers[1])

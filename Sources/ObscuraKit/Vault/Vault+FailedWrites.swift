@@ -17,8 +17,11 @@ extension Vault {
         do {
             if catalog.isPaged {
                 // The catalog reopened itself from the slot when its commit failed
-                // (Catalog.write); only the header is read back.
-                header = try SlotHeader.decode(directory.store.readHeader(slotName))
+                // (Catalog.write); only the header is read back, and set under the write
+                // lock, as a password change sets it, so an older read never lands last.
+                try directory.store.serialized {
+                    header = try SlotHeader.decode(directory.store.readHeader(slotName))
+                }
                 return
             }
             let contents = try directory.store.read(slotName)

@@ -141,7 +141,8 @@ public final class Vault: @unchecked Sendable {
             resynchronize()
             throw error
         }
-        header = headers[0]
+        // Under the write lock, as resynchronize() reads and sets it.
+        directory.store.serialized { header = headers[0] }
         // The old header block, the MEK under the old password, stays in the free half
         // until a commit draws its position (§8.12): a whole cover commit overwrites the
         // free space now, as a destroy's does.

@@ -22,17 +22,22 @@ import Testing
         /// The data/ files before the operation.
         let start: [String: [UInt8]]
 
-        init() throws {
+        /// With `version3`, the vaults are made in version 3 slot files, which are then
+        /// migrated into the container: their catalogs are version 3 until unlocked (§9.7).
+        init(version3: Bool = false) throws {
             root = try TestRoot(parent: CrashFixture.base)
             do {
                 let directory = try VaultDirectory(
-                    path: root.vaultPath, deviceSecrets: root.secrets, outerKey: F.outerKey, create: true)
+                    path: root.vaultPath, deviceSecrets: root.secrets, outerKey: version3 ? nil : F.outerKey, create: true)
                 try directory.initialize(iterations: crashIterations)
                 let a = try directory.createVault(password: pw("a pw"), iterations: crashIterations)
                 let b = try directory.createVault(password: pw("b pw"), iterations: crashIterations)
                 try a.addRaw(Array(repeating: 7, count: 5000), name: "one.bin", thumbnail: [1, 2])
                 try a.write("note", "before")
                 try b.addRaw(Array("b".utf8), name: "b.txt")
+                a.lock()
+                b.lock()
+                if version3 { try directory.migrateToContainer(outerKey: F.outerKey) }
             }
             start = try root.snapshot()
         }
@@ -69,10 +74,10 @@ import Testing
     /// Runs `operation` over the recorder and checks up to `sample` of its crash images
     /// (the first and last always among them). `passwords` are a's before and after.
     func crashEverywhere(
-        seed: String, sample: Int = 30, passwords: (old: String?, new: String?) = ("a pw", "a pw"),
+        seed: String, sample: Int = 30, passwords: (old: String?, new: String?) = ("a pw", "a pw"), version3: Bool = false,
         sourceLocation: SourceLocation = #_sourceLocation, _ operation: (VaultDirectory) throws -> Void
     ) throws {
-        let fixture = try Fixture()
+        let fixture = try Fixture(version3: version3)
         let random = SeededRandom(seed: seed)
         let recorder = RecordingSlotFiles(fixture.start)
         var images = [[String: [UInt8]]]()
@@ -142,6 +147,15 @@ import Testing
 
     @Test func aDestruction() throws {
         try crashEverywhere(seed: "destroy", passwords: ("a pw", nil)) { try $0.destroy(try Self.a($0)) }
+    }
+
+    /// Security review L11: a version 3 catalog's conversion at its vault's first unlock
+    /// (§9.7), one whole commit that also replaces every version 3 decoy.
+    @Test func aConversion() throws {
+        try crashEverywhere(seed: "conversion", version3: true) { directory in
+            let vault = try Self.a(directory)
+            #expect(vault.catalog.isPaged)
+        }
     }
 
     @Test func aGrowth() throws {

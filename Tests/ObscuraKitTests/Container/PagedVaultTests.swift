@@ -119,14 +119,16 @@ import Testing
         #expect(try directory.unlock(password: pw("b")).catalog.isPaged)
     }
 
-    /// Security review L3: a destroy waits for the vault's operations in progress and
-    /// refuses new ones, so no catalog commit lands in the slot after it became a decoy.
+    /// Security review L3: a destroy waits for the vault's operations in progress, in
+    /// every session of its slot (the gallery opens one per unlock), and refuses new ones,
+    /// so no catalog commit lands in the slot after it became a decoy.
     @Test func aDestroyWaitsForTheVaultsOperationsAndRefusesNewOnes() throws {
         let root = try TestRoot()
         let directory = try open(root)
         try directory.initialize(iterations: testIterations)
         let vault = try directory.createVault(password: pw("gone"), iterations: testIterations)
-        try vault.enter()  // an operation in progress
+        let other = try directory.unlock(password: pw("gone"))
+        try other.enter()  // an operation in progress, in the other session
         let done = DispatchSemaphore(value: 0)
         nonisolated(unsafe) let (target, victim) = (directory, vault)
         Thread {
@@ -135,10 +137,11 @@ import Testing
         }.start()
         #expect(done.wait(timeout: .now() + 0.5) == .timedOut)
         #expect(throws: VaultError.locked) { try vault.setAutoLockMinutes(Vault.autoLockChoices[0]) }
+        #expect(throws: VaultError.locked) { _ = try other.setFavorite("none", true) }
         #expect(try directory.decoyNames().count == 9)
-        vault.leave()
+        other.leave()
         #expect(done.wait(timeout: .now() + 30) == .success)
-        #expect(vault.isLocked)
+        #expect(vault.isLocked && other.isLocked)
         #expect(try directory.decoyNames().count == 10)
         #expect(throws: VaultError.wrongPassword) { try directory.unlock(password: pw("gone")) }
     }
@@ -210,6 +213,15 @@ import Testing
                      try a.addLegacyRaw(Array(repeating: 4, count: 100), name: "y.bin").id]
             _ = try a.setFavorite(items[1], true)
             try a.write("note", "kept")
+            // A catalog written before migration v3 (security review H1): its conversion
+            // must bring it to the current schema, not fail its check.
+            try a.catalog.database.write { db in
+                try db.execute(sql: """
+                    DROP TRIGGER item_tally_insert; DROP TRIGGER item_tally_delete; DROP TRIGGER item_tally_update;
+                    DROP TABLE item_tally; DELETE FROM grdb_migrations WHERE identifier = 'v3'
+                    """)
+            }
+            try a.persist()
             let b = try directory.createVault(password: pw("b pw"), iterations: testIterations)
             try b.write("note", "b's")
             a.lock(); b.lock()
@@ -224,6 +236,8 @@ import Testing
             #expect(try a.catalog.allItems().filter(\.favorite).map(\.id) == [items[1]])
             #expect(try a.catalog.folders().map(\.name) == ["trip"])
             #expect(try a.setting("note") == "kept")
+            #expect(try a.itemsPage(scope: .visible, limit: 10).total == 2)
+            #expect(try a.itemsPage(scope: .visible, favoritesOnly: true, limit: 10).total == 1)
             // Its plain content hash was keyed in the conversion's commit (§6.7, §9.7).
             #expect(try a.storedContentHash(items[1]).count == ContentHash.keyedSize)
             #expect(try a.convertContentHashes() == 0)

@@ -211,15 +211,17 @@ import Testing
     /// Tests every measure on the trials `build` makes (given the first trial's number) at
     /// a family-wise 5 % (Bonferroni). By that level alone, one run in twenty of a clean
     /// build would flag some measure; so a measure flagged is tested again on new,
-    /// independent trials and fails only when it separates there too (a clean measure
-    /// does so by chance with probability below 0.05 × 0.05 / measures). A real leak
-    /// separates in both.
+    /// independent trials, as a new family at 5 % over the flagged measures, and fails
+    /// only when it separates there too (a clean build fails with probability below
+    /// 0.05 × 0.05). A real leak separates in both.
     func expectNoSeparation(measures: [Measure], suite: String, build: (Int) throws -> [Trial]) throws {
         let alpha = 0.05 / Double(measures.count)
         let flagged = try separating(try build(0), measures: measures, alpha: alpha, suite: suite)
         guard !flagged.isEmpty else { return }
+        // A new family of tests, over the flagged measures only.
         let again = try separating(
-            try build(100), measures: measures.filter { flagged.contains($0.name) }, alpha: alpha, suite: suite + " (again)")
+            try build(100), measures: measures.filter { flagged.contains($0.name) }, alpha: 0.05 / Double(flagged.count),
+            suite: suite + " (again)")
         #expect(again.isEmpty, "measures that tell real slots from decoys, in two independent sets of trials: \(again)")
     }
 
