@@ -225,6 +225,37 @@ def test_drop_files_onto_the_page(page):
     el(page, "#upload-close").click()
 
 
+ODD_NAMES = ["Screenshot 2024-01-02 at 10.11.12.png", "a+b=c.png", "100% sure %41.png", "#1 best & more.png",
+             "Ünïcødé 写真.png", "party 🎉.png"]
+
+
+def test_odd_file_names_round_trip(page):
+    """Issue 16, bug 2: names with spaces, +, %, #, non-Latin letters and emoji come back
+    exactly as they were, in the API and in the grid (a space used to become "+")."""
+    before = item_count(page)
+    page.execute_script("""
+        const data = new DataTransfer();
+        arguments[0].forEach((name, i) => {
+          const canvas = document.createElement('canvas');
+          canvas.width = 64 + i; canvas.height = 48;
+          const g = canvas.getContext('2d');
+          g.fillStyle = `hsl(${i * 50}, 70%, 50%)`; g.fillRect(0, 0, canvas.width, 48);
+          const bytes = atob(canvas.toDataURL('image/png').split(',')[1]);
+          data.items.add(new File([Uint8Array.from(bytes, c => c.charCodeAt(0))], name, {type: 'image/png'}));
+        });
+        for (const type of ['dragenter', 'dragover', 'drop']) {
+          document.body.dispatchEvent(new DragEvent(type, {dataTransfer: data, bubbles: true, cancelable: true}));
+        }""", ODD_NAMES)
+    wait(page, lambda: item_count(page) == before + len(ODD_NAMES), 30, "the odd names to upload")
+    names = page.execute_async_script("""
+        const done = arguments[arguments.length - 1];
+        fetch('/api/items?limit=500').then(r => r.json()).then(j => done(j.items.map(i => i.name)));""")
+    for name in ODD_NAMES:
+        assert name in names, (name, sorted(n for n in names if n not in ODD_NAMES))
+        tile_named(page, name)
+    el(page, "#upload-close").click()
+
+
 def test_delete_needs_confirmation(page):
     before = item_count(page)
     victim = tile_named(page, "dropped.png")

@@ -13,9 +13,9 @@ struct UploadRoutes {
     func register(on router: Router<GalleryContext>) {
         router.post("/api/upload") { request, context -> Response in
             let vault = try context.vault()
-            let query = request.uri.queryParameters
-            let name = query["name"].map { String($0).removingPercentEncoding ?? String($0) } ?? "upload"
-            let folderId = query["folder"].map(String.init)
+            let query = FormQuery(request.uri.query)
+            let name = query["name"].flatMap { $0.isEmpty ? nil : $0 } ?? "upload"
+            let folderId = query["folder"]
             let length = request.headers[.contentLength].flatMap { Int64($0) }
             if let length, length > limit {
                 throw APIError(.contentTooLarge, "file too large (limit \(limit) bytes)")
