@@ -275,6 +275,47 @@ def test_delete_needs_confirmation(page):
     assert not shown(page, "#selection-bar")
 
 
+def show_view(page, view):
+    page.execute_script("document.querySelector(`#library-list .nav-item[data-view='${arguments[0]}']`).click()", view)
+    wait(page, lambda: page.execute_script(
+        "return document.querySelector(`#library-list .nav-item[data-view='${arguments[0]}']`)"
+        ".getAttribute('aria-current') === 'page'", view), 5, f"the {view} view")
+
+
+def test_selection_never_outlives_its_items_and_delete_focuses_cancel(page):
+    """Issue 16, bug 3: items that leave the view (unfavourited in Favourites) leave the
+    selection, so a delete can only act on what is on screen; the delete dialog's focus
+    starts on Cancel, not on the red button."""
+    photos = [t[0] for t in tiles(page) if t[1] == "photo"][:2]
+    for tile_id in photos:
+        select_tile(page, tile_id)
+    wait(page, lambda: shown(page, "#selection-bar"), 5, "the selection bar")
+    el(page, "#sel-favorite").click()
+    wait(page, lambda: page.execute_script(
+        "return arguments[0].every(id => document.querySelector(`.tile[data-id='${id}']`)?.classList.contains('favorite'))",
+        photos), 10, "both marked as favourites")
+    show_view(page, "favorites")
+    wait(page, lambda: set(photos) <= {t[0] for t in tiles(page)}, 10, "both in Favourites")
+    favourites = item_count(page)
+    assert not shown(page, "#selection-bar"), "the view change cleared the selection"
+    for tile_id in photos:
+        select_tile(page, tile_id)
+    el(page, "#sel-favorite").click()  # both leave Favourites
+    wait(page, lambda: item_count(page) == favourites - 2, 10, "both to leave Favourites")
+    assert not shown(page, "#selection-bar"), "items no longer on screen are still selected"
+
+    show_view(page, "all")
+    wait(page, lambda: photos[0] in [t[0] for t in tiles(page)], 10, "All photos again")
+    select_tile(page, photos[0])
+    el(page, "#sel-delete").click()
+    wait(page, lambda: shown(page, "#confirm-dialog"), 5, "the confirm dialog")
+    assert page.execute_script("return document.activeElement?.matches('#confirm-dialog [data-close]') ?? false"), \
+        "focus starts on Cancel"
+    el(page, "#confirm-dialog [data-close]").click()
+    el(page, "#sel-clear").click()
+    wait(page, lambda: not shown(page, "#selection-bar"), 5, "the selection cleared")
+
+
 def test_viewer_previous_next_zoom_favourite(page):
     first = page.execute_script(
         "return Math.min(...[...document.querySelectorAll(\".tile[data-kind='photo'] .tile-open\")]"

@@ -14,6 +14,7 @@ export function wireSelectionBar({ catalog, selection, folders, library }) {
     document.body.classList.toggle('has-selection', n > 0);
   };
   selection.addEventListener('change', paint);
+  catalog.addEventListener('change', () => selection.retain(new Set(catalog.items.map((item) => item.id))));
 
   const selected = () => catalog.items.filter((item) => selection.has(item.id));
 
@@ -38,7 +39,7 @@ export function wireSelectionBar({ catalog, selection, folders, library }) {
   });
 
   $('sel-move').addEventListener('click', async () => {
-    const ids = [...selection.ids];
+    const ids = selected().map((item) => item.id);
     const target = await folders.chooseTarget(ids.length);
     if (target === undefined) return;
     try {
@@ -53,7 +54,7 @@ export function wireSelectionBar({ catalog, selection, folders, library }) {
   });
 
   $('sel-delete').addEventListener('click', async () => {
-    const ids = [...selection.ids];
+    const ids = selected().map((item) => item.id);
     const ok = await confirmAction({
       title: 'Delete ' + ids.length + (ids.length === 1 ? ' item?' : ' items?'),
       text: 'They are erased from the vault for good. This cannot be undone.',

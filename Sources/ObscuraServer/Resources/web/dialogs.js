@@ -47,7 +47,8 @@ export function confirmAction({ title, text, action }) {
     dialog.addEventListener('close', onClose, { once: true });
     dialog.returnValue = '';
     openDialog(dialog);
-    $('confirm-submit').focus();
+    // Focus starts on Cancel: Enter or Space on a dialog just opened must not destroy.
+    dialog.querySelector('[data-close]').focus();
   });
 }
 

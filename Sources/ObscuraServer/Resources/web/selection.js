@@ -31,6 +31,15 @@ export class Selection extends EventTarget {
     this.changed();
   }
 
+  /** Keeps only the ids in `present` (the items on show): an item that left the view
+   * (unfavourited in Favourites, deleted, moved away, a reload) leaves the selection,
+   * so no action can reach what is not on screen. */
+  retain(present) {
+    const before = this.ids.size;
+    for (const id of this.ids) if (!present.has(id)) this.ids.delete(id);
+    if (this.ids.size !== before) this.changed();
+  }
+
   clear() {
     if (!this.ids.size) return;
     this.ids.clear();
