@@ -467,6 +467,31 @@ def test_folders_create_protect_move_lock_unlock(page):
     wait(page, lambda: item_count(page) == total, 10, "All photos counts it again")
 
 
+def test_a_folder_that_is_not_empty_says_so_before_asking(page):
+    """Issue 16, bug 4: deleting a folder that holds items or folders used to ask for
+    confirmation and then fail; now it says at once that the folder must be empty. An
+    empty folder is asked about, then deleted."""
+    for name, title, held in (("Secret", "Trips › Secret", "1 item"), ("Trips", "Trips", "1 folder")):
+        click_folder(page, name)
+        wait(page, lambda: text(page, "#view-title") == title, 10, f"the {name} folder")
+        page.execute_script("document.getElementById('toast').hidden = true")
+        el(page, "#folder-delete-button").click()
+        wait(page, lambda: shown(page, "#toast"), 5, "a message")
+        assert not shown(page, "#confirm-dialog"), f"{name}: asked before saying it must be empty"
+        assert held in text(page, "#toast") and "empty" in text(page, "#toast"), text(page, "#toast")
+    el(page, "#library-list [data-view='all']").click()
+    wait(page, lambda: text(page, "#view-title") == "All photos", 5, "All photos")
+    create_folder(page, "Empty for now")  # at the top level: no folder is open
+    click_folder(page, "Empty for now")
+    wait(page, lambda: text(page, "#view-title") == "Empty for now", 10, "the empty folder")
+    el(page, "#folder-delete-button").click()
+    wait(page, lambda: shown(page, "#confirm-dialog"), 5, "the confirm dialog")
+    el(page, "#confirm-submit").click()
+    wait(page, lambda: folder_info(page, "Empty for now") is None, 10, "the empty folder gone")
+    el(page, "#library-list [data-view='all']").click()
+    wait(page, lambda: text(page, "#view-title") == "All photos", 5, "All photos")
+
+
 def test_hidden_tab_drops_folder_keys(page, server):
     total = item_count(page)
     assert not folder_info(page, "Secret")["locked"]

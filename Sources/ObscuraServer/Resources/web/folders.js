@@ -4,6 +4,7 @@
 
 import { get, post } from './api.js';
 import { busy, confirmAction, openDialog, showError, toast } from './dialogs.js';
+import { count } from './format.js';
 import { icon } from './icons.js';
 
 const $ = (id) => document.getElementById(id);
@@ -177,9 +178,18 @@ export class Folders extends EventTarget {
   }
 
   async remove(folder) {
+    // Said before asking, not after a confirmation (issue 16): only an empty folder goes.
+    const items = folder.itemCount ?? 0;
+    const children = this.list.filter((other) => other.parentId === folder.id).length;
+    if (items || children) {
+      const held = [items ? count(items, 'item', 'items') : '', children ? count(children, 'folder', 'folders') : '']
+        .filter(Boolean).join(' and ');
+      toast('“' + folder.name + '” holds ' + held + '. Move them out first: only an empty folder can be deleted.', 'error');
+      return false;
+    }
     const ok = await confirmAction({
       title: 'Delete “' + folder.name + '”?',
-      text: 'Only an empty folder can be deleted. Its photos, if any, stay where they are.',
+      text: 'The folder is empty. Deleting it cannot be undone.',
       action: 'Delete folder',
     });
     if (!ok) return false;
