@@ -356,6 +356,61 @@ def test_viewer_previous_next_zoom_favourite(page):
     assert focused() == str(first + 1), "→ moves the focus to the next tile"
 
 
+LONG_NAME = "WhatsApp Image 2024-05-17 at 21.45.33 from the family trip to the mountains, second day, " \
+            "before the storm came in (edited version for printing).png"
+
+VIEWER_FITS = """
+    const width = document.documentElement.clientWidth, height = document.documentElement.clientHeight;
+    const out = [];
+    for (const e of document.querySelectorAll('#viewer-close, #viewer-position, .viewer-tools > *, #viewer-image')) {
+      if (e.hidden || e.offsetParent === null) continue;
+      const r = e.getBoundingClientRect();
+      if (r.left < -1 || r.right > width + 1 || r.top < -1 || r.bottom > height + 1) out.push(e.id || e.className);
+    }
+    const viewer = document.getElementById('viewer');
+    if (viewer.scrollWidth > viewer.clientWidth + 1) out.push('viewer wider than the screen');
+    return out;"""
+
+
+def test_a_long_name_never_pushes_the_viewer_off_screen(page):
+    """Issue 16, bug 1: a long file name pushed the viewer's buttons off screen and
+    cropped the photo, on a phone and on a desktop. The name is cut with an ellipsis."""
+    page.execute_script("""
+        const canvas = document.createElement('canvas');
+        canvas.width = 640; canvas.height = 480;
+        const g = canvas.getContext('2d');
+        g.fillStyle = '#457b9d'; g.fillRect(0, 0, 640, 480); g.fillStyle = '#f1faee'; g.fillRect(20, 20, 600, 440);
+        const bytes = atob(canvas.toDataURL('image/png').split(',')[1]);
+        const data = new DataTransfer();
+        data.items.add(new File([Uint8Array.from(bytes, c => c.charCodeAt(0))], arguments[0], {type: 'image/png'}));
+        for (const type of ['dragenter', 'dragover', 'drop']) {
+          document.body.dispatchEvent(new DragEvent(type, {dataTransfer: data, bubbles: true, cancelable: true}));
+        }""", LONG_NAME)
+    wait(page, lambda: any(LONG_NAME in t[2] for t in tiles(page)), 30, "the long-named photo")
+    el(page, "#upload-close").click()
+    tile = tile_named(page, LONG_NAME)
+    sizes = [(None, None), (390, 844)]  # the window as it is, then a phone
+    try:
+        for width, height in sizes:
+            if width:
+                page.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                                     {"width": width, "height": height, "deviceScaleFactor": 3, "mobile": True})
+            page.execute_script("document.querySelector(`.tile[data-id='${arguments[0]}'] .tile-open`).click()", tile)
+            wait(page, lambda: shown(page, "#viewer"), 5, "the viewer")
+            wait(page, lambda: page.execute_script(
+                "const i = document.getElementById('viewer-image'); return i.complete && i.naturalWidth > 0"),
+                15, "the preview to load")
+            time.sleep(0.3)
+            outside = page.execute_script(VIEWER_FITS)
+            assert not outside, f"at {width or 'desktop'}: outside the screen: {outside}"
+            assert text(page, "#viewer-name") == LONG_NAME
+            shoot(page, "viewer-long-name" + (f"-{width}" if width else ""))
+            el(page, "#viewer-close").click()
+            wait(page, lambda: not shown(page, "#viewer"), 5, "the viewer to close")
+    finally:
+        page.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+
 def test_video_plays_and_seeks(page):
     video_tile = next(t for t in tiles(page) if t[1] == "video")
     page.execute_script("document.querySelector(`.tile[data-id='${arguments[0]}'] .tile-open`).click()", video_tile[0])
