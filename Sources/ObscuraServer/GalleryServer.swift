@@ -29,6 +29,11 @@ public struct GalleryServer {
         public var uploadLimit: Int64 = 4 << 30
         /// PBKDF2 rounds for vaults created in the gallery: the production default.
         public var iterations = PasswordKDF.vaultIterations
+        /// Whether this process made the vault directory as it started: until a vault is
+        /// created through the gallery, its unlock page then leads with creating one. Only
+        /// this process knows it, so it says nothing of a directory's slots once a vault
+        /// exists or the server restarts.
+        public var newDirectory = false
         /// Seconds since 1970 for auto-lock and the password delay (tests drive their own).
         package var clock: @Sendable () -> Double = { Date().timeIntervalSince1970 }
 
@@ -52,7 +57,7 @@ public struct GalleryServer {
         self.configuration = configuration
         store = SessionStore(
             directory: directory, minuteSeconds: configuration.minuteSeconds, iterations: configuration.iterations,
-            clock: configuration.clock)
+            suggestCreating: configuration.newDirectory, clock: configuration.clock)
         access = LaunchAccess(secure: configuration.usesTLS)
         allowedHosts.withLockedValue { $0 = OriginMiddleware<GalleryContext>.hosts(bound: configuration.host, port: configuration.port) }
     }

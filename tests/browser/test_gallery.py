@@ -26,7 +26,7 @@ def wait(driver, condition, timeout=10, message=""):
     try:
         return WebDriverWait(driver, timeout, poll_frequency=0.1).until(lambda d: condition())
     except TimeoutException:
-        raise AssertionError(f"timed out after {timeout} s: {message}") from None
+        raise AssertionError(f"timed out after {timeout} s: {message() if callable(message) else message}") from None
 
 
 def el(driver, css):
@@ -102,17 +102,26 @@ def page(browser, server):
     return browser
 
 
-def test_unlock_page_offers_create_and_reveals_no_count(page):
+def test_first_run_leads_with_creating_a_vault_and_reveals_no_count(page):
+    """Issue 16, bug 5: on a directory this server has just made, the page leads with
+    creating a vault (a new user's first password was a "Wrong password"); unlocking is
+    one click away, and nothing speaks of slots."""
+    assert text(page, "#unlock-title") == "Create a new vault"
+    assert shown(page, "#create-confirm")
     assert el(page, "#unlock-password").get_attribute("type") == "password"
     assert el(page, "label[for='unlock-password']").text == "Password"
-    assert el(page, "#create-toggle").text == "Create a new vault"
+    assert el(page, "#create-toggle").text == "Unlock instead"
     body = page.find_element(By.TAG_NAME, "body").text.lower()
     assert "slot" not in body and "decoy" not in body
+    shoot(page, "create")
+    el(page, "#create-toggle").click()
+    wait(page, lambda: text(page, "#unlock-title") == "Unlock your vault", 5, "the unlock form")
+    assert el(page, "#create-toggle").text == "Create a new vault"
     shoot(page, "unlock")
+    el(page, "#create-toggle").click()
 
 
 def test_create_vault(page):
-    el(page, "#create-toggle").click()
     wait(page, lambda: shown(page, "#create-confirm"), 5, "the confirm field")
     type_into(page, "#unlock-password", PASSWORD)
     type_into(page, "#create-confirm", PASSWORD + "x")
@@ -133,6 +142,12 @@ def answered(page):
 
 def test_lock_then_wrong_password_then_unlock(page):
     el(page, "#lock-button").click()
+    # A vault exists now: the page offers unlocking first, after a reload too.
+    wait(page, lambda: text(page, "#unlock-title") == "Unlock your vault", 5, "the unlock form")
+    page.refresh()
+    wait(page, lambda: text(page, "#unlock-title") == "Unlock your vault" and not shown(page, "#boot"), 10,
+         lambda: f"the unlock form after a reload: {text(page, '#unlock-title')!r}, boot {shown(page, '#boot')}, "
+                 f"notice {text(page, '#unlock-notice')!r}")
     wait(page, lambda: shown(page, "#unlock-view"), 10, "the unlock page after Lock")
     assert not shown(page, "#app-view")
     submit_unlock(page, "not the password")

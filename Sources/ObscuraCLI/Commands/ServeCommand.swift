@@ -47,7 +47,8 @@ struct ServeCommand: ParsableCommand {
 
     func run() throws {
         let directory = try global.openDirectory(create: true)
-        if !directory.isInitialized {
+        let newDirectory = !directory.isInitialized
+        if newDirectory {
             let setup = KeySetup(global: global)
             let new = try setup.newOuterKey()
             Terminal.note("Creating \(SlotFormat.minimumSlotCount) slots in \(directory.path)...")
@@ -69,6 +70,7 @@ struct ServeCommand: ParsableCommand {
         configuration.tlsCertificate = tlsCert
         configuration.tlsKey = tlsKey
         configuration.minuteSeconds = minuteSeconds
+        configuration.newDirectory = newDirectory
         if !configuration.isLoopback && tlsCert == nil {
             Terminal.note("""
                 WARNING: --insecure-lan: the gallery is served over plain HTTP on \(host). Anyone on \

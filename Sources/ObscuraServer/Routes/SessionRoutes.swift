@@ -11,6 +11,9 @@ struct SessionRoutes {
         var unlocked: Bool
         var csrf: String
         var autoLockMinutes: Int?
+        /// Whether the unlock page leads with creating a vault (a directory this server
+        /// has just made, with no vault created through it yet).
+        var suggestCreate: Bool
 
         // `autoLockMinutes` is null, not absent, while locked (docs/API.md).
         func encode(to encoder: Encoder) throws {
@@ -18,8 +21,9 @@ struct SessionRoutes {
             try c.encode(unlocked, forKey: .unlocked)
             try c.encode(csrf, forKey: .csrf)
             try c.encode(autoLockMinutes, forKey: .autoLockMinutes)
+            try c.encode(suggestCreate, forKey: .suggestCreate)
         }
-        private enum CodingKeys: String, CodingKey { case unlocked, csrf, autoLockMinutes }
+        private enum CodingKeys: String, CodingKey { case unlocked, csrf, autoLockMinutes, suggestCreate }
     }
 
     func register(on router: Router<GalleryContext>) {
@@ -65,7 +69,8 @@ struct SessionRoutes {
     private func state(of session: Session, status: HTTPResponse.Status = .ok, cookie: Bool) throws -> Response {
         let vault = store.unlockedVault(of: session)
         let response = try JSON.response(SessionState(
-            unlocked: vault != nil, csrf: session.csrf, autoLockMinutes: try vault.map { try $0.autoLockMinutes() }),
+            unlocked: vault != nil, csrf: session.csrf, autoLockMinutes: try vault.map { try $0.autoLockMinutes() },
+            suggestCreate: store.suggestsCreating),
             status: status)
         return cookie ? withCookie(response, session) : response
     }

@@ -24,6 +24,9 @@ final class SessionStore: @unchecked Sendable {
     private let unlockLock = NSLock()
     private var sessions: [String: (session: Session, seen: Double)] = [:]
     private var open: [String: OpenVault] = [:]
+    /// Whether the unlock page leads with creating a vault (GalleryServer.Configuration
+    /// .newDirectory): true until the first vault is created through the gallery.
+    private var creationSuggested: Bool
 
     /// A vault unlocked by one or more sessions, with its last activity.
     final class OpenVault: @unchecked Sendable {
@@ -41,7 +44,7 @@ final class SessionStore: @unchecked Sendable {
 
     init(
         directory: VaultDirectory, minuteSeconds: Double = 60, iterations: Int = PasswordKDF.vaultIterations,
-        logger: Logger = Logger(label: "obscura.server"),
+        suggestCreating: Bool = false, logger: Logger = Logger(label: "obscura.server"),
         clock: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }
     ) {
         self.directory = directory
@@ -50,7 +53,11 @@ final class SessionStore: @unchecked Sendable {
         self.logger = logger
         self.minuteSeconds = minuteSeconds
         self.iterations = iterations
+        creationSuggested = suggestCreating
     }
+
+    /// Whether the unlock page should lead with creating a vault.
+    var suggestsCreating: Bool { lock.withLock { creationSuggested } }
 
     /// Seconds since 1970: the wall clock, or the tests' own.
     private let now: @Sendable () -> Double
@@ -145,6 +152,7 @@ final class SessionStore: @unchecked Sendable {
                 throw APIError(.conflict, "no free slot is left in this vault directory; use the command line's `create --allow-extended-slots`")
             }
             attach(vault, to: session)
+            lock.withLock { creationSuggested = false }
         }
         rotate(session)
     }

@@ -82,7 +82,7 @@ async function boot() {
   try {
     const session = await loadSession();
     if (session.unlocked) enter();
-    else leave();
+    else leave('', session.suggestCreate);
   } catch (error) {
     leave();
     unlockPage.show(error.message);
@@ -103,8 +103,9 @@ function enter() {
   watchTimer = setInterval(watch, WATCH_INTERVAL_MS);
 }
 
-/** Back to the unlock page, dropping every decrypted thing the page holds. */
-function leave(message = '') {
+/** Back to the unlock page, dropping every decrypted thing the page holds; with
+ * `create`, the page leads with creating a vault (a directory the server just made). */
+function leave(message = '', create = false) {
   open = false;
   clearInterval(watchTimer);
   viewer.close();
@@ -121,7 +122,7 @@ function leave(message = '') {
   document.body.classList.remove('sidebar-open', 'viewing');
   document.title = 'Obscura';
   $('toast').hidden = true; // it may name a file or folder
-  unlockPage.show(message);
+  unlockPage.show(message, create);
 }
 
 async function lockNow() {

@@ -106,11 +106,12 @@ export function createUnlockPage({ onUnlocked }) {
   $('create-toggle').addEventListener('click', () => setMode(!creating));
 
   return {
-    /** Shows the page; `message` explains why it came back (auto-lock, say). */
-    show(message = '') {
+    /** Shows the page; `message` explains why it came back (auto-lock, say); `create`
+     * leads with the create form. */
+    show(message = '', create = false) {
       notice.textContent = message;
       notice.hidden = !message;
-      setMode(false);
+      setMode(create);
     },
   };
 }
