@@ -76,13 +76,11 @@ struct MapReference: Equatable {
     private var tagHigh: UInt64
     private var tagLow: UInt64
 
-    /// GCM tag of the referenced block.
-    var tag: [UInt8] {
-        var out = [UInt8]()
-        out.reserveCapacity(AESGCM.tagSize)
-        out.appendBigEndian(tagHigh)
-        out.appendBigEndian(tagLow)
-        return out
+    /// Whether `block` (a whole sealed block) ends with this reference's GCM tag.
+    func isTag(of block: [UInt8]) -> Bool {
+        let offset = block.count - AESGCM.tagSize
+        return offset >= 0 && block.readBigEndian(UInt64.self, at: offset) == tagHigh
+            && block.readBigEndian(UInt64.self, at: offset + 8) == tagLow
     }
 
     /// An all-zero reference: an unused root entry.

@@ -80,7 +80,7 @@ final class SlotContainer {
     ) throws -> [UInt8] {
         let raw = try files.read(
             slot.fileName, at: Int(reference.position) * ContainerFormat.blockSize, count: ContainerFormat.blockSize)
-        guard raw.count == ContainerFormat.blockSize, OuterBlock.tag(of: raw) == reference.tag else {
+        guard raw.count == ContainerFormat.blockSize, reference.isTag(of: raw) else {
             throw ContainerError.damaged("a block of a slot does not match its map")
         }
         let address = BlockAddress(

@@ -72,19 +72,16 @@ extension VaultDirectory {
         }
     }
 
-    /// New paged decoys for the version 3 decoys `decoys`, each with its own iteration
-    /// count, as streams for a whole commit by slot name; their derivations run in parallel.
+    /// New paged decoys for the version 3 decoys `decoys`, each keeping its iteration
+    /// count, as streams for a whole commit by slot name (``buildSlots(count:password:iterations:paged:key:)``
+    /// per count, its derivations in parallel).
     func pagedDecoys(replacing decoys: [(name: String, iterations: Int)], credential: SecureBytes) throws -> [String: [UInt8]] {
-        let random = self.random
-        let results = ConcurrentResults<[UInt8]>(count: decoys.count)
-        DispatchQueue.concurrentPerform(iterations: decoys.count) { i in
-            results.set(i, Result {
-                let key = SecureBytes(randomCount: AESGCM.keySize, using: random)
-                return try PagedSlot.build(password: credential, iterations: decoys[i].iterations, key: key, using: random)
-                    .stream(using: random)
-            })
+        var streams = [String: [UInt8]]()
+        for (iterations, group) in Dictionary(grouping: decoys, by: \.iterations) {
+            let built = try buildSlots(count: group.count, password: credential, iterations: iterations, paged: true)
+            for (decoy, slot) in zip(group, built) { streams[decoy.name] = slot.contents }
         }
-        return Dictionary(uniqueKeysWithValues: zip(decoys.map(\.name), try results.values()))
+        return streams
     }
 
     /// The version 3 slots that open with the decoy credential, with their iteration

@@ -142,16 +142,26 @@ extension Vault {
     func consistencyProblems() throws -> [String] {
         var problems = try verify().problems.map { "\($0.itemId): \($0.message)" }
         // The per-folder tally (docs/FORMAT.md §3.3) must equal counting the rows.
-        let (tally, counted) = try catalog.database.read { db in
-            (try Row.fetchAll(db, sql: "SELECT folder, items, favorites FROM item_tally WHERE items > 0 OR favorites > 0 ORDER BY folder"),
-             try Row.fetchAll(db, sql: "SELECT ifnull(folderId, ''), COUNT(*), SUM(favorite != 0) FROM item GROUP BY 1 ORDER BY 1"))
-        }
-        if tally.map({ Array($0.databaseValues) }) != counted.map({ Array($0.databaseValues) }) { problems.append("item tally \(tally) != \(counted)") }
+        let (tally, counted) = try catalog.tallyAndCounts()
+        if tally != counted { problems.append("item tally \(tally) != \(counted)") }
         for sub in ["data", "media"] {
             let names = try FileManager.default.contentsOfDirectory(atPath: directory.path + "/" + sub)
             problems += names.filter { $0.hasPrefix(".") }.map { "stray file \(sub)/\($0)" }
         }
         return problems
+    }
+}
+
+extension Catalog {
+    /// The item tally's non-zero rows, and the same figures counted from the rows
+    /// (folder key, items, favourites, by folder key): equal in a sound catalog.
+    func tallyAndCounts() throws -> (tally: [[DatabaseValue]], counted: [[DatabaseValue]]) {
+        try database.read { db in
+            (try Row.fetchAll(db, sql: "SELECT folder, items, favorites FROM item_tally WHERE items > 0 OR favorites > 0 ORDER BY folder")
+                .map { Array($0.databaseValues) },
+             try Row.fetchAll(db, sql: "SELECT ifnull(folderId, ''), COUNT(*), SUM(favorite != 0) FROM item GROUP BY 1 ORDER BY 1")
+                .map { Array($0.databaseValues) })
+        }
     }
 }
 
