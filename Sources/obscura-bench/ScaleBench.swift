@@ -104,19 +104,7 @@ enum ScaleBench {
             while made < items {
                 let chunk = min(100_000, items - made)
                 try vault.catalog.write { db in
-                    let insert = try db.makeStatement(sql: """
-                        INSERT INTO item (id, kind, mediaId, thumbId, name, mimeType, size, width, height,
-                            orientation, duration, takenAt, importedAt, folderId, favorite, contentHash, protectedMeta)
-                        SELECT ?, kind, mediaId, thumbId, ?, mimeType, size, width, height,
-                            orientation, duration, ?, importedAt, folderId, favorite, contentHash, protectedMeta
-                        FROM item WHERE id = ?
-                        """)
-                    // Ten years back from 2026-01-01.
-                    let end = 1_767_225_600.0, step = 10 * 365.25 * 86_400 / Double(items)
-                    for n in made..<(made + chunk) {
-                        try insert.execute(arguments: [UUID().uuidString.lowercased(), String(format: "IMG_%07d.jpg", n),
-                                                       end - Double(n) * step, original.id])
-                    }
+                    try GalleryBench.cloneRows(of: original.id, numbers: made..<(made + chunk), of: items, in: db)
                 }
                 made += chunk
             }
