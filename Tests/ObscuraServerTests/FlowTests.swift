@@ -115,6 +115,10 @@ import Testing
 
             #expect(try await browser.send(.post, "/api/items/move", json: ["ids": [id], "folder": folderId]).status == .noContent)
             #expect(try await browser.send(.get, "/api/items?folder=\(folderId)").json()["total"] as? Int == 1)
+            // Unlocked, its items still stay inside it: not in All photos, not in Favourites.
+            #expect(try await browser.send(.post, "/api/items/\(id)/favorite", json: ["favorite": true]).status == .ok)
+            #expect(try await browser.send(.get, "/api/items").json()["total"] as? Int == 0)
+            #expect(try await browser.send(.get, "/api/items?favorites=1").json()["total"] as? Int == 0)
             #expect(try await browser.send(.post, "/api/folders/\(folderId)/lock").status == .noContent)
             #expect(try await browser.send(.get, "/api/items").json()["total"] as? Int == 0)
             #expect(try await browser.send(.get, "/api/items/\(id)/thumbnail").status == .notFound)
@@ -127,11 +131,56 @@ import Testing
             #expect(try await browser.send(.post, "/api/folders/\(folderId)/unlock", json: ["password": "folder pw"]).status == .ok)
             let shown = try await browser.send(.get, "/api/items/\(id)").json()
             #expect(shown["name"] as? String == "secret.jpg")
+            #expect(try await browser.send(.get, "/api/items").json()["total"] as? Int == 0)
             #expect(try await browser.send(.post, "/api/folders/\(folderId)/delete").status == .conflict)
             let nested = try #require(folders?.first { $0["path"] as? String == "Trips/2024" }?["id"] as? String)
             #expect(try await browser.send(.post, "/api/folders/\(nested)/delete").status == .noContent)
             let remaining = try await browser.send(.get, "/api/folders").json()["folders"] as? [[String: Any]]
             #expect(remaining?.map { $0["path"] as? String } == ["Private", "Trips"])
+        }
+    }
+
+    @Test func foldersRenameAndMove() async throws {
+        let harness = try ServerHarness()
+        try await harness.test { browser in
+            try await browser.createVault()
+            func make(_ body: [String: Any]) async throws -> String {
+                try #require(try await browser.send(.post, "/api/folders", json: body).json()["id"] as? String)
+            }
+            let trips = try await make(["path": "Trips"])
+            let y2024 = try await make(["path": "Trips/2024"])
+            let other = try await make(["path": "Other"])
+            let locked = try await make(["path": "Private", "password": "folder pw"])
+            let photo = try await browser.upload(try TestImages.image("jpg", width: 60, height: 40), name: "a.jpg").json()
+            let id = try #require((photo["item"] as? [String: Any])?["id"] as? String)
+            #expect(try await browser.send(.post, "/api/items/move", json: ["ids": [id], "folder": y2024]).status == .noContent)
+            func paths() async throws -> [String?] {
+                (try await browser.send(.get, "/api/folders").json()["folders"] as? [[String: Any]])?.map { $0["path"] as? String } ?? []
+            }
+
+            let renamed = try await browser.send(.post, "/api/folders/\(trips)/rename", json: ["name": "Travel ✈️"]).json()
+            #expect(renamed["path"] as? String == "Travel ✈️")
+            #expect(try await paths() == ["Other", "Private", "Travel ✈️", "Travel ✈️/2024"])
+            #expect(try await browser.send(.post, "/api/folders/\(trips)/rename", json: ["name": "Other"]).status == .conflict)
+            #expect(try await browser.send(.post, "/api/folders/\(trips)/rename", json: ["name": "a/b"]).status == .badRequest)
+            #expect(try await browser.send(.post, "/api/folders/\(trips)/rename", json: ["name": " "]).status == .badRequest)
+
+            // Into itself or below itself: refused, nothing changes.
+            #expect(try await browser.send(.post, "/api/folders/\(trips)/move", json: ["parent": y2024]).status == .badRequest)
+            #expect(try await browser.send(.post, "/api/folders/\(trips)/move", json: ["parent": trips]).status == .badRequest)
+            #expect(try await browser.send(.post, "/api/folders/\(other)/move", json: ["parent": locked]).status == .badRequest)
+            let moved = try await browser.send(.post, "/api/folders/\(trips)/move", json: ["parent": other]).json()
+            #expect(moved["path"] as? String == "Other/Travel ✈️")
+            #expect(try await paths() == ["Other", "Other/Travel ✈️", "Other/Travel ✈️/2024", "Private"])
+            // The item went along, inside its folder.
+            #expect(try await browser.send(.get, "/api/items?folder=\(y2024)").json()["total"] as? Int == 1)
+            let back = try await browser.send(.post, "/api/folders/\(y2024)/move", json: ["parent": NSNull()]).json()
+            #expect(back["path"] as? String == "2024")
+
+            // A protected folder renamed keeps its password.
+            #expect(try await browser.send(.post, "/api/folders/\(locked)/rename", json: ["name": "Mine"]).status == .ok)
+            #expect(try await browser.send(.post, "/api/folders/\(locked)/lock").status == .noContent)
+            #expect(try await browser.send(.post, "/api/folders/\(locked)/unlock", json: ["password": "folder pw"]).status == .ok)
         }
     }
 

@@ -17,6 +17,11 @@ extension Catalog {
         try write { try folder.insert($0) }
     }
 
+    /// Replaces `folder`'s row (matched by id): a rename or a move.
+    func update(_ folder: FolderRecord) throws {
+        try write { try folder.update($0) }
+    }
+
     /// Removes `folder`'s row (matched by id).
     func delete(_ folder: FolderRecord) throws {
         _ = try write { try folder.delete($0) }

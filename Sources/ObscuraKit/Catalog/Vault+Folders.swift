@@ -120,6 +120,60 @@ extension Vault {
         return try catalog.itemCount(inFolder: folder.id)
     }
 
+    /// Renames `folder` where it is; its items, subfolders and (for a protected folder)
+    /// wrapped key stay as they are, since the key is bound to the folder's id, not its
+    /// name (§6.4). Persists the catalog.
+    /// - Throws: ``VaultError/invalidName(_:)``, ``VaultError/folderExists(_:)``.
+    @discardableResult
+    public func renameFolder(_ folder: FolderRecord, to name: String) throws -> FolderRecord {
+        try enter()
+        defer { leave() }
+        return try relocate(folder, name: name, parentId: folder.parentId)
+    }
+
+    /// Moves `folder`, with everything inside it, into `parent` (nil: the top level).
+    /// Persists the catalog.
+    /// - Throws: ``VaultError/folderIntoItself(_:)`` for a move into its own subtree,
+    ///   ``VaultError/nestedProtectedFolder`` into a protected folder,
+    ///   ``VaultError/folderExists(_:)`` when the parent holds a folder of that name.
+    @discardableResult
+    public func moveFolder(_ folder: FolderRecord, into parent: FolderRecord?) throws -> FolderRecord {
+        try enter()
+        defer { leave() }
+        return try relocate(folder, name: folder.name, parentId: parent?.id)
+    }
+
+    private func relocate(_ folder: FolderRecord, name: String, parentId: String?) throws -> FolderRecord {
+        let all = try catalog.folders()
+        guard var record = all.first(where: { $0.id == folder.id }) else { throw VaultError.noSuchFolder(folder.name) }
+        let name = name.trimmingCharacters(in: .whitespaces)
+        guard !name.isEmpty, !name.contains("/"), name != ".", name != ".." else { throw VaultError.invalidName(name) }
+        if let parentId {
+            guard let parent = all.first(where: { $0.id == parentId }) else { throw VaultError.noSuchFolder(parentId) }
+            if parent.isProtected { throw VaultError.nestedProtectedFolder }
+            // Walking up from the new parent must not meet the folder itself: that would
+            // make a cycle no path could name. Bounded by the folder count for a damaged
+            // catalog whose parents already loop.
+            var ancestor: String? = parentId
+            var steps = 0
+            while let id = ancestor, steps <= all.count {
+                if id == record.id { throw VaultError.folderIntoItself(folderPath(record, in: all)) }
+                ancestor = all.first(where: { $0.id == id })?.parentId
+                steps += 1
+            }
+        }
+        if all.contains(where: { $0.id != record.id && $0.parentId == parentId && $0.name == name }) {
+            let parentPath = parentId.flatMap { id in all.first(where: { $0.id == id }) }.map { folderPath($0, in: all) + "/" } ?? ""
+            throw VaultError.folderExists(parentPath + name)
+        }
+        guard record.name != name || record.parentId != parentId else { return record }
+        record.name = name
+        record.parentId = parentId
+        try catalog.update(record)
+        try persist()
+        return record
+    }
+
     /// Removes an empty folder. Persists the catalog.
     public func removeFolder(_ path: String) throws {
         try enter()

@@ -4,6 +4,10 @@ import Foundation
 public enum ItemScope: Sendable, Equatable {
     /// Every item the session can see: the top level and every open folder.
     case visible
+    /// The library views (All photos, Favourites): the top level and every unprotected
+    /// folder. A protected folder's items stay inside it even while it is unlocked, as a
+    /// locked folder should (issue 16): they show only when that folder is opened.
+    case library
     /// The top level only.
     case topLevel
     /// One folder, which must be open.
@@ -37,6 +41,8 @@ extension Vault {
         switch scope {
         case .visible:
             catalogScope = .all(excluding: folders.filter { !isOpen($0) }.map(\.id))
+        case .library:
+            catalogScope = .all(excluding: folders.filter(\.isProtected).map(\.id))
         case .topLevel:
             catalogScope = .topLevel
         case let .folder(folder):

@@ -31,6 +31,8 @@ public enum VaultError: ObscuraError, Equatable {
     case nestedProtectedFolder
     /// A folder or item name is empty or invalid.
     case invalidName(String)
+    /// A folder cannot move into itself or into one of its own subfolders.
+    case folderIntoItself(String)
     /// The folder password is wrong.
     case wrongFolderPassword
     /// The item is in a protected folder that is not unlocked.
@@ -77,6 +79,8 @@ public enum VaultError: ObscuraError, Equatable {
             return "folders cannot be created inside a password-protected folder"
         case let .invalidName(name):
             return "invalid name: \"\(name)\""
+        case let .folderIntoItself(path):
+            return "folder \(path) cannot move into itself or one of its own folders"
         case .wrongFolderPassword:
             return "wrong folder password"
         case let .folderLocked(name):

@@ -6,6 +6,8 @@ struct FolderRoutes {
     let store: SessionStore
 
     struct Folders: Encodable { var folders: [FolderJSON] }
+    struct Rename: Decodable { var name: String }
+    struct Move: Decodable { var parent: String? }
 
     func register(on router: Router<GalleryContext>) {
         router.get("/api/folders") { _, context -> Response in
@@ -41,6 +43,23 @@ struct FolderRoutes {
             let id = try context.parameters.require("id")
             try await Blocking.run { vault.lockFolder(try ItemRoutes.folder(id, in: vault)) }
             return JSON.noContent()
+        }
+        router.post("/api/folders/:id/rename") { request, context -> Response in
+            let vault = try context.vault()
+            let id = try context.parameters.require("id")
+            let body = try await JSON.decode(Rename.self, from: request)
+            return try JSON.response(try await Blocking.run {
+                try FolderJSON(try vault.renameFolder(try ItemRoutes.folder(id, in: vault), to: body.name), in: vault)
+            })
+        }
+        router.post("/api/folders/:id/move") { request, context -> Response in
+            let vault = try context.vault()
+            let id = try context.parameters.require("id")
+            let body = try await JSON.decode(Move.self, from: request)
+            return try JSON.response(try await Blocking.run {
+                let parent = try body.parent.map { try ItemRoutes.folder($0, in: vault) }
+                return try FolderJSON(try vault.moveFolder(try ItemRoutes.folder(id, in: vault), into: parent), in: vault)
+            })
         }
         router.post("/api/folders/:id/delete") { _, context -> Response in
             let vault = try context.vault()

@@ -38,7 +38,7 @@ struct ItemRoutes {
             let page = try await Blocking.run { () -> Page in
                 let scope: ItemScope
                 switch folder {
-                case nil, "": scope = .visible
+                case nil, "": scope = .library
                 case "root": scope = .topLevel
                 case let id?: scope = .folder(try Self.folder(id, in: vault))
                 }
