@@ -150,7 +150,16 @@ def test_lock_then_wrong_password_then_unlock(page):
                  f"notice {text(page, '#unlock-notice')!r}")
     wait(page, lambda: shown(page, "#unlock-view"), 10, "the unlock page after Lock")
     assert not shown(page, "#app-view")
+    # Issue 16, point 13: the password can be shown, and is hidden again when sent.
+    type_into(page, "#unlock-password", "not the password")
+    reveal = el(page, "#unlock-password + .reveal")
+    assert reveal.get_attribute("aria-pressed") == "false"
+    reveal.click()
+    assert el(page, "#unlock-password").get_attribute("type") == "text"
+    assert reveal.get_attribute("aria-pressed") == "true"
+    assert reveal.get_attribute("aria-label") == "Hide password"
     submit_unlock(page, "not the password")
+    assert el(page, "#unlock-password").get_attribute("type") == "password"
     wait(page, lambda: answered(page) and shown(page, "#unlock-error"), UNLOCK_WAIT, "an error for a wrong password")
     assert text(page, "#unlock-error") == "Wrong password."
     assert not shown(page, "#app-view")
@@ -172,10 +181,14 @@ def test_repeated_wrong_passwords_show_the_wait(page):
     # count too. Failures 3 and 4 are answered at once, and the answer to the 4th
     # starts the wait.
     assert attempts == 2, "the first failures must not be delayed"
-    assert not el(page, "#unlock-submit").is_enabled()
+    assert el(page, "#unlock-submit").get_attribute("aria-disabled") == "true"
     assert "Wait" in text(page, "#unlock-error")
-    wait(page, lambda: el(page, "#unlock-submit").is_enabled(), 10, "the delay to run out")
-    unlock(page)
+    # Issue 16, point 13: a password typed and sent during the wait is kept, and sent
+    # by itself when the wait ends (it used to be refused by a disabled button).
+    type_into(page, "#unlock-password", PASSWORD)
+    press(page, Keys.ENTER)
+    wait(page, lambda: "will be tried" in text(page, "#unlock-error"), 5, "the queued password acknowledged")
+    wait(page, lambda: shown(page, "#app-view"), UNLOCK_WAIT + 10, "the queued password to unlock when the wait ends")
 
 
 def test_upload_photos_and_video(page, media):
@@ -530,11 +543,17 @@ def test_folders_create_protect_move_lock_unlock(page):
     assert "Try again in" in el(page, "#folder-unlock-submit").text
     type_into(page, "#folder-unlock-password", FOLDER_PASSWORD)
     wait(page, lambda: el(page, "#folder-unlock-submit").is_enabled(), 20, "the folder delay to run out")
+    assert text(page, "#folder-unlock-error") == "The wait is over. You can try again now."
     el(page, "#folder-unlock-submit").click()
     wait(page, lambda: text(page, "#view-title") == "Trips › Secret", UNLOCK_WAIT, "the folder after unlocking")
     wait(page, lambda: [t[0] for t in tiles(page)] == [moved], 10, "the photo back in view")
+    # The folder's wait ended while it was open; the dialog said so (point 13).
+    # Issue 16, point 8: unlocked, the folder still keeps its photo inside: All photos
+    # and Favourites never mix it in.
     el(page, "#library-list [data-view='all']").click()
-    wait(page, lambda: item_count(page) == total, 10, "All photos counts it again")
+    wait(page, lambda: text(page, "#view-title") == "All photos" and item_count(page) == total - 1, 10,
+         "All photos without the open folder's photo")
+    assert moved not in [t[0] for t in tiles(page)]
 
 
 def test_a_folder_that_is_not_empty_says_so_before_asking(page):
@@ -563,8 +582,9 @@ def test_a_folder_that_is_not_empty_says_so_before_asking(page):
 
 
 def test_hidden_tab_drops_folder_keys(page, server):
-    total = item_count(page)
     assert not folder_info(page, "Secret")["locked"]
+    click_folder(page, "Secret")
+    wait(page, lambda: text(page, "#view-title") == "Trips › Secret" and item_count(page) == 1, 10, "the open folder")
     gallery = page.current_window_handle
     page.switch_to.new_window("tab")  # the gallery tab is now hidden
     try:
@@ -577,8 +597,124 @@ def test_hidden_tab_drops_folder_keys(page, server):
         page.close()
         page.switch_to.window(gallery)
     wait(page, lambda: folder_info(page, "Secret")["locked"], 10, "the sidebar to show Secret locked")
-    wait(page, lambda: item_count(page) == total - 1, 10, "the folder's photo hidden again")
+    wait(page, lambda: text(page, "#view-title") == "All photos", 10, "All photos once the open folder locked")
+    assert "#/folder/" not in page.execute_script("return location.hash")
     assert not page.execute_script("return document.body.classList.contains('obscured')")
+
+
+def location_hash(page):
+    return page.execute_script("return location.hash")
+
+
+def open_tile(page, tile_id):
+    page.execute_script("document.querySelector(`.tile[data-id='${arguments[0]}'] .tile-open`).click()", tile_id)
+    wait(page, lambda: shown(page, "#viewer"), 5, "the viewer")
+
+
+def test_addresses_back_and_reload(page):
+    """Issue 16, point 6: every view and open item has an address; Back closes the
+    viewer or returns to the previous view without leaving the app; a reload, and an
+    unlock after a lock, come back to the same place."""
+    show_view(page, "all")
+    wait(page, lambda: item_count(page) > 2, 10, "All photos")
+    first, second = [t[0] for t in tiles(page)][:2]
+    open_tile(page, first)
+    assert location_hash(page) == "#/item/" + first
+    name = text(page, "#viewer-name")
+    press(page, Keys.ARROW_RIGHT)
+    wait(page, lambda: text(page, "#viewer-name") != name, 5, "the next item")
+    # Stepping rewrites the address rather than stacking one entry per photo.
+    assert location_hash(page) == "#/item/" + second
+    page.back()
+    wait(page, lambda: not shown(page, "#viewer"), 5, "Back to close the viewer")
+    assert shown(page, "#app-view") and text(page, "#view-title") == "All photos"
+    assert location_hash(page) in ("", "#/")
+    page.forward()
+    wait(page, lambda: shown(page, "#viewer") and location_hash(page) == "#/item/" + second, 5, "Forward to reopen it")
+    second_name = text(page, "#viewer-name")
+    page.refresh()
+    wait(page, lambda: shown(page, "#viewer") and text(page, "#viewer-name") == second_name, 15,
+         "the same item open after a reload")
+    press(page, Keys.ESCAPE)
+    wait(page, lambda: not shown(page, "#viewer") and location_hash(page) in ("", "#/"), 5, "Esc to close it")
+
+    click_folder(page, "Trips")
+    wait(page, lambda: text(page, "#view-title") == "Trips", 10, "the Trips folder")
+    trips = location_hash(page)
+    assert re.fullmatch(r"#/folder/[0-9a-f-]{36}", trips), trips
+    show_view(page, "favorites")
+    assert location_hash(page) == "#/favorites"
+    page.back()
+    wait(page, lambda: text(page, "#view-title") == "Trips", 5, "Back to the folder")
+    page.back()
+    wait(page, lambda: text(page, "#view-title") == "All photos", 5, "Back to All photos")
+    assert shown(page, "#app-view")
+
+    # Locked, then reloaded: unlocking comes back to the folder.
+    page.forward()
+    wait(page, lambda: text(page, "#view-title") == "Trips", 5, "Forward to the folder")
+    el(page, "#lock-button").click()
+    wait(page, lambda: shown(page, "#unlock-view"), 10, "the unlock page")
+    page.refresh()
+    wait(page, lambda: shown(page, "#unlock-view") and not shown(page, "#boot"), 10, "the unlock page after a reload")
+    unlock(page)
+    wait(page, lambda: text(page, "#view-title") == "Trips" and location_hash(page) == trips, 10,
+         "the folder again after unlocking")
+    # An address naming nothing of this vault gives way to All photos.
+    page.execute_script("location.hash = '#/folder/00000000-0000-0000-0000-000000000000'")
+    wait(page, lambda: text(page, "#view-title") == "All photos" and location_hash(page) == "#/", 5,
+         "an unknown folder's address to fall back to All photos")
+
+
+def test_folders_rename_move_and_new_folder_while_moving(page):
+    """Issue 16, point 11: a folder can be renamed and moved (with what it holds); the
+    move dialog starts at the top level and can make a folder on the spot."""
+    click_folder(page, "Trips")
+    wait(page, lambda: text(page, "#view-title") == "Trips", 10, "the Trips folder")
+    el(page, "#folder-rename-button").click()
+    wait(page, lambda: shown(page, "#rename-dialog"), 5, "the rename dialog")
+    assert el(page, "#rename-name").get_attribute("value") == "Trips"
+    type_into(page, "#rename-name", "Journeys")
+    el(page, "#rename-submit").click()
+    wait(page, lambda: text(page, "#view-title") == "Journeys" and folder_info(page, "Trips") is None, 10,
+         "the folder renamed")
+    shoot(page, "folder-renamed")
+
+    show_view(page, "all")
+    create_folder(page, "Archive")
+    wait(page, lambda: folder_info(page, "Archive") is not None, 5, "Archive in the sidebar")
+    click_folder(page, "Journeys")
+    wait(page, lambda: text(page, "#view-title") == "Journeys", 10, "the Journeys folder")
+    el(page, "#folder-move-button").click()
+    wait(page, lambda: shown(page, "#move-dialog"), 5, "the move dialog")
+    offered = page.execute_script("return [...document.getElementById('move-target').options].map(o => o.textContent.trim())")
+    # Not into itself, nor below itself, nor into a protected folder.
+    assert offered == ["No folder (top level)", "Archive"], offered
+    page.execute_script(
+        "const s = document.getElementById('move-target');"
+        "s.value = [...s.options].find(o => o.textContent.trim() === 'Archive').value;")
+    el(page, "#move-submit").click()
+    wait(page, lambda: text(page, "#view-title") == "Archive › Journeys", 10, "the folder moved into Archive")
+    assert "Archive/Journeys/Secret" in folder_info(page, "Secret")["label"]
+
+    show_view(page, "all")
+    photo = next(t[0] for t in tiles(page) if t[1] == "photo")
+    select_tile(page, photo)
+    el(page, "#sel-move").click()
+    wait(page, lambda: shown(page, "#move-dialog"), 5, "the move dialog")
+    assert el(page, "#move-target").get_attribute("value") == "", "the move dialog starts at the top level"
+    el(page, "#move-new-folder").click()
+    wait(page, lambda: shown(page, "#folder-dialog"), 5, "the new-folder dialog over the move dialog")
+    type_into(page, "#folder-name", "Fresh")
+    el(page, "#folder-submit").click()
+    wait(page, lambda: not shown(page, "#folder-dialog"), 10, "the new folder made")
+    assert shown(page, "#move-dialog")
+    chosen = lambda: page.execute_script(
+        "const s = document.getElementById('move-target'); return s.options[s.selectedIndex].textContent.trim()")
+    wait(page, lambda: chosen() == "Fresh", 5, lambda: f"the new folder chosen (chosen: {chosen()})")
+    el(page, "#move-submit").click()
+    wait(page, lambda: folder_info(page, "Fresh") is not None and "1 item" in folder_info(page, "Fresh")["label"], 10,
+         "the photo moved into the new folder")
 
 
 def test_settings_then_auto_lock_then_unlock_again(page):

@@ -1,6 +1,6 @@
 // folders.js: the folder list in the sidebar and the folder dialogs: create
-// (nested by "A/B" paths, optionally protected), unlock, lock, delete, and the
-// "move to" chooser. Fires 'change' after the list is fetched again.
+// (nested by "A/B" paths, optionally protected), unlock, lock, rename, move,
+// delete, and the "move to" chooser. Fires 'change' after the list is fetched again.
 
 import { get, post } from './api.js';
 import { busy, confirmAction, openDialog, showError, toast } from './dialogs.js';
@@ -25,6 +25,8 @@ export class Folders extends EventTarget {
       event.preventDefault();
       $('move-dialog').close('move');
     });
+    $('move-new-folder').addEventListener('click', () => this.createInMoveDialog());
+    $('rename-form').addEventListener('submit', (event) => this.submitRename(event));
   }
 
   byId(id) {
@@ -85,15 +87,22 @@ export class Folders extends EventTarget {
     this.onOpen(folder);
   }
 
+  /** Opens the new-folder dialog; resolves the folder made, or null when cancelled. */
   create(parentId = null) {
+    this.created = null;
     $('folder-name').value = '';
     $('folder-protect').checked = false;
     $('folder-password-fields').hidden = true;
     $('folder-password').value = '';
     $('folder-password-confirm').value = '';
     fillSelect($('folder-parent'), this.list, 'Top level', parentId ?? this.current ?? '');
-    openDialog($('folder-dialog'));
+    const dialog = $('folder-dialog');
+    dialog.returnValue = '';
+    openDialog(dialog);
     $('folder-name').focus();
+    return new Promise((resolve) => {
+      dialog.addEventListener('close', () => resolve(dialog.returnValue === 'done' ? this.created : null), { once: true });
+    });
   }
 
   async submitCreate(event) {
@@ -114,8 +123,9 @@ export class Folders extends EventTarget {
     }
     try {
       const folder = await busy($('folder-submit'), 'Creating…', () => post('/api/folders', body));
-      $('folder-dialog').close('done');
+      this.created = folder;
       await this.refresh();
+      $('folder-dialog').close('done');
       toast('Folder “' + folder.path + '” created');
     } catch (failure) {
       showError(error, failure.status === 409 ? 'A folder with that name exists here.' : failure.message);
@@ -146,8 +156,9 @@ export class Folders extends EventTarget {
     try {
       await busy($('folder-unlock-submit'), 'Unlocking…', () =>
         post('/api/folders/' + encodeURIComponent(folder.id) + '/unlock', { password }));
-      $('folder-unlock-dialog').close('unlocked');
+      // The list first: whoever waits on the dialog finds the folder unlocked in it.
       await this.refresh();
+      $('folder-unlock-dialog').close('unlocked');
     } catch (failure) {
       showError(error, failure.status === 401 ? 'Wrong folder password.' : failure.message);
       $('folder-unlock-password').select();
@@ -165,7 +176,10 @@ export class Folders extends EventTarget {
       const left = Math.ceil((until - Date.now()) / 1000);
       submit.disabled = left > 0;
       submit.textContent = left > 0 ? 'Try again in ' + left + ' s' : 'Unlock';
-      if (left <= 0) clearInterval(this.waitTimer);
+      if (left <= 0) {
+        clearInterval(this.waitTimer);
+        showError($('folder-unlock-error'), 'The wait is over. You can try again now.');
+      }
     };
     this.waitTimer = setInterval(tick, 250);
     tick();
@@ -203,12 +217,21 @@ export class Folders extends EventTarget {
     return true;
   }
 
-  /** Asks where to move; resolves a folder id, null for the top level, or undefined when cancelled. */
+  /** Asks where to move `count` items; resolves a folder id, null for the top level,
+   * or undefined when cancelled. It starts at the top level (issue 16). */
   chooseTarget(count) {
+    return this.ask({
+      title: 'Move ' + count + (count === 1 ? ' item' : ' items'),
+      choices: () => this.list.filter((folder) => !folder.protected || folder.unlocked),
+    });
+  }
+
+  /** The move dialog: `choices()` lists the folders offered (asked again after "New folder"). */
+  ask({ title, choices }) {
     const dialog = $('move-dialog');
-    $('move-title').textContent = 'Move ' + count + (count === 1 ? ' item' : ' items');
-    const open = this.list.filter((folder) => !folder.protected || folder.unlocked);
-    fillSelect($('move-target'), open, 'No folder (top level)', this.current ?? '');
+    this.moveChoices = choices;
+    $('move-title').textContent = title;
+    fillSelect($('move-target'), choices(), 'No folder (top level)', '');
     dialog.returnValue = '';
     openDialog(dialog);
     $('move-target').focus();
@@ -217,6 +240,63 @@ export class Folders extends EventTarget {
         resolve(dialog.returnValue === 'move' ? ($('move-target').value || null) : undefined);
       }, { once: true });
     });
+  }
+
+  /** "New folder" inside the move dialog: made inside the folder chosen so far, then chosen. */
+  async createInMoveDialog() {
+    const parent = this.byId($('move-target').value);
+    const folder = await this.create(parent && !parent.protected ? parent.id : '');
+    const offered = this.moveChoices();
+    fillSelect($('move-target'), offered, 'No folder (top level)', folder && offered.some((f) => f.id === folder.id) ? folder.id : $('move-target').value);
+    $('move-target').focus();
+  }
+
+  rename(folder) {
+    this.renaming = folder;
+    $('rename-title').textContent = 'Rename “' + folder.name + '”';
+    $('rename-name').value = folder.name;
+    openDialog($('rename-dialog'));
+    $('rename-name').select();
+  }
+
+  async submitRename(event) {
+    event.preventDefault();
+    const folder = this.renaming;
+    const error = $('rename-error');
+    const name = $('rename-name').value.trim();
+    if (!name || name.includes('/')) {
+      return showError(error, name ? 'A name cannot contain “/”. Use Move to put a folder inside another.' : 'Give the folder a name.');
+    }
+    try {
+      await busy($('rename-submit'), 'Renaming…', () =>
+        post('/api/folders/' + encodeURIComponent(folder.id) + '/rename', { name }));
+      $('rename-dialog').close('done');
+      await this.refresh();
+      toast('Renamed to “' + name + '”');
+    } catch (failure) {
+      showError(error, failure.status === 409 ? 'A folder with that name exists here.' : failure.message);
+    }
+  }
+
+  /** Moves `folder`, with everything in it, under another folder or to the top level. */
+  async move(folder) {
+    const below = (other) => {
+      for (let id = other.id; id; id = this.byId(id)?.parentId) if (id === folder.id) return true;
+      return false;
+    };
+    const parent = await this.ask({
+      title: 'Move “' + folder.name + '”',
+      // Not into itself or below itself, nor into a protected folder (they hold no folders).
+      choices: () => this.list.filter((other) => !other.protected && !below(other)),
+    });
+    if (parent === undefined) return;
+    try {
+      const moved = await post('/api/folders/' + encodeURIComponent(folder.id) + '/move', { parent });
+      await this.refresh();
+      toast('Moved to “' + moved.path + '”');
+    } catch (failure) {
+      toast(failure.status === 409 ? 'A folder with that name is already there.' : failure.message, 'error');
+    }
   }
 }
 

@@ -8,20 +8,24 @@ import { toast } from './dialogs.js';
 const $ = (id) => document.getElementById(id);
 
 export class Library {
-  constructor({ catalog, folders, selection, onError }) {
+  constructor({ catalog, folders, selection, onError, onNavigate }) {
     this.catalog = catalog;
+    this.onNavigate = onNavigate;
+    this.started = false;
     this.folders = folders;
     this.selection = selection;
     this.onError = onError;
     this.view = { view: 'all' };
 
     for (const button of document.querySelectorAll('#library-list .nav-item')) {
-      button.addEventListener('click', () => this.show({ view: button.dataset.view }));
+      button.addEventListener('click', () => this.onNavigate({ view: button.dataset.view }));
     }
     catalog.addEventListener('change', () => this.paint());
     folders.addEventListener('change', () => this.foldersChanged());
     $('folder-lock-button').addEventListener('click', () => this.lockFolder());
     $('folder-delete-button').addEventListener('click', () => this.deleteFolder());
+    $('folder-rename-button').addEventListener('click', () => this.folder() && this.folders.rename(this.folder()));
+    $('folder-move-button').addEventListener('click', () => this.folder() && this.folders.move(this.folder()));
     $('sidebar-toggle').addEventListener('click', () => this.toggleSidebar());
     $('sidebar-scrim').addEventListener('click', () => this.toggleSidebar(false));
   }
@@ -31,8 +35,14 @@ export class Library {
     return this.view.view === 'folder' ? this.folders.byId(this.view.folderId) : null;
   }
 
+  /** Whether `view` is the set on show (and has been asked for). */
+  showing(view) {
+    return this.started && this.view.view === view.view && (view.view !== 'folder' || this.view.folderId === view.folderId);
+  }
+
   show(view) {
     this.view = view;
+    this.started = true;
     this.selection.clear();
     this.folders.setCurrent(view.view === 'folder' ? view.folderId : null);
     this.toggleSidebar(false);
@@ -49,7 +59,7 @@ export class Library {
   foldersChanged() {
     const folder = this.folder();
     if (this.view.view === 'folder' && (!folder || (folder.protected && !folder.unlocked))) {
-      this.show({ view: 'all' }); // the open folder went away or locked
+      this.onNavigate({ view: 'all' }, { replace: true }); // the open folder went away or locked
       return;
     }
     this.paint();

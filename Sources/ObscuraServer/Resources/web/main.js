@@ -8,6 +8,8 @@ import { closeAllDialogs, toast } from './dialogs.js';
 import { Folders } from './folders.js';
 import { Grid } from './grid.js';
 import { Library } from './library.js';
+import { Router, viewOf } from './router.js';
+import { addRevealButtons, hideAll } from './password.js';
 import { Selection } from './selection.js';
 import { Settings } from './settings.js';
 import { createUnlockPage } from './unlock.js';
@@ -17,9 +19,13 @@ import { wireSelectionBar } from './actions.js';
 
 const $ = (id) => document.getElementById(id);
 const WATCH_INTERVAL_MS = 1500;
+// How far a reload of an item's address pages through its view to find it again.
+const ITEM_SEARCH_LIMIT = 20000;
 
 let open = false;
 let watchTimer = 0;
+let foldersReady = Promise.resolve();
+let applying = 0;
 
 const reportError = (error) => {
   if (error?.status === 401 && error.message === 'locked') return; // the lock handler shows the page
@@ -28,21 +34,27 @@ const reportError = (error) => {
 
 const catalog = new Catalog();
 const selection = new Selection();
-const folders = new Folders({ onOpen: (folder) => library.show({ view: 'folder', folderId: folder.id }) });
-const library = new Library({ catalog, folders, selection, onError: reportError });
+const router = new Router((route) => apply(route));
+const folders = new Folders({ onOpen: (folder) => router.go({ view: 'folder', folderId: folder.id }) });
+const library = new Library({
+  catalog, folders, selection, onError: reportError,
+  onNavigate: (view, options) => router.go(view, options),
+});
 const viewer = new Viewer({
   catalog,
   onClose: (index) => {
     grid.reveal(index);
     grid.focusTile(index);
   },
+  onRequestClose: () => router.closeItem(),
+  onShow: (item) => router.note({ ...viewOf(router.current()), itemId: item.id }),
 });
 const grid = new Grid({
   scroller: $('grid-scroller'),
   canvas: $('grid-canvas'),
   catalog,
   selection,
-  onOpen: (index) => viewer.open(index),
+  onOpen: (index) => router.go({ ...viewOf(library.view), itemId: catalog.items[index].id }),
   onError: reportError,
 });
 const refreshAfterUploads = () => {
@@ -62,6 +74,7 @@ const uploader = new Uploader({
 new Settings({ onAutoLockChange: () => {} });
 wireSelectionBar({ catalog, selection, folders, library });
 const unlockPage = createUnlockPage({ onUnlocked: enter });
+addRevealButtons();
 
 $('upload-button').addEventListener('click', () => uploader.pick());
 $('empty-upload').addEventListener('click', () => uploader.pick());
@@ -97,8 +110,8 @@ function enter() {
   $('unlock-view').hidden = true;
   $('app-view').hidden = false;
   document.body.dataset.state = 'open';
-  folders.refresh().catch(reportError);
-  library.show({ view: 'all' });
+  foldersReady = folders.refresh().catch(reportError);
+  apply(router.current());
   clearInterval(watchTimer);
   watchTimer = setInterval(watch, WATCH_INTERVAL_MS);
 }
@@ -110,8 +123,10 @@ function leave(message = '', create = false) {
   clearInterval(watchTimer);
   viewer.close();
   closeAllDialogs();
+  hideAll();
   uploader.reset();
   selection.clear();
+  library.started = false;
   catalog.reset();
   grid.clear();
   folders.list = [];
@@ -123,6 +138,46 @@ function leave(message = '', create = false) {
   document.title = 'Obscura';
   $('toast').hidden = true; // it may name a file or folder
   unlockPage.show(message, create);
+}
+
+/**
+ * Shows what `route` names: its view (asking for a protected folder's password first),
+ * then its item in the viewer, paging through the view to find it after a reload. A
+ * folder or item that is not there (deleted, or of another vault) gives way to its view
+ * or to all photos, rewriting the address. A newer route overtakes one still loading.
+ */
+async function apply(route) {
+  if (!open) return;
+  const ticket = ++applying;
+  const stale = () => ticket !== applying || !open;
+  let view = { view: route.view === 'favorites' ? 'favorites' : 'all' };
+  if (route.view === 'folder') {
+    await foldersReady;
+    if (stale()) return;
+    let folder = folders.byId(route.folderId);
+    if (folder?.protected && !folder.unlocked) {
+      const unlocked = await folders.unlock(folder);
+      if (stale()) return;
+      folder = unlocked ? folders.byId(folder.id) : null;
+    }
+    if (!folder) return router.go({ view: 'all' }, { replace: true });
+    view = { view: 'folder', folderId: folder.id };
+  }
+  if (!library.showing(view)) await library.show(view);
+  if (stale()) return;
+  if (!route.itemId) return viewer.close();
+  let index = catalog.indexOf(route.itemId);
+  while (index < 0 && !catalog.done && catalog.items.length < ITEM_SEARCH_LIMIT) {
+    await catalog.loadMore().catch(reportError);
+    if (stale()) return;
+    index = catalog.indexOf(route.itemId);
+  }
+  if (index < 0) return router.go(viewOf(route), { replace: true });
+  if (viewer.isOpen) viewer.show(index);
+  else {
+    grid.reveal(index);
+    viewer.open(index);
+  }
 }
 
 async function lockNow() {

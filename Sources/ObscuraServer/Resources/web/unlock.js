@@ -17,6 +17,8 @@ export function createUnlockPage({ onUnlocked }) {
   let creating = false;
   let waitTimer = 0;
   let waitUntil = 0;
+  // Sent during the wrong-password delay: kept, and sent when the delay ends (issue 16).
+  let queued = false;
 
   function setMode(create) {
     creating = create;
@@ -34,21 +36,33 @@ export function createUnlockPage({ onUnlocked }) {
     password.focus();
   }
 
+  // During the delay the button stays enabled for the form (a disabled default button
+  // would swallow Enter) but says it is waiting; a submit then queues the password.
   function updateButton() {
     const wait = Math.ceil((waitUntil - Date.now()) / 1000);
     if (wait > 0) {
-      submit.disabled = true;
+      submit.setAttribute('aria-disabled', 'true');
       submit.textContent = 'Try again in ' + wait + ' s';
-      showError(error, 'Too many wrong passwords. Wait ' + wait + ' s before trying again.');
+      showError(error, queued
+        ? 'Too many wrong passwords. Your password will be tried in ' + wait + ' s.'
+        : 'Too many wrong passwords. Wait ' + wait + ' s before trying again.');
       return;
     }
+    submit.removeAttribute('aria-disabled');
+    submit.disabled = false;
+    submit.textContent = creating ? 'Create vault' : 'Unlock';
     if (waitTimer) {
       clearInterval(waitTimer);
       waitTimer = 0;
       showError(error, '');
+      if (queued) {
+        queued = false;
+        form.requestSubmit();
+      } else {
+        notice.textContent = 'The wait is over. You can try again now.';
+        notice.hidden = false;
+      }
     }
-    submit.disabled = false;
-    submit.textContent = creating ? 'Create vault' : 'Unlock';
   }
 
   function startWait(seconds) {
@@ -61,7 +75,13 @@ export function createUnlockPage({ onUnlocked }) {
   async function onSubmit(event) {
     event.preventDefault();
     if (submit.disabled) return;
+    if (waitUntil > Date.now()) {
+      if (password.value) queued = true;
+      updateButton();
+      return;
+    }
     showError(error, '');
+    notice.hidden = true;
     if (!password.value) {
       showError(error, 'Enter a password.');
       password.focus();
@@ -109,6 +129,7 @@ export function createUnlockPage({ onUnlocked }) {
     /** Shows the page; `message` explains why it came back (auto-lock, say); `create`
      * leads with the create form. */
     show(message = '', create = false) {
+      queued = false;
       notice.textContent = message;
       notice.hidden = !message;
       setMode(create);

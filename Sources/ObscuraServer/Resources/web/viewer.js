@@ -11,16 +11,21 @@ import { Zoom } from './zoom.js';
 const $ = (id) => document.getElementById(id);
 
 export class Viewer {
-  constructor({ catalog, onClose }) {
+  /** `onClose(index)` runs once the viewer closed; `onRequestClose()` when the user asks
+   * to close it (the router decides: Back, or a rewritten address); `onShow(item)` for
+   * every item shown, so the address can follow. */
+  constructor({ catalog, onClose, onRequestClose, onShow }) {
     this.catalog = catalog;
     this.onClose = onClose;
+    this.onRequestClose = onRequestClose ?? (() => this.close());
+    this.onShow = onShow ?? (() => {});
     this.index = -1;
     this.root = $('viewer');
     this.image = $('viewer-image');
     this.video = $('viewer-video');
     this.zoom = new Zoom($('viewer-stage'), this.image, { onSwipe: (step) => this.step(step) });
 
-    $('viewer-close').addEventListener('click', () => this.close());
+    $('viewer-close').addEventListener('click', () => this.onRequestClose());
     $('viewer-prev').addEventListener('click', () => this.step(-1));
     $('viewer-next').addEventListener('click', () => this.step(1));
     $('viewer-zoom-in').addEventListener('click', () => this.zoom.by(1.5));
@@ -75,9 +80,10 @@ export class Viewer {
 
   show(index) {
     const item = this.catalog.items[index];
-    if (!item) return this.close();
+    if (!item) return this.onRequestClose();
     this.index = index;
     this.current = item;
+    this.onShow(item);
     this.zoom.reset();
     this.stopVideo();
     $('viewer-name').textContent = item.name;
@@ -173,7 +179,7 @@ export class Viewer {
     if (event.altKey || event.ctrlKey || event.metaKey) return;
     const inVideo = event.target === this.video;
     switch (event.key) {
-      case 'Escape': this.close(); break;
+      case 'Escape': this.onRequestClose(); break;
       case 'ArrowLeft': if (inVideo) return; this.step(-1); break;
       case 'ArrowRight': if (inVideo) return; this.step(1); break;
       case '+': case '=': this.zoom.by(1.5); break;
