@@ -75,12 +75,17 @@ int obscura_vips_probe(const void *buffer, size_t length, obscura_vips_info *inf
 int obscura_vips_thumbnail(const void *buffer, size_t length, int max_side, void **jpeg, size_t *jpeg_length) {
     if (obscura_vips_init() != 0) return -1;
     VipsImage *thumb = NULL;
-    // fail_on=error: a damaged file is an error, not a grey half-picture.
+    // fail_on=error: a damaged file is an error, not a grey half-picture. libjpeg reports
+    // a scan damaged in its middle only as a warning and paints the rest grey, so a JPEG
+    // fails on warnings too; other loaders warn about harmless things (heifload's "bad
+    // seek") and stay at errors.
     // memory=true: loaders that cannot stream (webpload, for one) decode into memory even
     // if the disc threshold were somehow low: a temporary file would be plaintext on disk.
+    const char *loader = vips_foreign_find_load_buffer(buffer, length);
+    const char *options = (loader && strstr(loader, "Jpeg")) ? "fail_on=warning,memory=true" : "fail_on=error,memory=true";
     if (vips_thumbnail_buffer((void *)buffer, length, &thumb, max_side,
                               "height", max_side, "size", VIPS_SIZE_DOWN,
-                              "option_string", "fail_on=error,memory=true", NULL) != 0) {
+                              "option_string", options, NULL) != 0) {
         return -1;
     }
     int result = vips_image_write_to_buffer(thumb, ".jpg", jpeg, jpeg_length, "Q", 82, "strip", TRUE, NULL);

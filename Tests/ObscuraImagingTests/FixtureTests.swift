@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import ObscuraImaging
+import ObscuraTestSupport
 
 /// The committed images in Tests/Fixtures (made by Tests/Fixtures/make-fixtures): they
 /// check the decoders without ImageMagick at test time.
@@ -54,6 +55,27 @@ import Testing
         let thumb = try Self.load("gradient.png").withUnsafeBytes { try Imaging.thumbnail($0, maxSide: 256) }
         let info = try thumb.withUnsafeBytes { try Imaging.probe($0) }
         #expect(info.width == 64 && info.height == 48)
+    }
+
+    /// Issue 16, point 14: a JPEG that libvips would decode only in part (cut at a third,
+    /// or with its scan damaged in the middle) used to be stored with a thumbnail grey
+    /// below the damage; it is refused as damaged.
+    @Test func aJPEGDamagedHalfWayIsRefused() throws {
+        let jpeg = try TestImages.detailedJPEG(width: 800, height: 600)
+        #expect(try jpeg.withUnsafeBytes { try Imaging.thumbnail($0) }.count > 0)
+        let cut = Array(jpeg.prefix(jpeg.count / 3))
+        var garbled = jpeg
+        // Damage that libjpeg meets as bad data, not as a bad marker: it warns ("corrupt
+        // JPEG data") and paints the rest grey, which libvips's fail_on=error lets through.
+        for i in 0..<512 { garbled[jpeg.count / 2 + i] = UInt8((i * 97 + 13) % 256) }
+        for (name, bytes) in [("cut", cut), ("garbled", garbled)] {
+            #expect(throws: ImagingError.self, "\(name)") {
+                _ = try bytes.withUnsafeBytes { try Imaging.thumbnail($0, maxSide: Imaging.previewSize) }
+            }
+            #expect(throws: ImagingError.self, "\(name)") {
+                _ = try bytes.withUnsafeBytes { try Imaging.thumbnail($0) }
+            }
+        }
     }
 
     @Test func damagedFixturesFailCleanly() throws {

@@ -58,7 +58,8 @@ import Testing
             // A JPEG signature followed by garbage: sniffed as a photo, refused by libvips.
             let broken = try await browser.upload([0xFF, 0xD8, 0xFF, 0xE0] + Array(repeating: 0x41, count: 5000), name: "broken.jpg")
             #expect(broken.status == .unprocessableContent)
-            #expect((try broken.json()["error"] as? String)?.isEmpty == false)
+            // Said plainly (issue 16, point 14): the tools' own words stay in the log.
+            #expect(try broken.json()["error"] as? String == "This image cannot be read: it is damaged, or in a format Obscura does not know.")
             let large = try await browser.upload(Array(repeating: 1, count: 100_001), name: "large.bin")
             #expect(large.status == .contentTooLarge)
             // Nothing half-imported: no item, and only the slot files' media remains.

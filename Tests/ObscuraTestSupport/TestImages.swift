@@ -16,6 +16,12 @@ public enum TestImages {
         try run(convert, ["-size", "\(width)x\(height)", "gradient:red-blue", "\(format):-"])
     }
 
+    /// A JPEG with the fine detail of a photo (a seeded plasma), whose scan is long
+    /// enough to cut or damage in its middle.
+    public static func detailedJPEG(width: Int, height: Int) throws -> [UInt8] {
+        try run(convert, ["-seed", "7", "-size", "\(width)x\(height)", "plasma:fractal", "-quality", "90", "jpg:-"])
+    }
+
     /// A JPEG with an EXIF block carrying `orientation` and DateTimeOriginal `date`
     /// ("YYYY:MM:DD HH:MM:SS").
     public static func cameraJPEG(width: Int, height: Int, date: String, orientation: UInt16) throws -> [UInt8] {

@@ -205,7 +205,7 @@ def test_upload_photos_and_video(page, media):
     for f in media["photos"] + [media["video"]]:
         assert states[f.name][0] == "done", (f.name, states[f.name])
     assert states["empty.jpg"][0] == "failed", states["empty.jpg"]
-    assert states["empty.jpg"][1], "a failed upload says why"
+    assert states["empty.jpg"][1] == "The file is empty.", states["empty.jpg"]
     assert "1 failed" in text(page, "#upload-summary")
     wait(page, lambda: item_count(page) == len(files) - 1, 15, "the grid to show the new items")
     shoot(page, "upload")
@@ -215,6 +215,8 @@ def test_grid_shows_thumbnails(page, media):
     expected = len(media["photos"]) + 1
     wait(page, lambda: item_count(page) == expected, 15, f"{expected} items in the count")
     wait(page, lambda: len(tiles(page)) == expected, 10, "a tile per item")
+    # A batch with a failure stays open until closed: its error must be read.
+    assert shown(page, "#upload-panel")
     el(page, "#upload-close").click()
 
     def photo_thumbnails_loaded():
@@ -250,7 +252,44 @@ def test_drop_files_onto_the_page(page):
         30, "the dropped file to upload")
     wait(page, lambda: item_count(page) == before + 1, 10, "the dropped file in the grid")
     assert not shown(page, "#drop-overlay")
-    el(page, "#upload-close").click()
+    close_uploads(page)
+
+
+def close_uploads(page):
+    """Closes the upload panel, unless it already closed itself."""
+    page.execute_script("if (!document.getElementById('upload-panel').hidden) document.getElementById('upload-close').click()")
+
+
+def drop_canvas_files(page, files):
+    """Drops PNG files drawn on a canvas: [(name, hue)]; the same hue gives the same bytes."""
+    page.execute_script("""
+        const data = new DataTransfer();
+        for (const [name, hue] of arguments[0]) {
+          const canvas = document.createElement('canvas');
+          canvas.width = 96; canvas.height = 64;
+          const g = canvas.getContext('2d');
+          g.fillStyle = `hsl(${hue}, 60%, 45%)`; g.fillRect(0, 0, 96, 64);
+          const bytes = atob(canvas.toDataURL('image/png').split(',')[1]);
+          data.items.add(new File([Uint8Array.from(bytes, c => c.charCodeAt(0))], name, {type: 'image/png'}));
+        }
+        for (const type of ['dragenter', 'dragover', 'drop']) {
+          document.body.dispatchEvent(new DragEvent(type, {dataTransfer: data, bubbles: true, cancelable: true}));
+        }""", files)
+
+
+def test_duplicates_are_counted_and_the_panel_closes_itself(page):
+    """Issue 16, point 14: a file already in the vault counts as a duplicate, not as
+    added; once every file of a batch went in, the panel closes by itself."""
+    before = item_count(page)
+    drop_canvas_files(page, [("teal.png", 170)])
+    wait(page, lambda: item_count(page) == before + 1, 30, "the first file in the grid")
+    close_uploads(page)
+    drop_canvas_files(page, [("teal again.png", 170), ("amber.png", 40)])
+    wait(page, lambda: text(page, "#upload-summary") == "1 of 2 added · 1 already in the vault", 30,
+         lambda: f"the summary to count the duplicate apart: {text(page, '#upload-summary')!r}")
+    shoot(page, "upload-duplicate")
+    wait(page, lambda: not shown(page, "#upload-panel"), 8, "the panel to close itself after a clean batch")
+    assert item_count(page) == before + 2
 
 
 ODD_NAMES = ["Screenshot 2024-01-02 at 10.11.12.png", "a+b=c.png", "100% sure %41.png", "#1 best & more.png",
@@ -281,7 +320,7 @@ def test_odd_file_names_round_trip(page):
     for name in ODD_NAMES:
         assert name in names, (name, sorted(n for n in names if n not in ODD_NAMES))
         tile_named(page, name)
-    el(page, "#upload-close").click()
+    close_uploads(page)
 
 
 def test_delete_needs_confirmation(page):
@@ -415,7 +454,7 @@ def test_a_long_name_never_pushes_the_viewer_off_screen(page):
           document.body.dispatchEvent(new DragEvent(type, {dataTransfer: data, bubbles: true, cancelable: true}));
         }""", LONG_NAME)
     wait(page, lambda: any(LONG_NAME in t[2] for t in tiles(page)), 30, "the long-named photo")
-    el(page, "#upload-close").click()
+    close_uploads(page)
     tile = tile_named(page, LONG_NAME)
     sizes = [(None, None), (390, 844)]  # the window as it is, then a phone
     try:
@@ -447,6 +486,12 @@ def test_video_plays_and_seeks(page):
          15, "the video's metadata")
     duration = page.execute_script("return document.getElementById('viewer-video').duration")
     assert 5.5 < duration < 6.5, duration
+    # Issue 16, point 14: the blurry 256-pixel poster gives way to the video's own
+    # frame, at the video's size, as soon as one is decoded.
+    wait(page, lambda: page.execute_script(
+        "const v = document.getElementById('viewer-video'); return v.readyState >= 2 && !v.hasAttribute('poster')"),
+        15, "the first frame to replace the thumbnail poster")
+    assert page.execute_script("return document.getElementById('viewer-video').videoWidth") >= 320
     page.execute_script("const v = document.getElementById('viewer-video'); v.muted = true; v.play();")
     wait(page, lambda: page.execute_script("return document.getElementById('viewer-video').currentTime > 0.3"),
          15, "playback to start")

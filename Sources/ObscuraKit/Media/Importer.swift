@@ -79,7 +79,7 @@ extension Vault {
                 report.imported.append(plain)
                 written += paths
             case .duplicate: report.duplicates.append(file.path)
-            case let .failed(message): report.failures.append(.init(path: file.path, message: message))
+            case let .failed(failure): report.failures.append(.init(path: file.path, message: failure.detail))
             }
         }
         directory.logger.debug("import batch sealed", metadata: [
@@ -104,7 +104,7 @@ extension Vault {
     enum FileOutcome {
         case imported(ItemRecord, ItemRecord, [String])
         case duplicate
-        case failed(String)
+        case failed(ImportFailure)
     }
 
     /// Imports one file; never throws, so that one bad file cannot stop the batch.
@@ -113,7 +113,7 @@ extension Vault {
         do {
             fd = try FileIO.openForReading(path)
         } catch {
-            return .failed(Self.describe(error))
+            return .failed(ImportFailure(error))
         }
         defer { close(fd) }
         return importOne(.file(fd: fd, path: path), name: (path as NSString).lastPathComponent, folderId: folderId,
@@ -150,7 +150,7 @@ extension Vault {
                 size = Int64(bytes.count)
                 prefix = Array(bytes.prefix(ContentSniffer.prefixLength))
             }
-            guard size > 0 else { return .failed("empty file") }
+            guard size > 0 else { return .failed(ImportFailure("The file is empty.", detail: "empty file")) }
             let (kind, mimeType) = ContentSniffer.sniff(prefix)
 
             // Photos from a file are read once into memory; other files are streamed
@@ -158,7 +158,9 @@ extension Vault {
             var photo: [UInt8]? = nil
             let hash: [UInt8]
             if kind == .photo && size > Self.maximumPhotoFileSize {
-                return .failed("image file too large (\(size) bytes; limit \(Self.maximumPhotoFileSize))")
+                return .failed(ImportFailure(
+                    "The image file is too large to add.",
+                    detail: "image file too large (\(size) bytes; limit \(Self.maximumPhotoFileSize))"))
             }
             switch input {
             case let .file(fd, path) where kind == .photo:
@@ -230,16 +232,7 @@ extension Vault {
             return .imported(stored, row, created)
         } catch {
             for file in created { unlink(file) }
-            return .failed(Self.describe(error))
-        }
-    }
-
-    private static func describe(_ error: Error) -> String {
-        switch error {
-        case let error as ImagingError: return "not imported: \(error)"
-        case let error as StorageError where error.code == EACCES: return "cannot read: permission denied"
-        case let error as CustomStringConvertible: return error.description
-        default: return "\(error)"
+            return .failed(ImportFailure(error))
         }
     }
 

@@ -10,8 +10,8 @@ extension Vault {
         case imported(ItemRecord)
         /// The vault already holds the same content.
         case duplicate
-        /// Not imported, with a message fit to show.
-        case failed(String)
+        /// Not imported: a plain sentence to show, and the detail for a log.
+        case failed(ImportFailure)
     }
 
     /// Imports one uploaded file held in `buffer` under the name `name`, and persists the
@@ -46,7 +46,7 @@ extension Vault {
         }
         switch outcome {
         case .duplicate: return .duplicate
-        case let .failed(message): return .failed(message)
+        case let .failed(failure): return .failed(failure)
         case let .imported(row, plain, written):
             do {
                 // The pool's new names are durable before the catalog that names them.

@@ -27,7 +27,7 @@ struct UploadRoutes {
                 }
                 try piece.withUnsafeReadableBytes { try buffer.append($0) }
             }
-            guard buffer.size > 0 else { throw APIError(.unprocessableContent, "empty file") }
+            guard buffer.size > 0 else { throw APIError(.unprocessableContent, "The file is empty.") }
             let outcome = try await Blocking.run { () -> Vault.UploadOutcome in
                 let folder = try folderId.flatMap { $0.isEmpty ? nil : try ItemRoutes.folder($0, in: vault) }
                 return try vault.importUpload(buffer, name: name, into: folder)
@@ -37,8 +37,10 @@ struct UploadRoutes {
                 return try JSON.response(["item": ItemJSON(item)], status: .created)
             case .duplicate:
                 return try JSON.response(["duplicate": true])
-            case let .failed(message):
-                throw APIError(.unprocessableContent, message)
+            case let .failed(failure):
+                // The page gets the plain sentence; the tools' words go to the log only.
+                context.logger.info("upload not imported", metadata: ["detail": "\(failure.detail)"])
+                throw APIError(.unprocessableContent, failure.message)
             }
         }
     }

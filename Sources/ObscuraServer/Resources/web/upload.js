@@ -7,6 +7,8 @@ import { icon } from './icons.js';
 
 const $ = (id) => document.getElementById(id);
 const PARALLEL = 2;
+// After a batch in which nothing failed, the panel goes away by itself (issue 16).
+const AUTO_CLOSE_MS = 4000;
 
 export class Uploader {
   /** `target()` names the folder that receives uploads (null: top level); `onUploaded` runs after each import. */
@@ -64,6 +66,7 @@ export class Uploader {
 
   add(files) {
     if (!files.length) return;
+    clearTimeout(this.closeTimer);
     const folder = this.target();
     $('upload-panel').hidden = false;
     for (const file of files) {
@@ -84,7 +87,7 @@ export class Uploader {
         this.active -= 1;
         this.summarise();
         this.pump();
-        if (this.active === 0 && !this.queue.length) this.onSettled();
+        if (this.active === 0 && !this.queue.length) this.settled();
       });
     }
   }
@@ -105,6 +108,14 @@ export class Uploader {
       const reason = failure.status === 413 ? 'Too large to upload' : failure.message;
       this.finish(task, 'failed', reason.charAt(0).toUpperCase() + reason.slice(1));
       if (failure.status === 401) this.cancelAll('Vault locked');
+    }
+  }
+
+  settled() {
+    this.onSettled();
+    clearTimeout(this.closeTimer);
+    if (this.tasks.every((task) => task.state === 'done' || task.state === 'duplicate')) {
+      this.closeTimer = setTimeout(() => this.dismiss(), AUTO_CLOSE_MS);
     }
   }
 
@@ -133,6 +144,7 @@ export class Uploader {
 
   /** Drops everything (the vault locked). */
   reset() {
+    clearTimeout(this.closeTimer);
     for (const task of this.tasks) task.abort?.();
     this.queue = [];
     this.tasks = [];
@@ -181,12 +193,15 @@ export class Uploader {
   }
 
   summarise() {
-    const done = this.tasks.filter((t) => t.state === 'done' || t.state === 'duplicate').length;
+    const added = this.tasks.filter((t) => t.state === 'done').length;
+    const duplicates = this.tasks.filter((t) => t.state === 'duplicate').length;
     const failed = this.tasks.filter((t) => t.state === 'failed').length;
-    const running = this.tasks.length - done - failed;
+    const over = added + duplicates + failed;
+    const running = this.tasks.length - over;
     const parts = [];
-    if (running) parts.push('Uploading ' + (done + failed + 1) + ' of ' + this.tasks.length);
-    else parts.push(done + ' of ' + this.tasks.length + ' added');
+    if (running) parts.push('Uploading ' + (over + 1) + ' of ' + this.tasks.length);
+    else parts.push(added + ' of ' + this.tasks.length + ' added');
+    if (duplicates) parts.push(duplicates + ' already in the vault');
     if (failed) parts.push(failed + ' failed');
     $('upload-summary').textContent = this.tasks.length ? parts.join(' · ') : '';
     $('upload-title').textContent = running ? 'Uploading' : 'Uploads';

@@ -32,6 +32,9 @@ export class Viewer {
     $('viewer-zoom-out').addEventListener('click', () => this.zoom.by(1 / 1.5));
     $('viewer-favorite').addEventListener('click', () => this.toggleFavorite());
     document.addEventListener('keydown', (event) => this.key(event));
+    // The poster is the 256-pixel thumbnail, blurred when stretched to the screen: it
+    // only bridges the wait, and goes as soon as the video's own first frame is decoded.
+    this.video.addEventListener('loadeddata', () => this.video.removeAttribute('poster'));
     this.image.addEventListener('load', () => this.loaded());
     this.image.addEventListener('error', () => this.loaded());
     catalog.addEventListener('change', () => {
