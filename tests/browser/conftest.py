@@ -2,6 +2,7 @@
 headless Chromium, test media made on the spot, and screenshots of each page
 in the light and the dark theme under artifacts/screenshots/."""
 
+import contextlib
 import os
 import pathlib
 import queue
@@ -46,6 +47,14 @@ def workdir(tmp_path_factory):
 
 @pytest.fixture(scope="session")
 def server(workdir):
+    with serving(workdir) as srv:
+        yield srv
+
+
+@contextlib.contextmanager
+def serving(workdir, auto_lock_unit_seconds=2):
+    """An `obscura serve` on a new vault under WORKDIR, for as long as the block runs;
+    one auto-lock "minute" lasts AUTO_LOCK_UNIT_SECONDS."""
     if not os.access(OBSCURA_BIN, os.X_OK):
         pytest.fail(f"no obscura binary at {OBSCURA_BIN} (set OBSCURA_BIN)")
     # Trace logging: the last test greps everything the server said for the secrets used.
@@ -54,7 +63,7 @@ def server(workdir):
                OBSCURA_OUTER_KEY_FILE=str(workdir / "outer.key"), OBSCURA_DECOY_SECRET_FILE=str(workdir / "decoy.key"))
     process = subprocess.Popen(
         [OBSCURA_BIN, "--vault", str(workdir / "vault"), "serve", "--port", "0",
-         "--auto-lock-unit-seconds", "2"],
+         "--auto-lock-unit-seconds", str(auto_lock_unit_seconds)],
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
         env=env, text=True, bufsize=1)
     log = []
@@ -72,18 +81,26 @@ def server(workdir):
     except queue.Empty:
         process.kill()
         pytest.fail(f"the server printed no '{BANNER}URL' line in {START_TIMEOUT} s:\n" + "\n".join(log[-40:]))
-    srv = Server(process, url, log)
-    yield srv
-    process.terminate()
     try:
-        process.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait()
+        yield Server(process, url, log)
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
 
 
 @pytest.fixture(scope="session")
 def browser(server, workdir):
+    with chromium(workdir) as driver:
+        yield driver
+
+
+@contextlib.contextmanager
+def chromium(workdir):
+    """A headless Chromium of its own (its own cookies), downloading into WORKDIR/downloads."""
     options = Options()
     options.binary_location = shutil.which("chromium") or "/usr/bin/chromium"
     for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
@@ -97,8 +114,10 @@ def browser(server, workdir):
     })
     driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
     driver.set_script_timeout(30)
-    yield driver
-    driver.quit()
+    try:
+        yield driver
+    finally:
+        driver.quit()
 
 
 def shoot(driver, name):
