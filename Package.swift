@@ -64,11 +64,14 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // zlib from the system, for its CRC-32 only (the ZIP download stores, never compresses).
+        .systemLibrary(name: "CZlib"),
         // The web gallery: HTTP API, sessions and the single-page app's files.
         .target(
             name: "ObscuraServer",
             dependencies: [
                 "ObscuraKit",
+                "CZlib",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
             ],

@@ -71,6 +71,7 @@ public struct GalleryServer {
         SessionRoutes(store: store, access: access).register(on: router)
         ItemRoutes().register(on: router)
         MediaRoutes().register(on: router)
+        ZipRoutes().register(on: router)
         UploadRoutes(limit: configuration.uploadLimit).register(on: router)
         FolderRoutes(store: store).register(on: router)
         SettingsRoutes(store: store).register(on: router)

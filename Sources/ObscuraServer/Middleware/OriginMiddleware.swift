@@ -20,8 +20,8 @@ struct OriginMiddleware<Context: RequestContext>: RouterMiddleware {
         }
         if let origin = request.headers[.origin] {
             // Under `Referrer-Policy: no-referrer` browsers send `Origin: null` with form
-            // posts; the export form is the one, and its CSRF field and the SameSite=Strict
-            // cookie still hold it to this origin.
+            // posts; the export and ZIP download forms are the ones, and their CSRF field
+            // and the SameSite=Strict cookie still hold them to this origin.
             let formNull = origin == "null" && request.method == .post && SessionMiddleware.formPaths.contains(request.uri.path)
             guard formNull || origin.lowercased() == "\(scheme)://\(host.lowercased())" else {
                 throw APIError(.forbidden, "cross-origin request refused")

@@ -2,12 +2,12 @@ import Hummingbird
 
 /// Finds the session the cookie names, refuses API requests that have none, and
 /// enforces CSRF (docs/API.md): a request that changes state must carry the session's
-/// token in `X-CSRF-Token`. The export form carries it as a form field, which its route
-/// checks; the access-token exchange comes before any session exists.
+/// token in `X-CSRF-Token`. The export and ZIP download forms carry it as a form field,
+/// which their routes check; the access-token exchange comes before any session exists.
 struct SessionMiddleware: RouterMiddleware {
     typealias Context = GalleryContext
     /// Paths whose handler checks the CSRF token itself (form posts).
-    static let formPaths: Set<String> = ["/api/export"]
+    static let formPaths: Set<String> = ["/api/export", "/api/items/zip"]
     /// Where the page trades the launch's access token for a session.
     static let claimPath = "/api/session"
 

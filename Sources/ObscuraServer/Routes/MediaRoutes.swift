@@ -75,17 +75,24 @@ struct MediaRoutes {
             return Response(status: .rangeNotSatisfiable, headers: headers)
         }
         let body = ResponseBody(contentLength: Int(span.count)) { writer in
-            var offset = span.lowerBound
-            while offset < span.upperBound {
-                let end = min(offset + streamPiece, span.upperBound)
-                let from = offset
-                let bytes = try await Blocking.run { try reader.read(from..<end) }
-                try await writer.write(ByteBuffer(bytes: bytes))
-                offset = end
-            }
+            try await stream(reader, span) { try await writer.write($0) }
             try await writer.finish(nil)
         }
         return Response(status: status, headers: headers, body: body)
+    }
+
+    /// Reads bytes `span` of an original, ``streamPiece`` at a time, each decrypted off the
+    /// cooperative pool and handed to `send` before the next is read: how the gallery
+    /// streams originals, one at a time here and many in one archive in ``ZipRoutes``.
+    static func stream(_ reader: OriginalReader, _ span: Range<UInt64>, to send: (ByteBuffer) async throws -> Void) async throws {
+        var offset = span.lowerBound
+        while offset < span.upperBound {
+            let end = min(offset + streamPiece, span.upperBound)
+            let from = offset
+            let bytes = try await Blocking.run { try reader.read(from..<end) }
+            try await send(ByteBuffer(bytes: bytes))
+            offset = end
+        }
     }
 
     /// `attachment` with the name as RFC 6266 / RFC 8187 wants it: an ASCII fallback and
