@@ -4,6 +4,9 @@ auto-lock, unlock again. Each test builds on the one before."""
 
 import json
 import re
+import struct
+import subprocess
+import zipfile
 import urllib.parse
 import time
 
@@ -321,6 +324,102 @@ def test_odd_file_names_round_trip(page):
         assert name in names, (name, sorted(n for n in names if n not in ODD_NAMES))
         tile_named(page, name)
     close_uploads(page)
+
+
+def exif_segment(date):
+    """An APP1 "Exif" segment whose only tag is DateTimeOriginal `date` ("YYYY:MM:DD HH:MM:SS")."""
+    tiff = bytearray(b"II*\x00\x08\x00\x00\x00")
+    tiff += struct.pack("<H", 1) + struct.pack("<HHII", 0x8769, 4, 1, 26) + struct.pack("<I", 0)  # IFD0 -> Exif IFD
+    tiff += struct.pack("<H", 1) + struct.pack("<HHII", 0x9003, 2, 20, 44) + struct.pack("<I", 0)  # Exif IFD
+    tiff += date.encode()[:19] + b"\x00"
+    payload = b"Exif\x00\x00" + bytes(tiff)
+    return b"\xff\xe1" + struct.pack(">H", len(payload) + 2) + payload
+
+
+def dated_jpeg(path, width, height, date, colour):
+    jpeg = subprocess.run(["/usr/bin/convert", "-size", f"{width}x{height}", f"xc:{colour}", "jpg:-"],
+                          check=True, capture_output=True).stdout
+    path.write_bytes(jpeg[:2] + exif_segment(date) + jpeg[2:])
+    return path
+
+
+TIMELINE = """
+    const names = arguments[0];
+    const canvas = document.getElementById('grid-canvas').getBoundingClientRect();
+    const tiles = [...document.querySelectorAll('.tile')].map(t => {
+      const r = t.getBoundingClientRect();
+      return {name: t.querySelector('.tile-open').getAttribute('aria-label'), left: r.left - canvas.left,
+              right: r.right - canvas.left, top: r.top, width: r.width, height: r.height};
+    });
+    const ours = names.map(n => tiles.find(t => t.name.includes(' ' + n + ',')));
+    const days = [...document.querySelectorAll('.grid-day')].map(d => ({text: d.textContent, top: d.getBoundingClientRect().top}));
+    const months = [...document.querySelectorAll('.grid-month')].map(m => m.textContent);
+    return {width: canvas.width, tiles, ours, days, months};"""
+
+
+def test_timeline_rows_keep_each_photos_shape(page, tmp_path):
+    """Issue 16, point 9: days flow into justified rows under month headings (one row of
+    squares per day made 650 photos 40 screens long): a tile keeps its photo's shape,
+    three photos of three days of one month share a row, and no row is wider than the
+    page, at desktop and at phone size."""
+    shapes = {"wide-0301.jpg": (300, 200, "2022:03:01 12:00:00", "orange"),
+              "tall-0303.jpg": (200, 300, "2022:03:03 12:00:00", "purple"),
+              "square-0305.jpg": (240, 240, "2022:03:05 12:00:00", "teal")}
+    files = [dated_jpeg(tmp_path / name, w, h, date, colour) for name, (w, h, date, colour) in shapes.items()]
+    before = item_count(page)
+    el(page, "#file-input").send_keys("\n".join(str(f) for f in files))
+    wait(page, lambda: item_count(page) == before + 3, 30, "the three dated photos")
+    close_uploads(page)
+    names = list(shapes)
+    try:
+        for size in (None, (390, 844)):
+            if size:
+                page.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                                     {"width": size[0], "height": size[1], "deviceScaleFactor": 3, "mobile": True})
+            page.execute_script("const t = [...document.querySelectorAll('.tile-open')].find(b => b.getAttribute('aria-label')"
+                                ".includes(' wide-0301.jpg,')); if (t) t.scrollIntoView()")
+            wait(page, lambda: None not in page.execute_script(TIMELINE, names), 10, "the three tiles on screen")
+            state = page.execute_script(TIMELINE, names)
+            where = f"at {size or 'desktop'}"
+            assert "March 2022" in state["months"], (where, state["months"])
+            # Oldest last: the photo of 5 March comes first, then 3, then 1 March.
+            square, tall, wide = state["ours"][2], state["ours"][1], state["ours"][0]
+            assert square["top"] == tall["top"] == wide["top"], (where, "the three days share one row", state["ours"])
+            assert square["left"] < tall["left"] < wide["left"], (where, state["ours"])
+            assert abs(square["height"] - tall["height"]) < 0.5 and abs(tall["height"] - wide["height"]) < 0.5
+            for tile, ratio in ((wide, 1.5), (tall, 2 / 3), (square, 1.0)):
+                assert abs(tile["width"] / tile["height"] - ratio) < 0.03, (where, tile, ratio)
+            assert sum(1 for d in state["days"] if d["text"].endswith(("Mar 1", "1 Mar", "Mar 3", "3 Mar", "Mar 5", "5 Mar"))) == 3, \
+                (where, state["days"])
+            assert all(t["right"] <= state["width"] + 0.5 for t in state["tiles"]), (where, "a tile past the edge")
+            shoot(page, "timeline" + (f"-{size[0]}" if size else ""))
+    finally:
+        page.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+
+def test_download_a_selection_as_one_zip(page, media, workdir):
+    """Issue 16, point 12: the selection downloads as one ZIP, streamed by the server
+    as it decrypts each original; the files in it are the originals, byte for byte."""
+    chosen = [p for p in media["photos"]][:2]
+    for photo in chosen:
+        select_tile(page, tile_named(page, photo.name))
+    wait(page, lambda: text(page, "#selection-count") == "2 selected", 5, "two selected")
+    gallery = page.current_url
+    el(page, "#sel-download").click()
+    downloads = workdir / "downloads"
+
+    def saved():
+        assert page.current_url == gallery, f"the download replaced the page: {page.current_url}"
+        files = list(downloads.glob("Obscura-2-items.zip")) if downloads.exists() else []
+        return files and not list(downloads.glob("*.crdownload")) and files[0]
+    archive = wait(page, saved, 30, f"Obscura-2-items.zip in {downloads}")
+    with zipfile.ZipFile(archive) as z:
+        assert z.testzip() is None
+        assert sorted(z.namelist()) == sorted(p.name for p in chosen)
+        for photo in chosen:
+            assert z.read(photo.name) == photo.read_bytes(), photo.name
+            assert z.getinfo(photo.name).compress_type == zipfile.ZIP_STORED
+    el(page, "#sel-clear").click()
 
 
 def test_delete_needs_confirmation(page):

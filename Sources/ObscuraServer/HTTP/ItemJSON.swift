@@ -9,6 +9,7 @@ struct ItemJSON: Encodable {
     var size: Int64
     var width: Int?
     var height: Int?
+    var orientation: Int?
     var duration: Double?
     var takenAt: Double?
     var importedAt: Double
@@ -24,6 +25,7 @@ struct ItemJSON: Encodable {
         size = item.size
         width = item.width
         height = item.height
+        orientation = item.orientation
         duration = item.duration
         takenAt = item.takenAt
         importedAt = item.importedAt
@@ -42,6 +44,7 @@ struct ItemJSON: Encodable {
         try c.encode(size, forKey: .size)
         try c.encode(width, forKey: .width)
         try c.encode(height, forKey: .height)
+        try c.encode(orientation, forKey: .orientation)
         try c.encode(duration, forKey: .duration)
         try c.encode(takenAt, forKey: .takenAt)
         try c.encode(importedAt, forKey: .importedAt)
@@ -51,7 +54,7 @@ struct ItemJSON: Encodable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case id, kind, name, mimeType, size, width, height, duration, takenAt, importedAt, favorite, folderId, hasThumbnail
+        case id, kind, name, mimeType, size, width, height, orientation, duration, takenAt, importedAt, favorite, folderId, hasThumbnail
     }
 }
 

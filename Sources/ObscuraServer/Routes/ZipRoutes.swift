@@ -43,7 +43,7 @@ struct ZipRoutes {
             let length = try ZipStream.archiveSize(of: entries, timeZone: timeZone)
             let headers: HTTPFields = [
                 .contentType: "application/zip",
-                .contentDisposition: "attachment; filename=\"Obscura-\(items.count)-items.zip\"",
+                .contentDisposition: "attachment; filename=\"Obscura-\(items.count)-\(items.count == 1 ? "item" : "items").zip\"",
             ]
             let logger = context.logger
             // The length is known in advance, so the browser shows progress, and a

@@ -1,7 +1,7 @@
-// actions.js: the selection bar: favourite, move and (confirmed) delete of the
-// selected items.
+// actions.js: the selection bar: favourite, move, download (one ZIP) and
+// (confirmed) delete of the selected items.
 
-import { post } from './api.js';
+import { csrfToken, post } from './api.js';
 import { confirmAction, toast } from './dialogs.js';
 
 const $ = (id) => document.getElementById(id);
@@ -51,6 +51,17 @@ export function wireSelectionBar({ catalog, selection, folders, library }) {
     } catch (failure) {
       toast(failure.message, 'error');
     }
+  });
+
+  // One ZIP, streamed by the server as it decrypts each original, saved by the browser
+  // itself: nothing of it passes through the page's memory.
+  $('sel-download').addEventListener('click', () => {
+    const form = $('zip-form');
+    const field = (name, value) => Object.assign(document.createElement('input'), { type: 'hidden', name, value });
+    form.replaceChildren(field('csrf', csrfToken()), ...selected().map((item) => field('id', item.id)));
+    form.submit();
+    form.replaceChildren();
+    toast('Preparing the download of ' + selection.size + (selection.size === 1 ? ' item' : ' items'));
   });
 
   $('sel-delete').addEventListener('click', async () => {

@@ -2,6 +2,8 @@
 
 const dayFormat = new Intl.DateTimeFormat(undefined, { weekday: 'short', day: 'numeric', month: 'short' });
 const dayYearFormat = new Intl.DateTimeFormat(undefined, { weekday: 'short', day: 'numeric', month: 'short', year: 'numeric' });
+const monthFormat = new Intl.DateTimeFormat(undefined, { month: 'long', year: 'numeric' });
+const shortDayFormat = new Intl.DateTimeFormat(undefined, { weekday: 'short', day: 'numeric', month: 'short' });
 const fullFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
 
 /** A local calendar day as one comparable number, yyyymmdd. */
@@ -18,6 +20,17 @@ export function dayLabel(seconds) {
   if (key === dayKey(now.getTime() / 1000)) return 'Today';
   if (key === dayKey(now.getTime() / 1000 - 86400)) return 'Yesterday';
   return (date.getFullYear() === now.getFullYear() ? dayFormat : dayYearFormat).format(date);
+}
+
+/** "November 2026". */
+export function monthLabel(seconds) {
+  return monthFormat.format(new Date(seconds * 1000));
+}
+
+/** "Sat 14 Jul", "Today" or "Yesterday": a day label short enough to sit over a few tiles. */
+export function shortDayLabel(seconds) {
+  const label = dayLabel(seconds);
+  return label === 'Today' || label === 'Yesterday' ? label : shortDayFormat.format(new Date(seconds * 1000));
 }
 
 export function dateTime(seconds) {

@@ -1,17 +1,44 @@
-// grid.js: the photo grid. Day headings and rows of tiles are laid out by
-// arithmetic from the loaded items; only rows within a screen of the viewport
-// exist in the DOM, so only their thumbnails load and 100,000 items scroll
-// like 100. The region not yet fetched is one skeleton block that asks the
+// grid.js: the timeline. Items flow, newest first, into rows of tiles that keep
+// each photo's shape (a justified layout, as Google Photos and Immich draw it),
+// under a heading per month, with a label over the first tile of each day: days
+// share rows, so a week of one photo a day fits in one row, not seven. Rows are
+// laid out by arithmetic from the loaded items; only rows within a screen of the
+// viewport exist in the DOM, so only their thumbnails load and 100,000 items
+// scroll like 100. The region not yet fetched is one skeleton block that asks the
 // catalog for the next page when it comes into view.
 
 import { urls } from './api.js';
 import { captureDay, captureTime } from './catalog.js';
-import { dayLabel, duration, dateTime } from './format.js';
+import { dateTime, dayLabel, duration, monthLabel, shortDayLabel } from './format.js';
 import { icon } from './icons.js';
 
-const GAP = 4;
-const HEADER_HEIGHT = 52;
+const GAP = 4; // between two tiles of one day
+const DAY_GAP = 16; // between two days in one row
+const MONTH_HEIGHT = 56;
+const LABEL_HEIGHT = 34; // the band over a row in which a day starts
 const OVERSCAN = 800;
+// A panorama or a tall screenshot shows cropped to these shapes rather than as a sliver.
+const MIN_ASPECT = 0.5;
+const MAX_ASPECT = 2.5;
+// A row that would have to shrink below this share of the target height to take one
+// more tile leaves it for the next row and stretches instead (up to the other bound).
+const SHRINK_LIMIT = 0.75;
+const STRETCH_LIMIT = 1.35;
+const SKELETON_ASPECT = 1.33;
+
+/** Width over height as the tile shows it: EXIF orientations 5–8 turn a quarter. */
+export function aspect(item) {
+  let w = item.width;
+  let h = item.height;
+  if (!w || !h) return 1;
+  if (item.orientation >= 5 && item.orientation <= 8) [w, h] = [h, w];
+  return Math.min(MAX_ASPECT, Math.max(MIN_ASPECT, w / h));
+}
+
+/** The row height the layout aims at for a canvas `width` pixels wide. */
+export function targetHeight(width) {
+  return width < 560 ? 112 : width < 1000 ? 150 : 180;
+}
 
 export class Grid {
   constructor({ scroller, canvas, catalog, selection, onOpen, onError }) {
@@ -23,7 +50,6 @@ export class Grid {
     this.onError = onError;
     this.rows = [];
     this.rendered = new Map();
-    this.cols = 0;
     this.width = 0;
     this.epoch = 0;
     this.frame = 0;
@@ -43,18 +69,18 @@ export class Grid {
     canvas.addEventListener('keydown', (event) => this.key(event));
   }
 
-  /** Arrow keys move the focus from tile to tile, row by row as the eye sees them. */
+  /** Arrow keys move the focus from tile to tile, up and down to the tile below the same spot. */
   key(event) {
     const button = event.target.closest('.tile-open');
     if (!button || event.altKey || event.ctrlKey || event.metaKey) return;
     const index = Number(button.dataset.index);
-    const k = this.rows.findIndex((r) => r.kind === 'tiles' && index >= r.start && index < r.end);
+    const k = this.rowOf(index);
     if (k < 0) return;
-    const column = index - this.rows[k].start;
+    const row = this.rows[k];
+    const centre = row.xs[index - row.start] + row.ws[index - row.start] / 2;
     const rowNear = (step) => {
       for (let j = k + step; j >= 0 && j < this.rows.length; j += step) {
-        const row = this.rows[j];
-        if (row.kind === 'tiles') return Math.min(row.start + column, row.end - 1);
+        if (this.rows[j].kind === 'tiles') return nearestIn(this.rows[j], centre);
       }
       return -1;
     };
@@ -80,20 +106,14 @@ export class Grid {
   layout() {
     const width = this.canvas.clientWidth;
     if (!width) return;
-    const anchor = this.cols ? this.firstVisibleIndex() : -1;
-    const target = width < 560 ? 104 : width < 1000 ? 144 : 168;
-    const cols = Math.max(3, Math.floor((width + GAP) / (target + GAP)));
-    const cell = (width - GAP * (cols - 1)) / cols;
-    const reflow = cols !== this.cols || Math.abs(cell - this.cell) > 0.5;
+    const anchor = this.width ? this.firstVisibleIndex() : -1;
+    const reflow = Math.abs(width - this.width) > 0.5;
     if (reflow || this.catalog.epoch !== this.epoch) this.clear();
-    this.cols = cols;
-    this.cell = cell;
     this.width = width;
     this.epoch = this.catalog.epoch;
-    this.rows = buildRows(this.catalog, cols, cell + GAP);
+    this.rows = buildRows(this.catalog, width, targetHeight(width));
     const last = this.rows[this.rows.length - 1];
     this.canvas.style.height = (last ? last.top + last.height : 0) + 'px';
-    this.canvas.style.setProperty('--cell', cell + 'px');
     if (reflow && anchor > 0) this.reveal(anchor, 'start');
     this.render();
     this.paint();
@@ -138,14 +158,14 @@ export class Grid {
     this.paintSticky();
   }
 
-  /** Keeps the day of the topmost row on screen once its heading has scrolled away. */
+  /** Keeps the month of the topmost row on screen once its heading has scrolled away. */
   paintSticky() {
     const y = this.scroller.scrollTop - this.canvas.offsetTop;
     const row = this.rows[this.rowAt(y)];
-    const header = row && row.header !== undefined ? this.rows[row.header] : null;
-    const show = !!header && header.top + HEADER_HEIGHT / 2 < y;
+    const heading = row && row.month !== undefined ? this.rows[row.month] : null;
+    const show = !!heading && heading.top + MONTH_HEIGHT / 2 < y;
     this.sticky.hidden = !show;
-    if (show) this.sticky.firstChild.textContent = header.label;
+    if (show) this.sticky.firstChild.textContent = heading.label;
   }
 
   /** Index of the first row whose bottom edge lies below y (binary search). */
@@ -161,6 +181,27 @@ export class Grid {
     return lo;
   }
 
+  /** Index of the tile row holding item `index`, or -1 (binary search: rows run in item order). */
+  rowOf(index) {
+    let lo = 0;
+    let hi = this.rows.length - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      const row = this.rows[mid];
+      const start = row.start ?? row.first;
+      if (start === undefined || row.kind === 'pending') {
+        hi = mid - 1;
+      } else if (index < start) {
+        hi = mid - 1;
+      } else if (row.kind === 'tiles' && index < row.end) {
+        return mid;
+      } else {
+        lo = mid + 1;
+      }
+    }
+    return -1;
+  }
+
   firstVisibleIndex() {
     const y = this.scroller.scrollTop - this.canvas.offsetTop;
     for (let k = this.rowAt(y); k < this.rows.length; k++) {
@@ -171,14 +212,16 @@ export class Grid {
 
   /** Scrolls so that the item at `index` is on screen. */
   reveal(index, where = 'nearest') {
-    const row = this.rows.find((r) => r.kind === 'tiles' && index >= r.start && index < r.end);
-    if (!row) return;
+    const k = this.rowOf(index);
+    if (k < 0) return;
+    const row = this.rows[k];
     const offset = this.canvas.offsetTop;
     const viewTop = this.scroller.scrollTop;
     const viewBottom = viewTop + this.scroller.clientHeight;
     const rowTop = row.top + offset;
-    if (where === 'start') this.scroller.scrollTop = rowTop - HEADER_HEIGHT;
-    else if (rowTop < viewTop) this.scroller.scrollTop = rowTop - HEADER_HEIGHT;
+    const above = row.band ? 0 : LABEL_HEIGHT; // room for the sticky month
+    if (where === 'start') this.scroller.scrollTop = rowTop - above;
+    else if (rowTop + row.band < viewTop + LABEL_HEIGHT) this.scroller.scrollTop = rowTop - above;
     else if (rowTop + row.height > viewBottom) this.scroller.scrollTop = rowTop + row.height - this.scroller.clientHeight + GAP;
     this.render();
   }
@@ -192,21 +235,53 @@ export class Grid {
     const element = document.createElement('div');
     element.className = 'grid-row grid-row-' + row.kind;
     element.style.height = row.height + 'px';
-    if (row.kind === 'header') {
+    if (row.kind === 'month') {
       const heading = document.createElement('h2');
-      heading.className = 'grid-day';
+      heading.className = 'grid-month';
       heading.textContent = row.label;
       element.append(heading);
-      element.setAttribute('role', 'presentation');
+      element.setAttribute('role', 'listitem'); // a heading may not sit in a list bare
     } else if (row.kind === 'tiles') {
       element.setAttribute('role', 'presentation');
-      element.style.gridTemplateColumns = 'repeat(' + this.cols + ', 1fr)';
-      for (let i = row.start; i < row.end; i++) element.append(this.tile(this.catalog.items[i], i));
+      for (const label of row.labels) element.append(this.dayLabel(label));
+      for (let i = row.start; i < row.end; i++) {
+        const tile = this.tile(this.catalog.items[i], i);
+        tile.style.left = row.xs[i - row.start] + 'px';
+        tile.style.top = row.band + 'px';
+        tile.style.width = row.ws[i - row.start] + 'px';
+        tile.style.height = row.tileHeight + 'px';
+        element.append(tile);
+      }
     } else {
       element.setAttribute('aria-hidden', 'true');
-      element.style.backgroundSize = (this.cell + GAP) + 'px ' + (this.cell + GAP) + 'px';
+      element.style.backgroundSize = row.cellWidth + 'px ' + row.cellHeight + 'px';
     }
     return element;
+  }
+
+  /** A day's label, over its first tile in a row: a button that selects the day. */
+  dayLabel(label) {
+    // An item of the list in its own right: a heading may not sit in a list bare.
+    const holder = document.createElement('div');
+    holder.className = 'grid-day';
+    holder.setAttribute('role', 'listitem');
+    holder.style.left = label.x + 'px';
+    holder.style.maxWidth = label.width + 'px';
+    const heading = document.createElement('h3');
+    const button = document.createElement('button');
+    button.type = 'button';
+    button.className = 'day-select';
+    button.dataset.first = String(label.first);
+    const time = captureTime(this.catalog.items[label.first]);
+    button.setAttribute('aria-label', 'Select ' + dayLabel(time));
+    button.title = dayLabel(time) + ': select the day';
+    const text = document.createElement('span');
+    text.className = 'day-text';
+    text.textContent = shortDayLabel(time);
+    button.append(icon('check', 'day-check'), text);
+    heading.append(button);
+    holder.append(heading);
+    return holder;
   }
 
   tile(item, index) {
@@ -267,16 +342,36 @@ export class Grid {
     if (item) tile.classList.toggle('favorite', !!item.favorite);
   }
 
-  /** Refreshes selection marks and favourite hearts on the tiles in the DOM. */
+  /** Refreshes selection marks and favourite hearts on the tiles and day labels in the DOM. */
   paint() {
     this.canvas.classList.toggle('selecting', this.selection.size > 0);
     for (const tile of this.canvas.querySelectorAll('.tile')) {
       const index = Number(tile.querySelector('.tile-open').dataset.index);
       this.paintTile(tile, this.catalog.items[index]);
     }
+    for (const button of this.canvas.querySelectorAll('.day-select')) {
+      const ids = this.dayIds(Number(button.dataset.first));
+      button.setAttribute('aria-pressed', String(ids.length > 0 && ids.every((id) => this.selection.has(id))));
+    }
+  }
+
+  /** The ids of the loaded items of the day that item `first` begins. */
+  dayIds(first) {
+    const items = this.catalog.items;
+    if (!items[first]) return [];
+    const day = captureDay(items[first]);
+    const ids = [];
+    for (let i = first; i < items.length && captureDay(items[i]) === day; i++) ids.push(items[i].id);
+    return ids;
   }
 
   click(event) {
+    const day = event.target.closest('.day-select');
+    if (day) {
+      const ids = this.dayIds(Number(day.dataset.first));
+      this.selection.setAll(ids, !ids.every((id) => this.selection.has(id)));
+      return;
+    }
     const check = event.target.closest('.tile-check');
     const open = event.target.closest('.tile-open');
     const button = check ? check.parentElement.querySelector('.tile-open') : open;
@@ -294,32 +389,120 @@ export class Grid {
   }
 }
 
-/** The row model: a heading per local day, then rows of `cols` tiles; a skeleton for what is not fetched. */
-function buildRows(catalog, cols, rowHeight) {
+/** The tile in `row` whose middle lies nearest to `x`. */
+function nearestIn(row, x) {
+  let best = row.start;
+  let distance = Infinity;
+  for (let i = row.start; i < row.end; i++) {
+    const d = Math.abs(row.xs[i - row.start] + row.ws[i - row.start] / 2 - x);
+    if (d < distance) {
+      distance = d;
+      best = i;
+    }
+  }
+  return best;
+}
+
+const monthOf = (item) => Math.floor(captureDay(item) / 100);
+
+/**
+ * The row model: per month a heading row, then justified rows of its items; a
+ * skeleton for what is not fetched. A row takes tiles at the target height until
+ * they fill the width, then shrinks to fit exactly (or, rather than shrink a lot for
+ * one more tile, leaves it and stretches); a month's last row keeps the target
+ * height and does not stretch.
+ */
+function buildRows(catalog, width, target) {
   const items = catalog.items;
   const rows = [];
   let top = 0;
   let i = 0;
   while (i < items.length) {
-    const day = captureDay(items[i]);
-    const header = rows.length;
-    rows.push({ kind: 'header', key: 'h' + i + ':' + day, top, height: HEADER_HEIGHT, label: dayLabel(captureTime(items[i])), header });
-    top += HEADER_HEIGHT;
-    let j = i + 1;
-    while (j < items.length && captureDay(items[j]) === day) j++;
-    for (let start = i; start < j; start += cols) {
-      const end = Math.min(start + cols, j);
-      rows.push({ kind: 'tiles', key: 'r' + start + '-' + end, top, height: rowHeight, start, end, header });
-      top += rowHeight;
+    const month = monthOf(items[i]);
+    const heading = rows.length;
+    rows.push({
+      kind: 'month', key: 'm' + i + ':' + month, top, height: MONTH_HEIGHT, first: i,
+      label: monthLabel(captureTime(items[i])), month: heading,
+    });
+    top += MONTH_HEIGHT;
+    let j = i;
+    while (j < items.length && monthOf(items[j]) === month) j++;
+    let start = i;
+    while (start < j) {
+      const row = justify(items, start, j, width, target, i);
+      row.top = top;
+      row.month = heading;
+      row.key = 'r' + start + '-' + row.end + ':' + row.tileHeight.toFixed(1) + ':' + row.band;
+      rows.push(row);
+      top += row.height;
+      start = row.end;
     }
     i = j;
   }
   if (!catalog.done) {
-    const missing = Math.max(catalog.total - items.length, cols);
-    const height = Math.ceil(missing / cols) * rowHeight + (items.length ? 0 : HEADER_HEIGHT);
-    rows.push({ kind: 'pending', key: 'pending@' + top, top, height });
+    const missing = Math.max(catalog.total - items.length, 1);
+    const cellWidth = target * SKELETON_ASPECT + GAP;
+    const cellHeight = target + GAP;
+    const perRow = Math.max(1, Math.floor((width + GAP) / cellWidth));
+    const height = Math.ceil(missing / perRow) * cellHeight + (items.length ? 0 : MONTH_HEIGHT);
+    rows.push({ kind: 'pending', key: 'pending@' + top, top, height, cellWidth, cellHeight });
   }
   return rows;
+}
+
+/** One justified row from `start`, within the month [monthStart, end). */
+function justify(items, start, end, width, target, monthStart) {
+  const gapBefore = (k) => (k === start ? 0 : captureDay(items[k]) !== captureDay(items[k - 1]) ? DAY_GAP : GAP);
+  let sum = 0;
+  let gaps = 0;
+  let stop = start;
+  while (stop < end && sum * target + gaps < width) {
+    const gap = gapBefore(stop);
+    const a = aspect(items[stop]);
+    // Taking this tile would shrink the row a lot: leave it for the next row if the
+    // tiles so far can stretch to the width instead.
+    const taken = (width - gaps - gap) / (sum + a);
+    const without = (width - gaps) / sum;
+    if (stop > start && taken < target * SHRINK_LIMIT && without <= target * STRETCH_LIMIT) break;
+    sum += a;
+    gaps += gap;
+    stop += 1;
+  }
+  const full = sum * target + gaps >= width || stop < end;
+  const height = full ? (width - gaps) / sum : target;
+  const xs = [];
+  const ws = [];
+  const labels = [];
+  let x = 0;
+  for (let k = start; k < stop; k++) {
+    x += gapBefore(k);
+    const w = aspect(items[k]) * height;
+    if (k === monthStart || k === start || captureDay(items[k]) !== captureDay(items[k - 1])) {
+      // A label where a day begins, and over a row that goes on a day begun above it
+      // only when that row opens its month (the heading needs a day under it).
+      if (k === monthStart || k !== start || captureDay(items[k]) !== captureDay(items[k - 1])) {
+        labels.push({ x, first: dayStart(items, k, monthStart) });
+      }
+    }
+    xs.push(x);
+    ws.push(w);
+    x += w;
+  }
+  // Rounding leaves the last tile of a full row a fraction short or over: it takes the rest.
+  if (full && ws.length) ws[ws.length - 1] = Math.max(1, width - xs[xs.length - 1]);
+  for (let n = 0; n < labels.length; n++) {
+    const next = n + 1 < labels.length ? labels[n + 1].x - DAY_GAP / 2 : (full ? width : x);
+    labels[n].width = Math.max(24, next - labels[n].x);
+  }
+  const band = labels.length ? LABEL_HEIGHT : 0;
+  return { kind: 'tiles', start, end: stop, xs, ws, labels, band, tileHeight: height, height: band + height + GAP };
+}
+
+/** The first item of the day of item `k` (days never straddle months). */
+function dayStart(items, k, monthStart) {
+  const day = captureDay(items[k]);
+  while (k > monthStart && captureDay(items[k - 1]) === day) k -= 1;
+  return k;
 }
 
 /** Removes a row, first cancelling thumbnails still on their way. */
