@@ -13,6 +13,9 @@ import time
 import pytest
 from selenium.common.exceptions import TimeoutException
 from selenium.webdriver.common.action_chains import ActionChains
+from selenium.webdriver.common.actions import interaction
+from selenium.webdriver.common.actions.action_builder import ActionBuilder
+from selenium.webdriver.common.actions.pointer_input import PointerInput
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import WebDriverWait
@@ -397,6 +400,66 @@ def test_timeline_rows_keep_each_photos_shape(page, tmp_path):
         page.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
 
 
+def touch(page, element, seconds):
+    """A finger on `element` for `seconds`, then lifted (a WebDriver touch pointer)."""
+    finger = PointerInput(interaction.POINTER_TOUCH, "finger")
+    actions = ActionBuilder(page, mouse=finger)
+    actions.pointer_action.move_to(element).pointer_down().pause(seconds).pointer_up()
+    actions.perform()
+
+
+TOUCH_TARGETS = """
+    const out = [];
+    for (const e of document.querySelectorAll(arguments[0])) {
+      if (e.closest('[hidden]') || !e.getClientRects().length) continue;
+      const r = e.getBoundingClientRect();
+      if (r.width < 43.5 || r.height < 43.5) out.push((e.id || e.className) + ' ' + Math.round(r.width) + 'x' + Math.round(r.height));
+    }
+    return out;"""
+
+
+def test_touch_long_press_selects_then_taps_add(page):
+    """Issue 16, point 7, on a touch phone: a long press selects a tile (it used to open
+    it), taps then add to the selection, a day's label selects the day; select rings
+    show without hover; the selection bar leaves the title alone; every control is at
+    least 44 px."""
+    show_view(page, "all")
+    page.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                         {"width": 390, "height": 844, "deviceScaleFactor": 3, "mobile": True})
+    page.execute_cdp_cmd("Emulation.setTouchEmulationEnabled", {"enabled": True, "maxTouchPoints": 5})
+    try:
+        page.execute_script("document.getElementById('grid-scroller').scrollTop = 0")
+        wait(page, lambda: len(tiles(page)) >= 3, 5, "tiles")
+        first, second = [t[0] for t in tiles(page)][:2]
+        tile_button = lambda tile_id: el(page, f".tile[data-id='{tile_id}'] .tile-open")
+        assert page.execute_script("return getComputedStyle(document.querySelector('.tile-check')).opacity") == "1", \
+            "select rings show on a touch screen"
+        touch(page, tile_button(first), 0.9)
+        wait(page, lambda: text(page, "#selection-count") == "1 selected", 5, "a long press to select")
+        assert not shown(page, "#viewer"), "a long press opened the viewer"
+        touch(page, tile_button(second), 0.05)
+        wait(page, lambda: text(page, "#selection-count") == "2 selected", 5, "a tap to add to the selection")
+        assert not shown(page, "#viewer")
+        day = el(page, ".grid-day .day-select")
+        touch(page, day, 0.05)
+        wait(page, lambda: el(page, ".grid-day .day-select").get_attribute("aria-pressed") == "true", 5,
+             "the day's label to select the day")
+        title = page.execute_script("return document.getElementById('view-title').getBoundingClientRect().toJSON()")
+        bar = page.execute_script("return document.getElementById('selection-bar').getBoundingClientRect().toJSON()")
+        overlap = not (bar["bottom"] <= title["top"] or bar["top"] >= title["bottom"]
+                       or bar["right"] <= title["left"] or bar["left"] >= title["right"])
+        assert not overlap, ("the selection bar covers the title", title, bar)
+        small = page.execute_script(TOUCH_TARGETS, "#sidebar-toggle, #upload-button, #settings-button, #lock-button,"
+                                    " #selection-bar button, .tile-check, .day-select")
+        assert small == [], f"touch targets under 44 px: {small}"
+        shoot(page, "touch-selection")
+        el(page, "#sel-clear").click()
+        wait(page, lambda: not shown(page, "#selection-bar"), 5, "the selection cleared")
+    finally:
+        page.execute_cdp_cmd("Emulation.setTouchEmulationEnabled", {"enabled": False})
+        page.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+
 def test_download_a_selection_as_one_zip(page, media, workdir):
     """Issue 16, point 12: the selection downloads as one ZIP, streamed by the server
     as it decrypts each original; the files in it are the originals, byte for byte."""
@@ -520,6 +583,44 @@ def test_viewer_previous_next_zoom_favourite(page):
     assert focused() == str(first), "closing the viewer puts the focus back on its tile"
     press(page, Keys.ARROW_RIGHT)
     assert focused() == str(first + 1), "→ moves the focus to the next tile"
+
+
+def test_zoom_past_the_preview_loads_the_original(page, tmp_path):
+    """Issue 16, point 10: zoomed past the 1440-pixel preview, the viewer shows the
+    original, so a large photo stays sharp; the details give the size as shown
+    (a quarter-turned photo's width is its stored height)."""
+    big = tmp_path / "big-plasma.jpg"
+    subprocess.run(["/usr/bin/convert", "-seed", "3", "-size", "3000x2000", "plasma:fractal", "-quality", "85", str(big)],
+                   check=True)
+    before = item_count(page)
+    el(page, "#file-input").send_keys(str(big))
+    wait(page, lambda: item_count(page) == before + 1, 30, "the large photo")
+    close_uploads(page)
+    open_tile(page, tile_named(page, big.name))
+    image_state = lambda: page.execute_script(
+        "const i = document.getElementById('viewer-image');"
+        "return {complete: i.complete, natural: i.naturalWidth, full: i.dataset.full ?? null, shown: i.clientWidth,"
+        " src: i.src.slice(0, 5)}")
+    wait(page, lambda: image_state()["complete"] and image_state()["natural"] > 0, 15, "the preview")
+    assert image_state()["natural"] == 1440, image_state()
+    assert "3000 × 2000" in text(page, "#viewer-date")
+    shown_before = image_state()["shown"]
+    el(page, "#viewer-zoom-in").click()
+    el(page, "#viewer-zoom-in").click()
+    el(page, "#viewer-zoom-in").click()
+    wait(page, lambda: image_state()["full"] == "true" and image_state()["natural"] == 3000, 20,
+         lambda: f"the original past the preview's pixels: {image_state()}")
+    assert image_state()["src"] == "blob:"
+    assert abs(image_state()["shown"] - shown_before) <= 1, "the swap moved the picture"
+    shoot(page, "viewer-zoomed-original")
+    press(page, Keys.ESCAPE)
+    wait(page, lambda: not shown(page, "#viewer"), 5, "the viewer to close")
+
+    open_tile(page, tile_named(page, "camera-orientation6.jpg"))
+    # Stored 64 × 48 with EXIF orientation 6: it shows 48 wide, 64 tall.
+    wait(page, lambda: "48 × 64" in text(page, "#viewer-date"), 5, lambda: text(page, "#viewer-date"))
+    press(page, Keys.ESCAPE)
+    wait(page, lambda: not shown(page, "#viewer"), 5, "the viewer to close")
 
 
 LONG_NAME = "WhatsApp Image 2024-05-17 at 21.45.33 from the family trip to the mountains, second day, " \
@@ -879,6 +980,10 @@ def test_settings_then_auto_lock_then_unlock_again(page):
     assert page.execute_script("return document.querySelectorAll('.tile').length") == 0
     unlock(page)
     wait(page, lambda: item_count(page) == count, 10, "the same items after unlocking again")
+    # Issue 16, point 15: the keyboard starts on the first photo after unlocking.
+    wait(page, lambda: page.execute_script(
+        "return document.activeElement?.classList.contains('tile-open') && document.activeElement.dataset.index === '0'"),
+        5, lambda: f"focus on the first tile, not {page.execute_script('return document.activeElement?.outerHTML.slice(0, 80)')}")
     el(page, "#settings-button").click()
     wait(page, lambda: shown(page, "#settings-dialog"), 5, "the settings dialog")
     # The status still says "Saved" from the first change: clear it, so the wait below

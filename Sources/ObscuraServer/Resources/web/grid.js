@@ -25,6 +25,9 @@ const MAX_ASPECT = 2.5;
 const SHRINK_LIMIT = 0.75;
 const STRETCH_LIMIT = 1.35;
 const SKELETON_ASPECT = 1.33;
+// A touch held this long without moving more than the slop selects its tile.
+const LONG_PRESS_MS = 450;
+const LONG_PRESS_SLOP = 10;
 
 /** Width over height as the tile shows it: EXIF orientations 5–8 turn a quarter. */
 export function aspect(item) {
@@ -67,6 +70,46 @@ export class Grid {
     selection.addEventListener('change', () => this.paint());
     canvas.addEventListener('click', (event) => this.click(event));
     canvas.addEventListener('keydown', (event) => this.key(event));
+    canvas.addEventListener('pointerdown', (event) => this.pressStart(event));
+    canvas.addEventListener('pointermove', (event) => this.pressMove(event), { passive: true });
+    canvas.addEventListener('pointerup', () => this.pressEnd());
+    canvas.addEventListener('pointercancel', () => this.pressEnd(true));
+    // A held finger brings up the system's image menu: the long press means "select" here.
+    canvas.addEventListener('contextmenu', (event) => {
+      if (event.target.closest('.tile') && (this.press || this.swallowClick)) event.preventDefault();
+    });
+  }
+
+  /** Touch: a long press on a tile selects it; taps then add to the selection (click()). */
+  pressStart(event) {
+    this.swallowClick = false;
+    if (event.pointerType !== 'touch' || !event.isPrimary) return;
+    const tile = event.target.closest('.tile');
+    if (!tile) return;
+    const press = { x: event.clientX, y: event.clientY, fired: false };
+    press.timer = setTimeout(() => {
+      press.fired = true;
+      const index = Number(tile.querySelector('.tile-open').dataset.index);
+      const item = this.catalog.items[index];
+      if (item && !this.selection.has(item.id)) this.selection.toggle(item.id, index);
+      navigator.vibrate?.(10);
+    }, LONG_PRESS_MS);
+    this.press = press;
+  }
+
+  pressMove(event) {
+    const press = this.press;
+    if (!press || press.fired) return;
+    if (Math.hypot(event.clientX - press.x, event.clientY - press.y) > LONG_PRESS_SLOP) this.pressEnd(true);
+  }
+
+  pressEnd(cancelled = false) {
+    const press = this.press;
+    if (!press) return;
+    clearTimeout(press.timer);
+    this.press = null;
+    // The click that may follow the lifted finger belongs to the long press.
+    this.swallowClick = press.fired && !cancelled;
   }
 
   /** Arrow keys move the focus from tile to tile, up and down to the tile below the same spot. */
@@ -366,6 +409,10 @@ export class Grid {
   }
 
   click(event) {
+    if (this.swallowClick) {
+      this.swallowClick = false;
+      return;
+    }
     const day = event.target.closest('.day-select');
     if (day) {
       const ids = this.dayIds(Number(day.dataset.first));
@@ -491,7 +538,7 @@ function justify(items, start, end, width, target, monthStart) {
   // Rounding leaves the last tile of a full row a fraction short or over: it takes the rest.
   if (full && ws.length) ws[ws.length - 1] = Math.max(1, width - xs[xs.length - 1]);
   for (let n = 0; n < labels.length; n++) {
-    const next = n + 1 < labels.length ? labels[n + 1].x - DAY_GAP / 2 : (full ? width : x);
+    const next = n + 1 < labels.length ? labels[n + 1].x - DAY_GAP / 2 : width;
     labels[n].width = Math.max(24, next - labels[n].x);
   }
   const band = labels.length ? LABEL_HEIGHT : 0;

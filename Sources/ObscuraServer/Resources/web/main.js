@@ -111,7 +111,11 @@ function enter() {
   $('app-view').hidden = false;
   document.body.dataset.state = 'open';
   foldersReady = folders.refresh().catch(reportError);
-  apply(router.current());
+  // After unlocking, the keyboard starts on the first photo (issue 16): the form it
+  // was in is gone.
+  apply(router.current()).then(() => {
+    if (open && !viewer.isOpen && !document.querySelector('dialog[open]')) grid.focusTile(0);
+  });
   clearInterval(watchTimer);
   watchTimer = setInterval(watch, WATCH_INTERVAL_MS);
 }

@@ -1,6 +1,7 @@
 // viewer.js: one item at a time, full screen. Photos show their preview with
-// zoom; videos play from the original (the server answers Range requests, so
-// seeking works); previous/next by buttons, ←/→, swipe; Esc closes.
+// zoom, and the original once zoomed past the preview's pixels; videos play from
+// the original (the server answers Range requests, so seeking works);
+// previous/next by buttons, ←/→, swipe; Esc closes.
 
 import { post, urls } from './api.js';
 import { captureTime } from './catalog.js';
@@ -9,6 +10,14 @@ import { toast } from './dialogs.js';
 import { Zoom } from './zoom.js';
 
 const $ = (id) => document.getElementById(id);
+// Formats every browser shows in an <img>; others (HEIC, TIFF, RAW) stay at the preview.
+const SHOWN_AS_IS = new Set(['image/jpeg', 'image/png', 'image/webp', 'image/gif', 'image/avif', 'image/bmp']);
+
+/** The size a photo shows at: EXIF orientations 5–8 turn it a quarter. */
+export function shownSize(item) {
+  if (!item.width || !item.height) return null;
+  return item.orientation >= 5 && item.orientation <= 8 ? [item.height, item.width] : [item.width, item.height];
+}
 
 export class Viewer {
   /** `onClose(index)` runs once the viewer closed; `onRequestClose()` when the user asks
@@ -23,7 +32,10 @@ export class Viewer {
     this.root = $('viewer');
     this.image = $('viewer-image');
     this.video = $('viewer-video');
-    this.zoom = new Zoom($('viewer-stage'), this.image, { onSwipe: (step) => this.step(step) });
+    this.zoom = new Zoom($('viewer-stage'), this.image, {
+      onSwipe: (step) => this.step(step),
+      onScale: (scale) => this.maybeLoadOriginal(scale),
+    });
 
     $('viewer-close').addEventListener('click', () => this.onRequestClose());
     $('viewer-prev').addEventListener('click', () => this.step(-1));
@@ -63,6 +75,8 @@ export class Viewer {
     if (!this.isOpen) return;
     this.stopVideo();
     this.image.removeAttribute('src');
+    this.original = null;
+    this.dropOriginal();
     this.root.hidden = true;
     $('app-view').inert = false;
     document.body.classList.remove('viewing');
@@ -90,8 +104,14 @@ export class Viewer {
     this.zoom.reset();
     this.stopVideo();
     $('viewer-name').textContent = item.name;
+    this.original = null;
+    this.dropOriginal();
+    this.image.style.width = '';
+    this.image.style.height = '';
+    delete this.image.dataset.full;
     const details = [dateTime(captureTime(item))];
-    if (item.width && item.height) details.push(item.width + ' × ' + item.height);
+    const size = shownSize(item);
+    if (size) details.push(size[0] + ' × ' + size[1]);
     details.push(bytes(item.size));
     $('viewer-date').textContent = details.join(' · ');
     const total = Math.max(this.catalog.total, this.catalog.items.length);
@@ -133,6 +153,47 @@ export class Viewer {
   loaded() {
     $('viewer-spinner').hidden = true;
     this.image.classList.add('ready');
+  }
+
+  /**
+   * Zoomed in past the preview's own pixels, the photo is swapped for its original (for
+   * formats an <img> shows), fetched once per showing. The element keeps the size it
+   * has on screen, so the swap changes sharpness, never the picture's place.
+   */
+  maybeLoadOriginal(scale) {
+    const item = this.current;
+    const image = this.image;
+    if (!item || this.original || item.kind !== 'photo' || !SHOWN_AS_IS.has(item.mimeType)) return;
+    if (!image.naturalWidth || !item.width || scale <= 1) return;
+    const needed = image.clientWidth * scale * (window.devicePixelRatio || 1);
+    if (needed <= image.naturalWidth * 1.05 || Math.max(item.width, item.height) <= Math.max(image.naturalWidth, image.naturalHeight)) return;
+    // Fetched as a blob, decoded aside, then shown: every answer is no-store, so handing
+    // the <img> the URL again would download the original a second time.
+    const original = { item };
+    this.original = original;
+    fetch(urls.original(item.id), { credentials: 'same-origin', cache: 'no-store' })
+      .then((response) => (response.ok ? response.blob() : Promise.reject(new Error(String(response.status)))))
+      .then(async (blob) => {
+        if (this.original !== original) return;
+        const url = URL.createObjectURL(blob);
+        const decoded = new Image();
+        decoded.src = url;
+        await decoded.decode();
+        if (this.current !== item || this.original !== original) return URL.revokeObjectURL(url);
+        image.style.width = image.clientWidth + 'px';
+        image.style.height = image.clientHeight + 'px';
+        this.dropOriginal();
+        this.fullURL = url;
+        image.src = url;
+        image.dataset.full = 'true';
+      })
+      .catch(() => { /* the preview stays: sharp enough to go on with */ });
+  }
+
+  /** Frees the decoded original's blob, if one is shown. */
+  dropOriginal() {
+    if (this.fullURL) URL.revokeObjectURL(this.fullURL);
+    this.fullURL = null;
   }
 
   preload(index) {

@@ -5,10 +5,12 @@ const MAX_SCALE = 8;
 const SWIPE_DISTANCE = 60;
 
 export class Zoom {
-  constructor(surface, target, { onSwipe }) {
+  /** `onScale(scale)` runs after every change of scale (the viewer loads the original past the preview's pixels). */
+  constructor(surface, target, { onSwipe, onScale = () => {} }) {
     this.surface = surface;
     this.target = target;
     this.onSwipe = onSwipe;
+    this.onScale = onScale;
     this.pointers = new Map();
     this.enabled = true;
     this.reset();
@@ -57,6 +59,7 @@ export class Zoom {
   apply() {
     this.target.style.transform = 'translate(' + (this.x + this.swipe) + 'px, ' + this.y + 'px) scale(' + this.scale + ')';
     this.surface.classList.toggle('zoomed', this.zoomed);
+    if (this.onScale) this.onScale(this.scale);
   }
 
   centre(event) {
