@@ -121,8 +121,10 @@ def chromium(workdir):
 
 
 def shoot(driver, name):
-    """Saves NAME-light.png and NAME-dark.png of what the browser shows now."""
+    """Saves NAME-light.png and NAME-dark.png of what the browser shows now (NAME-phone-...
+    from a browser the story runs at phone size)."""
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    name += getattr(driver, "screenshot_suffix", "")
     for scheme in ("light", "dark"):
         set_scheme(driver, scheme)
         time.sleep(0.3)  # let colour transitions settle

@@ -1,6 +1,8 @@
 """The gallery in a real browser, in order, on one vault: create, lock, wrong
 password, unlock, upload, thumbnails, delete, viewer, video, folders, settings,
-auto-lock, unlock again. Each test builds on the one before."""
+auto-lock, unlock again. Each test builds on the one before. The whole story
+runs twice, each time on a new vault, server and browser: at desktop size
+(1360x880) and at phone size (390x844)."""
 
 import json
 import re
@@ -20,7 +22,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import WebDriverWait
 
-from conftest import BANNER, shoot
+from conftest import BANNER, chromium, serving, shoot
 
 PASSWORD = "correct horse battery staple"
 FOLDER_PASSWORD = "tulips in april"
@@ -57,9 +59,30 @@ def tiles(driver):
 
 
 def tile_named(driver, name):
-    for tile_id, kind, label in tiles(driver):
-        if f" {name}," in label:
-            return tile_id
+    """The id of NAME's tile, scrolling the grid from the top until that tile is rendered
+    (only rows near the screen exist: on a phone most tiles are not in the DOM)."""
+    def find():
+        for tile_id, kind, label in tiles(driver):
+            if f" {name}," in label:
+                return tile_id
+        return None
+    found = find()
+    if found:
+        return found
+    driver.execute_script("document.getElementById('grid-scroller').scrollTop = 0")
+    for _ in range(100):
+        time.sleep(0.1)  # the grid renders on the next animation frame
+        found = find()
+        if found:
+            driver.execute_script("document.querySelector(`.tile[data-id='${arguments[0]}']`)"
+                                  ".scrollIntoView({block: 'center'})", found)
+            time.sleep(0.1)
+            return found
+        moved = driver.execute_script(
+            "const s = document.getElementById('grid-scroller'); const before = s.scrollTop;"
+            "s.scrollTop = before + s.clientHeight * 0.8; return s.scrollTop !== before")
+        if not moved:
+            break
     raise AssertionError(f"no tile for {name}; tiles: {tiles(driver)}")
 
 
@@ -94,18 +117,56 @@ def select_tile(driver, tile_id):
         "document.querySelector(`.tile[data-id='${arguments[0]}'] .tile-check`).click()", tile_id)
 
 
+SIZES = {"desktop": (1360, 880), "phone": (390, 844)}
+
+
+@pytest.fixture(scope="module", params=list(SIZES))
+def size(request):
+    return request.param
+
+
 @pytest.fixture(scope="module")
-def page(browser, server):
-    # Without the printed link's token the page gets no session and says so.
-    browser.get(server.url + "/")
-    wait(browser, lambda: "obscura serve" in el(browser, "#unlock-notice").text, 15, "the no-session notice")
-    assert browser.get_cookies() == []
-    browser.get(server.link)
-    wait(browser, lambda: shown(browser, "#unlock-view") and el(browser, "#unlock-notice").text == "", 15,
-         "the unlock page")
-    # The token left the address bar as soon as the page read it.
-    assert "token" not in browser.current_url, browser.current_url
-    return browser
+def story_dir(size, tmp_path_factory):
+    """The directory of one run of the story: its vault, keys and downloads."""
+    return tmp_path_factory.mktemp("story-" + size)
+
+
+@pytest.fixture(scope="module")
+def server(story_dir):
+    with serving(story_dir) as srv:
+        yield srv
+
+
+@pytest.fixture(scope="module")
+def page(size, server, story_dir):
+    SECRETS_SEEN.clear()
+    with chromium(story_dir) as browser:
+        browser.set_window_size(*SIZES[size])
+        browser.screenshot_suffix = "" if size == "desktop" else "-phone"
+        # Without the printed link's token the page gets no session and says so.
+        browser.get(server.url + "/")
+        wait(browser, lambda: "obscura serve" in el(browser, "#unlock-notice").text, 15, "the no-session notice")
+        assert browser.get_cookies() == []
+        browser.get(server.link)
+        wait(browser, lambda: shown(browser, "#unlock-view") and el(browser, "#unlock-notice").text == "", 15,
+             "the unlock page")
+        # The token left the address bar as soon as the page read it.
+        assert "token" not in browser.current_url, browser.current_url
+        yield browser
+
+
+def sidebar(page):
+    """Opens the sidebar where it folds away (phone size), so its controls can be clicked."""
+    if shown(page, "#sidebar-toggle") and not page.execute_script("return document.body.classList.contains('sidebar-open')"):
+        el(page, "#sidebar-toggle").click()
+        time.sleep(0.25)  # its slide-in
+
+
+def close_sidebar(page):
+    """Folds the sidebar away again where it folds (phone size)."""
+    if page.execute_script("return document.body.classList.contains('sidebar-open')"):
+        page.execute_script("document.getElementById('sidebar-scrim').click()")
+        time.sleep(0.25)
 
 
 def test_first_run_leads_with_creating_a_vault_and_reveals_no_count(page):
@@ -460,7 +521,7 @@ def test_touch_long_press_selects_then_taps_add(page):
         page.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
 
 
-def test_download_a_selection_as_one_zip(page, media, workdir):
+def test_download_a_selection_as_one_zip(page, media, story_dir):
     """Issue 16, point 12: the selection downloads as one ZIP, streamed by the server
     as it decrypts each original; the files in it are the originals, byte for byte."""
     chosen = [p for p in media["photos"]][:2]
@@ -469,7 +530,7 @@ def test_download_a_selection_as_one_zip(page, media, workdir):
     wait(page, lambda: text(page, "#selection-count") == "2 selected", 5, "two selected")
     gallery = page.current_url
     el(page, "#sel-download").click()
-    downloads = workdir / "downloads"
+    downloads = story_dir / "downloads"
 
     def saved():
         assert page.current_url == gallery, f"the download replaced the page: {page.current_url}"
@@ -605,9 +666,8 @@ def test_zoom_past_the_preview_loads_the_original(page, tmp_path):
     assert image_state()["natural"] == 1440, image_state()
     assert "3000 × 2000" in text(page, "#viewer-date")
     shown_before = image_state()["shown"]
-    el(page, "#viewer-zoom-in").click()
-    el(page, "#viewer-zoom-in").click()
-    el(page, "#viewer-zoom-in").click()
+    for _ in range(5):  # 7.6x: past the preview's pixels on a phone's narrow screen too
+        el(page, "#viewer-zoom-in").click()
     wait(page, lambda: image_state()["full"] == "true" and image_state()["natural"] == 3000, 20,
          lambda: f"the original past the preview's pixels: {image_state()}")
     assert image_state()["src"] == "blob:"
@@ -707,6 +767,7 @@ def test_video_plays_and_seeks(page):
 
 
 def create_folder(page, name, parent_label=None, password=None):
+    sidebar(page)
     el(page, "#new-folder-button").click()
     wait(page, lambda: shown(page, "#folder-dialog"), 5, "the new-folder dialog")
     type_into(page, "#folder-name", name)
@@ -720,6 +781,7 @@ def create_folder(page, name, parent_label=None, password=None):
         type_into(page, "#folder-password-confirm", password)
     el(page, "#folder-submit").click()
     wait(page, lambda: not shown(page, "#folder-dialog"), 15, f"folder {name} to be created")
+    close_sidebar(page)
 
 
 FIND_FOLDER = ("const b = [...document.querySelectorAll('.folder-item')]"
@@ -753,7 +815,7 @@ def test_folders_create_protect_move_lock_unlock(page):
     if folder_info(page, "Secret")["locked"]:
         unlock_folder(page, "Secret", FOLDER_PASSWORD)
         wait(page, lambda: text(page, "#view-title") == "Trips › Secret", UNLOCK_WAIT, "the unlocked folder")
-        el(page, "#library-list [data-view='all']").click()
+        show_view(page, "all")
         wait(page, lambda: text(page, "#view-title") == "All photos", 5, "All photos")
 
     total = item_count(page)
@@ -795,7 +857,7 @@ def test_folders_create_protect_move_lock_unlock(page):
     # The folder's wait ended while it was open; the dialog said so (point 13).
     # Issue 16, point 8: unlocked, the folder still keeps its photo inside: All photos
     # and Favourites never mix it in.
-    el(page, "#library-list [data-view='all']").click()
+    show_view(page, "all")
     wait(page, lambda: text(page, "#view-title") == "All photos" and item_count(page) == total - 1, 10,
          "All photos without the open folder's photo")
     assert moved not in [t[0] for t in tiles(page)]
@@ -813,7 +875,7 @@ def test_a_folder_that_is_not_empty_says_so_before_asking(page):
         wait(page, lambda: shown(page, "#toast"), 5, "a message")
         assert not shown(page, "#confirm-dialog"), f"{name}: asked before saying it must be empty"
         assert held in text(page, "#toast") and "empty" in text(page, "#toast"), text(page, "#toast")
-    el(page, "#library-list [data-view='all']").click()
+    show_view(page, "all")
     wait(page, lambda: text(page, "#view-title") == "All photos", 5, "All photos")
     create_folder(page, "Empty for now")  # at the top level: no folder is open
     click_folder(page, "Empty for now")
@@ -822,7 +884,7 @@ def test_a_folder_that_is_not_empty_says_so_before_asking(page):
     wait(page, lambda: shown(page, "#confirm-dialog"), 5, "the confirm dialog")
     el(page, "#confirm-submit").click()
     wait(page, lambda: folder_info(page, "Empty for now") is None, 10, "the empty folder gone")
-    el(page, "#library-list [data-view='all']").click()
+    show_view(page, "all")
     wait(page, lambda: text(page, "#view-title") == "All photos", 5, "All photos")
 
 
@@ -995,7 +1057,7 @@ def test_settings_then_auto_lock_then_unlock_again(page):
     wait(page, lambda: not shown(page, "#settings-dialog"), 5, "the settings dialog to close")
 
 
-def test_export_downloads_an_obscura_file(page, workdir):
+def test_export_downloads_an_obscura_file(page, story_dir):
     el(page, "#settings-button").click()
     wait(page, lambda: shown(page, "#settings-dialog"), 5, "the settings dialog")
     el(page, "#export-prepare").click()
@@ -1004,7 +1066,7 @@ def test_export_downloads_an_obscura_file(page, workdir):
     SECRETS_SEEN.append(text(page, "#export-password"))
     gallery = page.current_url
     el(page, "#export-download").click()
-    downloads = workdir / "downloads"
+    downloads = story_dir / "downloads"
 
     def exported():
         assert page.current_url == gallery, (  # an error answer replaces the page
@@ -1020,13 +1082,13 @@ def test_no_csp_violations_or_script_errors(page):
     assert problems == []
 
 
-def test_no_secret_in_the_server_log(page, server, workdir):
+def test_no_secret_in_the_server_log(page, server, story_dir):
     """The server ran at trace level: nothing it said holds a password, the session
     cookie, the CSRF token or a key's text, in any spelling a log or a URL would use."""
     cookie = next(c["value"] for c in page.get_cookies() if c["name"].startswith("obscura_"))
     csrf = page.execute_script(
         "return await fetch('/api/session').then(r => r.json()).then(s => s.csrf)")
-    keys = [(workdir / name).read_text().strip() for name in ("outer.key", "decoy.key")]
+    keys = [(story_dir / name).read_text().strip() for name in ("outer.key", "decoy.key")]
     assert all(key.startswith(("OUTER-", "DECOY-")) for key in keys)
     # The key texts, and their bodies alone (a log might drop the kind word).
     keys += [key.split("-", 1)[1] for key in keys]
