@@ -4,6 +4,7 @@ import HummingbirdTesting
 import ObscuraCrypto
 import ObscuraKit
 import ObscuraTestSupport
+import ObscuraImaging
 import Testing
 @testable import ObscuraServer
 
@@ -46,6 +47,25 @@ import Testing
             #expect(try await browser.send(.post, "/api/items/delete", json: ["ids": [id]]).status == .noContent)
             #expect(try await browser.send(.get, "/api/items/\(id)").status == .notFound)
             #expect(try await browser.send(.get, "/api/items").json()["total"] as? Int == 1)
+        }
+    }
+
+    /// Issue 16, point 10: a HEIC (which browsers do not show) zooms into a full-size
+    /// upright JPEG the server makes; a JPEG's own original serves for that, and a file
+    /// has none.
+    @Test func aFullSizeJPEGForFormatsBrowsersCannotShow() async throws {
+        let harness = try ServerHarness()
+        try await harness.test { browser in
+            try await browser.createVault()
+            let heic = try await browser.upload(try TestImages.image("heic", width: 900, height: 600), name: "IMG_0002.heic").json()
+            let id = try #require((heic["item"] as? [String: Any])?["id"] as? String)
+            let full = try await browser.send(.get, "/api/items/\(id)/full")
+            #expect(full.status == .ok && full.headers[.contentType] == "image/jpeg")
+            let info = try full.bytes.withUnsafeBytes { try Imaging.probe($0) }
+            #expect(info.format == "jpeg" && info.width == 900 && info.height == 600)
+            let file = try await browser.upload(Array(repeating: 9, count: 500), name: "notes.bin").json()
+            let fileId = try #require((file["item"] as? [String: Any])?["id"] as? String)
+            #expect(try await browser.send(.get, "/api/items/\(fileId)/full").status == .notFound)
         }
     }
 

@@ -102,7 +102,7 @@ import Testing
             let id = try #require((try await browser.send(.get, "/api/items").json()["items"] as? [[String: Any]])?.first?["id"] as? String)
             #expect(try await browser.send(.post, "/api/lock").status == .noContent)
             for uri in ["/api/items", "/api/items/\(id)", "/api/items/\(id)/thumbnail", "/api/items/\(id)/preview",
-                        "/api/items/\(id)/original", "/api/folders", "/api/settings"] {
+                        "/api/items/\(id)/full", "/api/items/\(id)/original", "/api/folders", "/api/settings"] {
                 let response = try await browser.send(.get, uri)
                 #expect(response.status == .unauthorized, "\(uri)")
                 #expect(try response.json()["error"] as? String == "locked")

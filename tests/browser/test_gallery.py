@@ -676,6 +676,21 @@ def test_zoom_past_the_preview_loads_the_original(page, tmp_path):
     press(page, Keys.ESCAPE)
     wait(page, lambda: not shown(page, "#viewer"), 5, "the viewer to close")
 
+    # A HEIC, which no <img> shows: the zoom goes to the server's full-size JPEG of it.
+    heic = tmp_path / "phone-photo.heic"
+    subprocess.run(["/usr/bin/convert", "-seed", "4", "-size", "2400x1600", "plasma:fractal", str(heic)], check=True)
+    el(page, "#file-input").send_keys(str(heic))
+    wait(page, lambda: item_count(page) == before + 2, 30, "the HEIC photo")
+    close_uploads(page)
+    open_tile(page, tile_named(page, heic.name))
+    wait(page, lambda: image_state()["complete"] and image_state()["natural"] == 1440, 15, "the HEIC's preview")
+    for _ in range(5):
+        el(page, "#viewer-zoom-in").click()
+    wait(page, lambda: image_state()["full"] == "true" and image_state()["natural"] == 2400, 30,
+         lambda: f"the full-size JPEG of the HEIC: {image_state()}")
+    press(page, Keys.ESCAPE)
+    wait(page, lambda: not shown(page, "#viewer"), 5, "the viewer to close")
+
     open_tile(page, tile_named(page, "camera-orientation6.jpg"))
     # Stored 64 × 48 with EXIF orientation 6: it shows 48 wide, 64 tall.
     wait(page, lambda: "48 × 64" in text(page, "#viewer-date"), 5, lambda: text(page, "#viewer-date"))

@@ -85,6 +85,24 @@ extension Vault {
         return preview
     }
 
+    /// A photo at its full size as an upright JPEG, made on demand and never cached: what
+    /// the viewer zooms into when the original is in a format browsers cannot show (HEIC,
+    /// TIFF). nil for videos and other files. Its cost is the preview's (the whole image
+    /// is decoded for either), bounded by the same pixel limit.
+    public func fullImage(_ item: ItemRecord) throws -> [UInt8]? {
+        try enter()
+        defer { leave() }
+        guard item.kind == .photo, item.size <= Self.maximumPhotoFileSize else { return nil }
+        var original = [UInt8]()
+        original.reserveCapacity(Int(item.size))
+        try export(item) { original += $0 }
+        defer { original.withUnsafeMutableBytes { secureZero($0.baseAddress!, $0.count) } }
+        return try original.withUnsafeBytes { raw in
+            let info = try Imaging.probe(raw)
+            return try Imaging.thumbnail(raw, maxSide: max(info.width, info.height, 1))
+        }
+    }
+
     /// The item's thumbnail (JPEG), or nil when it has none: a version 2 chunked file, or a
     /// single-shot blob written before version 2 (docs/FORMAT.md §6.5).
     public func thumbnail(_ item: ItemRecord) throws -> [UInt8]? {

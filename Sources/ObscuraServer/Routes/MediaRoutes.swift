@@ -27,6 +27,14 @@ struct MediaRoutes {
             }
             return Self.jpeg(jpeg)
         }
+        router.get("/api/items/:id/full") { _, context -> Response in
+            let vault = try context.vault()
+            let id = try context.parameters.require("id")
+            guard let jpeg = try await Blocking.run({ try vault.fullImage(try vault.item(id)) }) else {
+                throw APIError.notFound("this item has no full-size image")
+            }
+            return Self.jpeg(jpeg)
+        }
         router.get("/api/items/:id/original") { request, context -> Response in
             let vault = try context.vault()
             let id = try context.parameters.require("id")

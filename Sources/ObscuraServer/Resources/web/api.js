@@ -153,5 +153,6 @@ export const urls = {
   thumbnail: (id) => '/api/items/' + encodeURIComponent(id) + '/thumbnail',
   preview: (id) => '/api/items/' + encodeURIComponent(id) + '/preview',
   original: (id) => '/api/items/' + encodeURIComponent(id) + '/original',
+  full: (id) => '/api/items/' + encodeURIComponent(id) + '/full',
   download: (id) => '/api/items/' + encodeURIComponent(id) + '/original?download=1',
 };

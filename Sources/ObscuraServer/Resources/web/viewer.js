@@ -10,7 +10,8 @@ import { toast } from './dialogs.js';
 import { Zoom } from './zoom.js';
 
 const $ = (id) => document.getElementById(id);
-// Formats every browser shows in an <img>; others (HEIC, TIFF, RAW) stay at the preview.
+// Formats every browser shows in an <img>; for others (HEIC, TIFF) the server makes a
+// full-size JPEG to zoom into.
 const SHOWN_AS_IS = new Set(['image/jpeg', 'image/png', 'image/webp', 'image/gif', 'image/avif', 'image/bmp']);
 
 /** The size a photo shows at: EXIF orientations 5–8 turn it a quarter. */
@@ -156,14 +157,15 @@ export class Viewer {
   }
 
   /**
-   * Zoomed in past the preview's own pixels, the photo is swapped for its original (for
-   * formats an <img> shows), fetched once per showing. The element keeps the size it
+   * Zoomed in past the preview's own pixels, the photo is swapped for its original (or,
+   * for formats an <img> cannot show, the server's full-size JPEG of it), fetched once
+   * per showing. The element keeps the size it
    * has on screen, so the swap changes sharpness, never the picture's place.
    */
   maybeLoadOriginal(scale) {
     const item = this.current;
     const image = this.image;
-    if (!item || this.original || item.kind !== 'photo' || !SHOWN_AS_IS.has(item.mimeType)) return;
+    if (!item || this.original || item.kind !== 'photo') return;
     if (!image.naturalWidth || !item.width || scale <= 1) return;
     const needed = image.clientWidth * scale * (window.devicePixelRatio || 1);
     if (needed <= image.naturalWidth * 1.05 || Math.max(item.width, item.height) <= Math.max(image.naturalWidth, image.naturalHeight)) return;
@@ -171,7 +173,8 @@ export class Viewer {
     // the <img> the URL again would download the original a second time.
     const original = { item };
     this.original = original;
-    fetch(urls.original(item.id), { credentials: 'same-origin', cache: 'no-store' })
+    const source = SHOWN_AS_IS.has(item.mimeType) ? urls.original(item.id) : urls.full(item.id);
+    fetch(source, { credentials: 'same-origin', cache: 'no-store' })
       .then((response) => (response.ok ? response.blob() : Promise.reject(new Error(String(response.status)))))
       .then(async (blob) => {
         if (this.original !== original) return;
