@@ -72,13 +72,7 @@ enum JSON {
 
     /// Decodes a JSON body of at most ``maximumBodySize`` bytes.
     static func decode<T: Decodable>(_ type: T.Type, from request: Request) async throws -> T {
-        var request = request
-        let buffer: ByteBuffer
-        do {
-            buffer = try await request.collectBody(upTo: maximumBodySize)
-        } catch {
-            throw APIError(.contentTooLarge, "request body too large")
-        }
+        let buffer = try await RequestBody.collect(request, upTo: maximumBodySize)
         do {
             return try JSONDecoder().decode(T.self, from: Data(buffer.readableBytesView))
         } catch {

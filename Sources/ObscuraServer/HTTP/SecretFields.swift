@@ -39,13 +39,7 @@ struct SecretFields {
     }
 
     private static func parse(_ request: Request, _ parser: (UnsafeRawBufferPointer) throws -> [String: SecureBytes]) async throws -> SecretFields {
-        var request = request
-        var buffer: ByteBuffer
-        do {
-            buffer = try await request.collectBody(upTo: JSON.maximumBodySize)
-        } catch {
-            throw APIError(.contentTooLarge, "request body too large")
-        }
+        var buffer = try await RequestBody.collect(request, upTo: JSON.maximumBodySize)
         defer { buffer.withUnsafeMutableReadableBytes { secureZero($0.baseAddress!, $0.count) } }
         return SecretFields(fields: try buffer.withUnsafeReadableBytes { try parser($0) })
     }

@@ -62,14 +62,7 @@ struct ZipRoutes {
 
     /// Reads the form body (`application/x-www-form-urlencoded`).
     static func form(from request: Request) async throws -> Form {
-        var request = request
-        let buffer: ByteBuffer
-        do {
-            buffer = try await request.collectBody(upTo: maximumBodySize)
-        } catch {
-            throw APIError(.contentTooLarge, "request body too large")
-        }
-        return parse(String(buffer: buffer))
+        parse(String(buffer: try await RequestBody.collect(request, upTo: maximumBodySize)))
     }
 
     /// The fields of a form body; the first `csrf` counts, every `id` in order.

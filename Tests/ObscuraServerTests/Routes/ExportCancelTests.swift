@@ -65,17 +65,8 @@ import Testing
     /// POSTs the export form over a plain socket, reads until `after` bytes came (or the
     /// end), then closes the connection; returns the bytes read.
     static func startExportAndHangUp(port: Int, host: String, cookie: String, form: String, after: Int) throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        try #require(fd >= 0)
+        let fd = try #require(connectLoopback(port: port))
         defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        try #require(connected == 0)
         let request = "POST /api/export HTTP/1.1\r\nHost: \(host)\r\nOrigin: http://\(host)\r\nCookie: \(cookie)\r\n"
             + "Content-Type: application/x-www-form-urlencoded\r\nContent-Length: \(form.utf8.count)\r\nConnection: close\r\n\r\n\(form)"
         let sent = Array(request.utf8).withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) }

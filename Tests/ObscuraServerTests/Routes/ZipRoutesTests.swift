@@ -74,7 +74,7 @@ import Testing
             // An id given twice, or by a unique prefix, is one file.
             let again = try await Self.post(browser, csrf: browser.csrf, ids: [ids[1], ids[1], String(ids[1].prefix(8))])
             #expect(try ZipReader(WholeArchive(bytes: again.bytes)).entries.map(\.name) == ["same name.bin"])
-            #expect(again.headers[.contentDisposition] == "attachment; filename=\"Obscura-1-items.zip\"")
+            #expect(again.headers[.contentDisposition] == "attachment; filename=\"Obscura-1-item.zip\"")
         }
     }
 
@@ -243,19 +243,10 @@ enum RawHTTP {
     }
 
     static func post(port: Int, host: String, path: String, cookie: String, form: String, keepBody: Bool = true) throws -> Answer {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw Failure(step: "socket") }
+        guard let fd = connectLoopback(port: port) else { throw Failure(step: "connect") }
         defer { close(fd) }
         var timeout = timeval(tv_sec: 30, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard connected == 0 else { throw Failure(step: "connect") }
         let request = "POST \(path) HTTP/1.1\r\nHost: \(host)\r\nOrigin: null\r\nCookie: \(cookie)\r\n"
             + "Content-Type: application/x-www-form-urlencoded\r\nContent-Length: \(form.utf8.count)\r\nConnection: close\r\n\r\n\(form)"
         let sent = Array(request.utf8).withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) }

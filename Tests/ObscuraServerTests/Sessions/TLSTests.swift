@@ -9,34 +9,19 @@ import Testing
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let (cert, key) = (dir + "/cert.pem", dir + "/key.pem")
-        #expect(try run("/usr/bin/openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", cert,
+        #expect(try runTool("/usr/bin/openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", cert,
                                              "-subj", "/CN=localhost", "-days", "1"]).status == 0)
         let harness = try ServerHarness(tls: (cert, key))
         try await harness.testLive { _, port in
             // SECLEVEL=0 lets this OpenSSL offer the old versions at all.
             for version in ["-tls1", "-tls1_1"] {
-                let old = try run("/usr/bin/openssl", ["s_client", "-connect", "127.0.0.1:\(port)", version,
+                let old = try runTool("/usr/bin/openssl", ["s_client", "-connect", "127.0.0.1:\(port)", version,
                                                        "-cipher", "DEFAULT@SECLEVEL=0"])
                 #expect(old.status != 0, "\(version) was accepted: \(old.output.suffix(400))")
             }
-            let current = try run("/usr/bin/openssl", ["s_client", "-connect", "127.0.0.1:\(port)", "-tls1_2"])
+            let current = try runTool("/usr/bin/openssl", ["s_client", "-connect", "127.0.0.1:\(port)", "-tls1_2"])
             #expect(current.status == 0, "\(current.output.suffix(400))")
             #expect(current.output.contains("TLSv1.2"))
         }
-    }
-
-    /// Runs a tool with an empty standard input; its status and what it printed.
-    private func run(_ tool: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: tool)
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        process.standardInput = FileHandle(forReadingAtPath: "/dev/null")
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
     }
 }

@@ -302,18 +302,3 @@ func referenceCRC32(_ bytes: [UInt8]) -> UInt32 {
 func runPython(_ script: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
     try runTool("/usr/bin/env", ["python3", "-c", script] + arguments)
 }
-
-/// Runs a tool with an empty standard input; its status and what it printed.
-func runTool(_ tool: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: tool)
-    process.arguments = arguments
-    let pipe = Pipe()
-    process.standardOutput = pipe
-    process.standardError = pipe
-    process.standardInput = FileHandle(forReadingAtPath: "/dev/null")
-    try process.run()
-    let data = pipe.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return (process.terminationStatus, String(decoding: data, as: UTF8.self))
-}
