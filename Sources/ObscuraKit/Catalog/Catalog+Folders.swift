@@ -12,28 +12,44 @@ extension Catalog {
         try read { try FolderRecord.fetchOne($0, key: id) }
     }
 
-    /// Adds `folder`.
-    func insert(_ folder: FolderRecord) throws {
-        try write { try folder.insert($0) }
+    /// One change to the folder table, as ``changeFolders(_:)`` applies it.
+    enum FolderChange {
+        case insert(FolderRecord)
+        case update(FolderRecord)
+        case none
     }
 
-    /// Replaces `folder`'s row (matched by id): a rename or a move.
-    func update(_ folder: FolderRecord) throws {
-        try write { try folder.update($0) }
-    }
-
-    /// Removes `folder`'s row (matched by id).
-    func delete(_ folder: FolderRecord) throws {
-        _ = try write { try folder.delete($0) }
-    }
-
-    /// Whether the folder `folderId` holds no item and no folder, both counted in one
-    /// transaction.
-    func folderIsEmpty(_ folderId: String) throws -> Bool {
-        let (items, children) = try read { db in
-            (try ItemRecord.filter(Column("folderId") == folderId).fetchCount(db),
-             try FolderRecord.filter(Column("parentId") == folderId).fetchCount(db))
+    /// Runs `decide` on every folder row inside one write transaction and applies the
+    /// change it returns, so that its checks (a name taken, a cycle, a protected parent)
+    /// hold for the rows as they stand when written: writes run one at a time, and two
+    /// changes at once (two moves, a move and a delete) cannot each pass a check the
+    /// other breaks. Returns the row written, nil for ``FolderChange/none``.
+    @discardableResult
+    func changeFolders(_ decide: ([FolderRecord]) throws -> FolderChange) throws -> FolderRecord? {
+        try write { db in
+            switch try decide(try FolderRecord.fetchAll(db)) {
+            case let .insert(folder):
+                try folder.insert(db)
+                return folder
+            case let .update(folder):
+                try folder.update(db)
+                return folder
+            case .none:
+                return nil
+            }
         }
-        return items == 0 && children == 0
+    }
+
+    /// Deletes the folder `folderId` if it holds no item and no folder, both counted in
+    /// the deleting transaction: the row's foreign keys would otherwise cascade to a
+    /// folder moved into it meanwhile and leave the items of a protected one without
+    /// their key. Returns whether it was deleted.
+    func deleteFolderIfEmpty(_ folderId: String) throws -> Bool {
+        try write { db in
+            let items = try ItemRecord.filter(Column("folderId") == folderId).fetchCount(db)
+            let children = try FolderRecord.filter(Column("parentId") == folderId).fetchCount(db)
+            guard items == 0 && children == 0 else { return false }
+            return try FolderRecord.deleteOne(db, key: folderId)
+        }
     }
 }

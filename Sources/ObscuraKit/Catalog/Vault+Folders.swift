@@ -46,21 +46,50 @@ extension Vault {
         try enter()
         defer { leave() }
         let parts = Self.normalized(path).split(separator: "/").map(String.init)
-        guard let name = parts.last, !name.isEmpty else { throw VaultError.invalidName(path) }
-        let parent = parts.count > 1 ? try folder(at: parts.dropLast().joined(separator: "/")) : nil
-        if let parent, parent.isProtected { throw VaultError.nestedProtectedFolder }
-        if (try? folder(at: path)) != nil { throw VaultError.folderExists(path) }
+        let name = try Self.folderName(parts.last ?? "")
+        let parentPath = parts.dropLast().joined(separator: "/")
         var record = FolderRecord(
-            id: UUID().uuidString.lowercased(), parentId: parent?.id, name: name,
-            createdAt: Date().timeIntervalSince1970)
+            id: UUID().uuidString.lowercased(), parentId: nil, name: name, createdAt: Date().timeIntervalSince1970)
+        var folderKey: SecureBytes?
         if let password {
-            let folderKey = SecureBytes(randomCount: FolderProtection.keySize, using: directory.random)
-            try FolderProtection.protect(&record, key: folderKey, password: password, iterations: iterations, using: directory.random)
-            stateLock.withLock { folderKeys[record.id] = folderKey }
+            // The slow derivation runs before the write transaction, not inside it.
+            let key = SecureBytes(randomCount: FolderProtection.keySize, using: directory.random)
+            try FolderProtection.protect(&record, key: key, password: password, iterations: iterations, using: directory.random)
+            folderKey = key
         }
-        try catalog.insert(record)
+        try catalog.changeFolders { all in
+            var parent: FolderRecord?
+            if !parentPath.isEmpty {
+                guard let found = all.first(where: { folderPath($0, in: all) == parentPath }) else {
+                    throw VaultError.noSuchFolder(parentPath)
+                }
+                parent = found
+            }
+            if let parent, parent.isProtected { throw VaultError.nestedProtectedFolder }
+            if all.contains(where: { $0.parentId == parent?.id && $0.name == name }) {
+                throw VaultError.folderExists(parentPath.isEmpty ? name : parentPath + "/" + name)
+            }
+            record.parentId = parent?.id
+            return .insert(record)
+        }
+        if let folderKey { stateLock.withLock { folderKeys[record.id] = folderKey } }
         try persist()
         return record
+    }
+
+    /// A folder name as given, trimmed of surrounding spaces; refused when empty, "." or
+    /// "..", with a "/" (paths nest by it), a control or bidirectional-override character
+    /// (a name must read as what it is), or longer than 255 bytes.
+    static func folderName(_ given: String) throws -> String {
+        let name = given.trimmingCharacters(in: .whitespaces)
+        let invisible = name.unicodeScalars.contains {
+            CharacterSet.controlCharacters.contains($0) || (0x202A...0x202E).contains($0.value)
+                || (0x2066...0x2069).contains($0.value) || $0.value == 0x200E || $0.value == 0x200F
+        }
+        guard !name.isEmpty, name != ".", name != "..", !name.contains("/"), !invisible, name.utf8.count <= 255 else {
+            throw VaultError.invalidName(String(given.prefix(64)))
+        }
+        return name
     }
 
     /// Unlocks a protected folder for this session (docs/FORMAT.md §6.4): the record is
@@ -84,7 +113,9 @@ extension Vault {
         }
     }
 
-    /// Whether `folder` is unprotected or unlocked in this session.
+    /// Whether `folder` is unprotected or unlocked. Folder keys belong to the open vault,
+    /// not to one gallery session: every session on this vault sees the folder unlocked
+    /// until it is locked again (docs/SECURITY.md).
     public func isOpen(_ folder: FolderRecord) -> Bool {
         !folder.isProtected || stateLock.withLock { folderKeys[folder.id] != nil }
     }
@@ -144,34 +175,39 @@ extension Vault {
     }
 
     private func relocate(_ folder: FolderRecord, name: String, parentId: String?) throws -> FolderRecord {
-        let all = try catalog.folders()
-        guard var record = all.first(where: { $0.id == folder.id }) else { throw VaultError.noSuchFolder(folder.name) }
-        let name = name.trimmingCharacters(in: .whitespaces)
-        guard !name.isEmpty, !name.contains("/"), name != ".", name != ".." else { throw VaultError.invalidName(name) }
-        if let parentId {
-            guard let parent = all.first(where: { $0.id == parentId }) else { throw VaultError.noSuchFolder(parentId) }
-            if parent.isProtected { throw VaultError.nestedProtectedFolder }
-            // Walking up from the new parent must not meet the folder itself: that would
-            // make a cycle no path could name. Bounded by the folder count for a damaged
-            // catalog whose parents already loop.
-            var ancestor: String? = parentId
-            var steps = 0
-            while let id = ancestor, steps <= all.count {
-                if id == record.id { throw VaultError.folderIntoItself(folderPath(record, in: all)) }
-                ancestor = all.first(where: { $0.id == id })?.parentId
-                steps += 1
+        let name = try Self.folderName(name)
+        // Every check reads the rows inside the transaction that writes: two moves at once
+        // cannot make a cycle, nor a move land in a folder a delete removes.
+        let changed = try catalog.changeFolders { all in
+            guard var record = all.first(where: { $0.id == folder.id }) else { throw VaultError.noSuchFolder(folder.name) }
+            // A locked folder stays as it is until its password opens it.
+            guard isOpen(record) else { throw VaultError.folderLocked(record.name) }
+            if let parentId {
+                guard let parent = all.first(where: { $0.id == parentId }) else { throw VaultError.noSuchFolder(parentId) }
+                if parent.isProtected { throw VaultError.nestedProtectedFolder }
+                // Walking up from the new parent must not meet the folder itself: that would
+                // make a cycle no path could name. Bounded by the folder count for a damaged
+                // catalog whose parents already loop.
+                var ancestor: String? = parentId
+                var steps = 0
+                while let id = ancestor, steps <= all.count {
+                    if id == record.id { throw VaultError.folderIntoItself(folderPath(record, in: all)) }
+                    ancestor = all.first(where: { $0.id == id })?.parentId
+                    steps += 1
+                }
             }
+            if all.contains(where: { $0.id != record.id && $0.parentId == parentId && $0.name == name }) {
+                let parentPath = parentId.flatMap { id in all.first(where: { $0.id == id }) }.map { folderPath($0, in: all) + "/" } ?? ""
+                throw VaultError.folderExists(parentPath + name)
+            }
+            guard record.name != name || record.parentId != parentId else { return .none }
+            record.name = name
+            record.parentId = parentId
+            return .update(record)
         }
-        if all.contains(where: { $0.id != record.id && $0.parentId == parentId && $0.name == name }) {
-            let parentPath = parentId.flatMap { id in all.first(where: { $0.id == id }) }.map { folderPath($0, in: all) + "/" } ?? ""
-            throw VaultError.folderExists(parentPath + name)
-        }
-        guard record.name != name || record.parentId != parentId else { return record }
-        record.name = name
-        record.parentId = parentId
-        try catalog.update(record)
+        guard let changed else { return try catalog.folder(id: folder.id) ?? folder }
         try persist()
-        return record
+        return changed
     }
 
     /// Removes an empty folder. Persists the catalog.
@@ -179,8 +215,8 @@ extension Vault {
         try enter()
         defer { leave() }
         let target = try folder(at: path)
-        guard try catalog.folderIsEmpty(target.id) else { throw VaultError.folderNotEmpty(path) }
-        try catalog.delete(target)
+        // Checked and deleted in one transaction (see deleteFolderIfEmpty).
+        guard try catalog.deleteFolderIfEmpty(target.id) else { throw VaultError.folderNotEmpty(path) }
         stateLock.withLock { folderKeys.removeValue(forKey: target.id)?.zeroize() }
         try persist()
     }

@@ -54,6 +54,9 @@ extension Vault {
             position = Self.decodeCursor(cursor)
             if position == nil { throw VaultError.invalidCursor }
         }
+        if case let .folder(folder) = scope, folder.isProtected {
+            return try protectedPage(folder, in: folders, favoritesOnly: favoritesOnly, after: position, limit: limit)
+        }
         // One row past the page tells whether another page follows.
         let (page, total) = try catalog.page(catalogScope, favoritesOnly: favoritesOnly, after: position, limit: limit + 1)
         let byId = Dictionary(uniqueKeysWithValues: folders.map { ($0.id, $0) })
@@ -63,6 +66,28 @@ extension Vault {
         }
         let next = page.count > limit ? page[limit - 1] : nil
         return ItemPage(items: items, nextCursor: next.map { Self.cursor(after: $0) }, total: total)
+    }
+
+    /// A page of a protected folder. Its rows keep their capture dates sealed under the
+    /// folder key (§6.4), so SQL could order them by import date only: the folder's rows
+    /// are opened here and ordered as every other page is, then cut at the cursor.
+    private func protectedPage(
+        _ folder: FolderRecord, in folders: [FolderRecord], favoritesOnly: Bool,
+        after position: (key: Double, id: String)?, limit: Int
+    ) throws -> ItemPage {
+        let (rows, total) = try catalog.page(.folder(folder.id), favoritesOnly: favoritesOnly, after: nil, limit: Int(Int32.max))
+        let path = folderPath(folder, in: folders)
+        let key = { (row: ItemRecord) in row.takenAt ?? row.importedAt }
+        var opened = try rows.map { try revealed($0) }.sorted { a, b in
+            key(a) != key(b) ? key(a) > key(b) : a.id < b.id
+        }
+        if let (at, id) = position {
+            opened.removeAll { key($0) > at || (key($0) == at && $0.id <= id) }
+        }
+        let next = opened.count > limit ? opened[limit - 1] : nil
+        return ItemPage(
+            items: opened.prefix(limit).map { ItemView(record: $0, folderPath: path) },
+            nextCursor: next.map { Self.cursor(after: $0) }, total: total)
     }
 
     /// Marks or unmarks an item as a favourite, and persists the catalog.
