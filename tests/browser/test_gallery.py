@@ -137,8 +137,21 @@ def server(story_dir):
         yield srv
 
 
+@pytest.fixture(scope="session")
+def large_media(tmp_path_factory):
+    """A 3000x2000 JPEG and a 2400x1600 HEIC, made before any story starts: ImageMagick
+    takes long enough over them that a vault waiting meanwhile would lock itself
+    (one auto-lock "minute" is 2 s here)."""
+    folder = tmp_path_factory.mktemp("large")
+    jpeg, heic = folder / "big-plasma.jpg", folder / "phone-photo.heic"
+    subprocess.run(["/usr/bin/convert", "-seed", "3", "-size", "3000x2000", "plasma:fractal", "-quality", "85", str(jpeg)],
+                   check=True)
+    subprocess.run(["/usr/bin/convert", "-seed", "4", "-size", "2400x1600", "plasma:fractal", str(heic)], check=True)
+    return {"jpeg": jpeg, "heic": heic}
+
+
 @pytest.fixture(scope="module")
-def page(size, server, story_dir):
+def page(size, server, story_dir, large_media):
     SECRETS_SEEN.clear()
     with chromium(story_dir) as browser:
         browser.set_window_size(*SIZES[size])
@@ -543,6 +556,20 @@ def test_download_a_selection_as_one_zip(page, media, story_dir):
         for photo in chosen:
             assert z.read(photo.name) == photo.read_bytes(), photo.name
             assert z.getinfo(photo.name).compress_type == zipfile.ZIP_STORED
+    # A refused download (an item gone meanwhile) answers in its own tab: the gallery stays.
+    gallery_tab = page.current_window_handle
+    page.execute_script("""
+        const form = document.getElementById('zip-form');
+        const field = (name, value) => Object.assign(document.createElement('input'), {type: 'hidden', name, value});
+        form.replaceChildren(field('csrf', arguments[0]), field('id', '00000000-0000-0000-0000-000000000000'));
+        form.submit();""", page.execute_script("return await fetch('/api/session').then(r => r.json()).then(s => s.csrf)"))
+    wait(page, lambda: len(page.window_handles) == 2, 10, "the refusal in a tab of its own")
+    assert page.current_url == gallery and shown(page, "#app-view")
+    for handle in page.window_handles:
+        if handle != gallery_tab:
+            page.switch_to.window(handle)
+            page.close()
+    page.switch_to.window(gallery_tab)
     el(page, "#sel-clear").click()
 
 
@@ -646,13 +673,11 @@ def test_viewer_previous_next_zoom_favourite(page):
     assert focused() == str(first + 1), "→ moves the focus to the next tile"
 
 
-def test_zoom_past_the_preview_loads_the_original(page, tmp_path):
+def test_zoom_past_the_preview_loads_the_original(page, large_media):
     """Issue 16, point 10: zoomed past the 1440-pixel preview, the viewer shows the
     original, so a large photo stays sharp; the details give the size as shown
     (a quarter-turned photo's width is its stored height)."""
-    big = tmp_path / "big-plasma.jpg"
-    subprocess.run(["/usr/bin/convert", "-seed", "3", "-size", "3000x2000", "plasma:fractal", "-quality", "85", str(big)],
-                   check=True)
+    big = large_media["jpeg"]
     before = item_count(page)
     el(page, "#file-input").send_keys(str(big))
     wait(page, lambda: item_count(page) == before + 1, 30, "the large photo")
@@ -664,7 +689,7 @@ def test_zoom_past_the_preview_loads_the_original(page, tmp_path):
         " src: i.src.slice(0, 5)}")
     wait(page, lambda: image_state()["complete"] and image_state()["natural"] > 0, 15, "the preview")
     assert image_state()["natural"] == 1440, image_state()
-    assert "3000 × 2000" in text(page, "#viewer-date")
+    assert "3000\u00a0×\u00a02000" in text(page, "#viewer-date")
     shown_before = image_state()["shown"]
     for _ in range(5):  # 7.6x: past the preview's pixels on a phone's narrow screen too
         el(page, "#viewer-zoom-in").click()
@@ -677,10 +702,10 @@ def test_zoom_past_the_preview_loads_the_original(page, tmp_path):
     wait(page, lambda: not shown(page, "#viewer"), 5, "the viewer to close")
 
     # A HEIC, which no <img> shows: the zoom goes to the server's full-size JPEG of it.
-    heic = tmp_path / "phone-photo.heic"
-    subprocess.run(["/usr/bin/convert", "-seed", "4", "-size", "2400x1600", "plasma:fractal", str(heic)], check=True)
+    heic = large_media["heic"]
     el(page, "#file-input").send_keys(str(heic))
-    wait(page, lambda: item_count(page) == before + 2, 30, "the HEIC photo")
+    wait(page, lambda: item_count(page) == before + 2, 60, lambda: "the HEIC photo: " + page.execute_script(
+        "return [...document.querySelectorAll('.upload-row')].map(r => r.textContent).join(' | ')"))
     close_uploads(page)
     open_tile(page, tile_named(page, heic.name))
     wait(page, lambda: image_state()["complete"] and image_state()["natural"] == 1440, 15, "the HEIC's preview")
@@ -693,7 +718,7 @@ def test_zoom_past_the_preview_loads_the_original(page, tmp_path):
 
     open_tile(page, tile_named(page, "camera-orientation6.jpg"))
     # Stored 64 × 48 with EXIF orientation 6: it shows 48 wide, 64 tall.
-    wait(page, lambda: "48 × 64" in text(page, "#viewer-date"), 5, lambda: text(page, "#viewer-date"))
+    wait(page, lambda: "48\u00a0×\u00a064" in text(page, "#viewer-date"), 5, lambda: text(page, "#viewer-date"))
     press(page, Keys.ESCAPE)
     wait(page, lambda: not shown(page, "#viewer"), 5, "the viewer to close")
 

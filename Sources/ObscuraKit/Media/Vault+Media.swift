@@ -76,11 +76,7 @@ extension Vault {
         defer { leave() }
         if let cached = previews.get(item.id) { return cached }
         guard item.kind == .photo, item.size <= Self.maximumPhotoFileSize else { return try thumbnail(item) }
-        var original = [UInt8]()
-        original.reserveCapacity(Int(item.size))
-        try export(item) { original += $0 }
-        defer { original.withUnsafeMutableBytes { secureZero($0.baseAddress!, $0.count) } }
-        let preview = try original.withUnsafeBytes { try Imaging.thumbnail($0, maxSide: Imaging.previewSize) }
+        let preview = try withOriginal(item) { try Imaging.thumbnail($0, maxSide: Imaging.previewSize) }
         previews.put(item.id, preview)
         return preview
     }
@@ -93,14 +89,27 @@ extension Vault {
         try enter()
         defer { leave() }
         guard item.kind == .photo, item.size <= Self.maximumPhotoFileSize else { return nil }
-        var original = [UInt8]()
-        original.reserveCapacity(Int(item.size))
-        try export(item) { original += $0 }
-        defer { original.withUnsafeMutableBytes { secureZero($0.baseAddress!, $0.count) } }
-        return try original.withUnsafeBytes { raw in
-            let info = try Imaging.probe(raw)
-            return try Imaging.thumbnail(raw, maxSide: max(info.width, info.height, 1))
+        // One at a time in the process: a full decode of a large photo holds hundreds of
+        // megabytes, and parallel requests would multiply that.
+        return try Self.fullImageGate.withLock {
+            try withOriginal(item) { raw in
+                let info = try Imaging.probe(raw)
+                return try Imaging.thumbnail(raw, maxSide: max(info.width, info.height, 1))
+            }
         }
+    }
+
+    private static let fullImageGate = NSLock()
+
+    /// Runs `body` over the item's whole original decrypted into memory, zeroed after,
+    /// also when the decryption fails halfway.
+    private func withOriginal<T>(_ item: ItemRecord, _ body: (UnsafeRawBufferPointer) throws -> T) throws -> T {
+        var original = [UInt8]()
+        // The exact size: appending never moves the bytes to a new buffer left unzeroed.
+        original.reserveCapacity(Int(item.size))
+        defer { original.withUnsafeMutableBytes { raw in if let base = raw.baseAddress { secureZero(base, raw.count) } } }
+        try export(item) { original += $0 }
+        return try original.withUnsafeBytes(body)
     }
 
     /// The item's thumbnail (JPEG), or nil when it has none: a version 2 chunked file, or a

@@ -47,12 +47,23 @@ struct ZipEntryNames {
         }
         var safe = String(scalars)
         if safe.allSatisfy({ $0 == "." }) { safe = safe.isEmpty ? fallback : String(repeating: "_", count: safe.count) }
+        // Windows drops trailing dots and spaces and will not make CON, NUL, COM1... (with
+        // any extension): such a name would extract as another file or not at all.
+        if let last = safe.last, last == "." || last == " " {
+            safe.removeLast()
+            safe.append("_")
+        }
+        if Self.windowsReserved.contains(split(safe).stem.uppercased()) { safe = "_" + safe }
         guard safe.utf8.count > maximumLength else { return safe }
         let (stem, ext) = split(safe)
         // A very long extension is no extension worth keeping.
         guard ext.utf8.count < maximumLength / 2 else { return truncated(safe, toBytes: maximumLength) }
         return truncated(stem, toBytes: maximumLength - ext.utf8.count) + ext
     }
+
+    /// Device names Windows reserves, whatever the extension.
+    static let windowsReserved: Set<String> = Set(["CON", "PRN", "AUX", "NUL"]
+        + (1...9).map { "COM\($0)" } + (1...9).map { "LPT\($0)" })
 
     private static func isUnsafe(_ scalar: Unicode.Scalar) -> Bool {
         switch scalar {

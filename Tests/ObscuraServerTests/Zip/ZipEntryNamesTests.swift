@@ -16,6 +16,13 @@ import Testing
             ("tab\there\u{85}.txt", "tab_here_.txt"),
             ("photo\u{202E}gpj.exe", "photo_gpj.exe"),
             ("para\u{2029}graph.txt", "para_graph.txt"),
+            // Names Windows would drop a character of, or refuse (the review of issue 16).
+            ("trail. ", "trail._"),
+            ("dots...", "dots.._"),
+            ("CON.txt", "_CON.txt"),
+            ("nul", "_nul"),
+            ("com7.jpg", "_com7.jpg"),
+            ("CONSOLE.txt", "CONSOLE.txt"),
             // Kept: a leading dot, spaces and the characters URLs and forms encode, other
             // scripts, emoji (joiners included).
             (".hidden", ".hidden"),

@@ -87,15 +87,17 @@ export class Folders extends EventTarget {
     this.onOpen(folder);
   }
 
-  /** Opens the new-folder dialog; resolves the folder made, or null when cancelled. */
-  create(parentId = null) {
+  /** Opens the new-folder dialog; resolves the folder made, or null when cancelled.
+   * `parents` are the folders offered under "Inside": never a protected one (they hold
+   * no folders), and from the move dialog only where the move may go. */
+  create(parentId = null, parents = this.list.filter((folder) => !folder.protected)) {
     this.created = null;
     $('folder-name').value = '';
     $('folder-protect').checked = false;
     $('folder-password-fields').hidden = true;
     $('folder-password').value = '';
     $('folder-password-confirm').value = '';
-    fillSelect($('folder-parent'), this.list, 'Top level', parentId ?? this.current ?? '');
+    fillSelect($('folder-parent'), parents, 'Top level', parentId ?? this.current ?? '');
     const dialog = $('folder-dialog');
     dialog.returnValue = '';
     openDialog(dialog);
@@ -245,9 +247,12 @@ export class Folders extends EventTarget {
   /** "New folder" inside the move dialog: made inside the folder chosen so far, then chosen. */
   async createInMoveDialog() {
     const parent = this.byId($('move-target').value);
-    const folder = await this.create(parent && !parent.protected ? parent.id : '');
-    const offered = this.moveChoices();
-    fillSelect($('move-target'), offered, 'No folder (top level)', folder && offered.some((f) => f.id === folder.id) ? folder.id : $('move-target').value);
+    // Only where the move may go, and never inside a protected folder.
+    const parents = this.moveChoices().filter((f) => !f.protected);
+    const folder = await this.create(parent && !parent.protected ? parent.id : '', parents);
+    const offered = this.moveChoices(); // asked again: the list now has the new folder
+    const chosen = folder && offered.some((f) => f.id === folder.id) ? folder.id : $('move-target').value;
+    fillSelect($('move-target'), offered, 'No folder (top level)', chosen);
     $('move-target').focus();
   }
 
@@ -280,8 +285,12 @@ export class Folders extends EventTarget {
 
   /** Moves `folder`, with everything in it, under another folder or to the top level. */
   async move(folder) {
+    // Bounded by the list's length: a damaged catalog's parents could loop.
     const below = (other) => {
-      for (let id = other.id; id; id = this.byId(id)?.parentId) if (id === folder.id) return true;
+      let id = other.id;
+      for (let steps = 0; id && steps <= this.list.length; steps += 1, id = this.byId(id)?.parentId) {
+        if (id === folder.id) return true;
+      }
       return false;
     };
     const parent = await this.ask({

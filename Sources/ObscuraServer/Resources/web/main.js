@@ -159,6 +159,12 @@ async function apply(route) {
     await foldersReady;
     if (stale()) return;
     let folder = folders.byId(route.folderId);
+    if (!folder) {
+      // Made in another tab, say: the list is asked for once more before giving up.
+      await folders.refresh().catch(reportError);
+      if (stale()) return;
+      folder = folders.byId(route.folderId);
+    }
     if (folder?.protected && !folder.unlocked) {
       const unlocked = await folders.unlock(folder);
       if (stale()) return;

@@ -8,7 +8,7 @@ const ID = /^[0-9A-Za-z-]{1,64}$/;
 
 /** The route in `hash`; anything it does not recognise is all photos. */
 export function parseRoute(hash) {
-  const parts = hash.replace(/^#\/?/, '').split('/').filter(Boolean).map(decodeURIComponent);
+  const parts = hash.replace(/^#\/?/, '').split('/').filter(Boolean).map(decodePart);
   const route = { view: 'all', folderId: null, itemId: null };
   let k = 0;
   if (parts[k] === 'favorites') {
@@ -21,6 +21,15 @@ export function parseRoute(hash) {
   }
   if (parts[k] === 'item' && ID.test(parts[k + 1] ?? '')) route.itemId = parts[k + 1];
   return route;
+}
+
+/** A part of the fragment decoded, or '' when it is not valid percent-encoding (a hand-edited address). */
+function decodePart(part) {
+  try {
+    return decodeURIComponent(part);
+  } catch {
+    return '';
+  }
 }
 
 /** The fragment of `route`. */

@@ -112,7 +112,7 @@ export class Viewer {
     delete this.image.dataset.full;
     const details = [dateTime(captureTime(item))];
     const size = shownSize(item);
-    if (size) details.push(size[0] + ' × ' + size[1]);
+    if (size) details.push(size[0] + '\u00a0×\u00a0' + size[1]); // never broken across lines
     details.push(bytes(item.size));
     $('viewer-date').textContent = details.join(' · ');
     const total = Math.max(this.catalog.total, this.catalog.items.length);
