@@ -33,8 +33,9 @@ let catalogTarget = FuzzTarget("catalog", seeds: catalogSeeds) { bytes in
 func catalogSeeds() throws -> [[UInt8]] {
     let empty = try Catalog.empty()
     let full = try Catalog.empty()
-    try full.insert(FolderRecord(id: "f", parentId: nil, name: "Trips", createdAt: 1, kdfSalt: Data([1]), kdfIterations: 1,
-                                 wrappedKey: Data([2]), keyVerifier: Data([3])))
+    let folder = FolderRecord(id: "f", parentId: nil, name: "Trips", createdAt: 1, kdfSalt: Data([1]), kdfIterations: 1,
+                              wrappedKey: Data([2]), keyVerifier: Data([3]))
+    try full.changeFolders { _ in .insert(folder) }
     try full.insert([ItemRecord(id: "i", kind: .photo, mediaId: "m", thumbId: "t", name: "beach.jpg", mimeType: "image/jpeg",
                                 size: 10, importedAt: 2, folderId: "f", favorite: true, contentHash: Data([4]))])
     try full.recordNoncePrefixes([[1, 2, 3, 4]])
