@@ -524,13 +524,8 @@ function justify(items, start, end, width, target, monthStart) {
   for (let k = start; k < stop; k++) {
     x += gapBefore(k);
     const w = aspect(items[k]) * height;
-    if (k === monthStart || k === start || captureDay(items[k]) !== captureDay(items[k - 1])) {
-      // A label where a day begins, and over a row that goes on a day begun above it
-      // only when that row opens its month (the heading needs a day under it).
-      if (k === monthStart || k !== start || captureDay(items[k]) !== captureDay(items[k - 1])) {
-        labels.push({ x, first: dayStart(items, k, monthStart) });
-      }
-    }
+    // A label where a day begins (a month always begins with one).
+    if (k === monthStart || captureDay(items[k]) !== captureDay(items[k - 1])) labels.push({ x, first: k });
     xs.push(x);
     ws.push(w);
     x += w;
@@ -543,13 +538,6 @@ function justify(items, start, end, width, target, monthStart) {
   }
   const band = labels.length ? LABEL_HEIGHT : 0;
   return { kind: 'tiles', start, end: stop, xs, ws, labels, band, tileHeight: height, height: band + height + GAP };
-}
-
-/** The first item of the day of item `k` (days never straddle months). */
-function dayStart(items, k, monthStart) {
-  const day = captureDay(items[k]);
-  while (k > monthStart && captureDay(items[k - 1]) === day) k -= 1;
-  return k;
 }
 
 /** Removes a row, first cancelling thumbnails still on their way. */
