@@ -29,13 +29,28 @@ extension Catalog {
                     SELECT type, name, sql FROM source.sqlite_schema
                     WHERE sql IS NOT NULL AND name NOT LIKE 'sqlite_%' ORDER BY rowid
                     """)
-                let tables = objects.filter { ($0["type"] as String?) == "table" }
+                // A virtual table (the FTS5 search index, migration v4) is made anew from
+                // its statement and rebuilt from the copied rows, never copied: it names
+                // rows by rowid, which the copy does not keep. Its shadow tables, which
+                // SQLite names after it, go with it.
+                let virtual = objects.filter { ($0["type"] as String?) == "table" && Self.isVirtual($0["sql"]) }
+                let shadows = virtual.map { ($0["name"] as String) + "_" }
+                let tables = objects.filter { object in
+                    guard (object["type"] as String?) == "table", !Self.isVirtual(object["sql"]) else { return false }
+                    let name: String = object["name"]
+                    return !shadows.contains { name.hasPrefix($0) }
+                }
                 // Tables first and filled, then indexes and triggers over the copied rows:
                 // a trigger must not fire for rows that are only being copied.
                 for table in tables { try db.execute(sql: table["sql"] as String) }
                 for table in tables {
                     let name = (table["name"] as String).replacingOccurrences(of: "\"", with: "\"\"")
                     try db.execute(sql: "INSERT INTO main.\"\(name)\" SELECT * FROM source.\"\(name)\"")
+                }
+                for table in virtual {
+                    let name = (table["name"] as String).replacingOccurrences(of: "\"", with: "\"\"")
+                    try db.execute(sql: table["sql"] as String)
+                    try db.execute(sql: "INSERT INTO main.\"\(name)\" (\"\(name)\") VALUES ('rebuild')")
                 }
                 if try Bool.fetchOne(db, sql: "SELECT COUNT(*) > 0 FROM source.sqlite_schema WHERE name = 'sqlite_sequence'") == true {
                     try db.execute(sql: "INSERT INTO main.sqlite_sequence SELECT * FROM source.sqlite_sequence")
@@ -60,10 +75,20 @@ extension Catalog {
         try read { db in try Self.rowCounts(in: db, schema: "main") }
     }
 
+    /// Whether a `sqlite_schema` statement makes a virtual table.
+    private static func isVirtual(_ sql: String?) -> Bool {
+        sql?.uppercased().hasPrefix("CREATE VIRTUAL TABLE") == true
+    }
+
+    /// Rows per ordinary table: a virtual table and its shadow tables are rebuilt, not
+    /// copied, and their rows need not match.
     private static func rowCounts(in db: Database, schema: String) throws -> [String: Int] {
         var counts = [String: Int]()
-        let tables = try String.fetchAll(
-            db, sql: "SELECT name FROM \(schema).sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
+        let objects = try Row.fetchAll(
+            db, sql: "SELECT name, sql FROM \(schema).sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
+        let shadows = objects.filter { isVirtual($0["sql"]) }.map { ($0["name"] as String) + "_" }
+        let tables = objects.filter { !isVirtual($0["sql"]) }.map { $0["name"] as String }
+            .filter { name in !shadows.contains { name.hasPrefix($0) } }
         for table in tables {
             let name = table.replacingOccurrences(of: "\"", with: "\"\"")
             counts[table] = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(schema).\"\(name)\"") ?? 0

@@ -44,19 +44,21 @@ extension Catalog {
         try read { try ItemRecord.fetchCount($0) }
     }
 
-    /// How many items the folder `folderId` holds.
+    /// How many items the folder `folderId` holds outside the trash.
     func itemCount(inFolder folderId: String) throws -> Int {
-        try read { try ItemRecord.filter(Column("folderId") == folderId).fetchCount($0) }
+        try read { try ItemRecord.filter(Column("folderId") == folderId && Column("deletedAt") == nil).fetchCount($0) }
     }
 
-    /// The items whose `contentHash` is one of `values`, with their folders, for duplicate
-    /// detection (docs/FORMAT.md §6.7): the caller keeps those the session can open.
+    /// The items outside the trash whose `contentHash` is one of `values`, with their
+    /// folders, for duplicate detection (docs/FORMAT.md §6.7): the caller keeps those the
+    /// session can open. A trashed item is no duplicate: a file imported again after a
+    /// delete is added, as the person expects.
     func items(withContentHashes values: [Data]) throws -> [(folderId: String?, hash: Data)] {
         guard !values.isEmpty else { return [] }
         let marks = Array(repeating: "?", count: values.count).joined(separator: ", ")
         return try read { db in
             // item_by_hash answers this without reading the other rows.
-            try Row.fetchAll(db, sql: "SELECT folderId, contentHash FROM item WHERE contentHash IN (\(marks))",
+            try Row.fetchAll(db, sql: "SELECT folderId, contentHash FROM item WHERE contentHash IN (\(marks)) AND deletedAt IS NULL",
                              arguments: StatementArguments(values))
                 .map { ($0["folderId"], $0["contentHash"]) }
         }

@@ -97,6 +97,79 @@ enum CatalogSchema {
                 END;
                 """)
         }
+        migrator.registerMigration("v4") { db in
+            // The trash, places and search (issue 17; docs/FORMAT.md §3.3). A trashed item
+            // keeps its row, folder and sealed fields until it is emptied or expires, and
+            // leaves every view, tally and search but the trash's. No row is in the trash
+            // yet, so the tally stands as v3 counted it.
+            try db.execute(sql: """
+                ALTER TABLE item ADD COLUMN deletedAt REAL;
+                ALTER TABLE item ADD COLUMN latitude REAL;
+                ALTER TABLE item ADD COLUMN longitude REAL;
+                ALTER TABLE item ADD COLUMN place TEXT;
+                CREATE INDEX item_in_trash ON item(deletedAt, id) WHERE deletedAt IS NOT NULL;
+                CREATE INDEX item_by_kind ON item(kind, COALESCE(takenAt, importedAt) DESC, id);
+                DROP TRIGGER item_tally_insert;
+                DROP TRIGGER item_tally_delete;
+                DROP TRIGGER item_tally_update;
+                \(tallyTriggers)
+                \(searchTable)
+                """)
+        }
         return migrator
     }
+
+    /// The tally's triggers from migration v4 on: those of v3, counting only the rows
+    /// outside the trash (`deletedAt` null). Moving to the trash and back is an update of
+    /// `deletedAt`: the update trigger takes the old row out of the tally when it was
+    /// counted, and puts the new one in when it is to be.
+    static let tallyTriggers = """
+        CREATE TRIGGER item_tally_insert AFTER INSERT ON item WHEN NEW.deletedAt IS NULL BEGIN
+            INSERT INTO item_tally (folder, items, favorites) SELECT ifnull(NEW.folderId, ''), 0, 0
+                WHERE NOT EXISTS (SELECT 1 FROM item_tally WHERE folder = ifnull(NEW.folderId, ''));
+            UPDATE item_tally SET items = items + 1, favorites = favorites + (NEW.favorite != 0)
+                WHERE folder = ifnull(NEW.folderId, '');
+        END;
+        CREATE TRIGGER item_tally_delete AFTER DELETE ON item WHEN OLD.deletedAt IS NULL BEGIN
+            UPDATE item_tally SET items = items - 1, favorites = favorites - (OLD.favorite != 0)
+                WHERE folder = ifnull(OLD.folderId, '');
+            DELETE FROM item_tally WHERE folder = ifnull(OLD.folderId, '') AND items = 0;
+        END;
+        CREATE TRIGGER item_tally_update AFTER UPDATE OF folderId, favorite, deletedAt ON item BEGIN
+            UPDATE item_tally SET items = items - 1, favorites = favorites - (OLD.favorite != 0)
+                WHERE OLD.deletedAt IS NULL AND folder = ifnull(OLD.folderId, '');
+            DELETE FROM item_tally
+                WHERE OLD.deletedAt IS NULL AND folder = ifnull(OLD.folderId, '') AND items = 0;
+            INSERT INTO item_tally (folder, items, favorites) SELECT ifnull(NEW.folderId, ''), 0, 0
+                WHERE NEW.deletedAt IS NULL
+                AND NOT EXISTS (SELECT 1 FROM item_tally WHERE folder = ifnull(NEW.folderId, ''));
+            UPDATE item_tally SET items = items + 1, favorites = favorites + (NEW.favorite != 0)
+                WHERE NEW.deletedAt IS NULL AND folder = ifnull(NEW.folderId, '');
+        END;
+        """
+
+    /// The search index (migration v4): an FTS5 table of trigrams over each item's name
+    /// and place, its content read from `item` by rowid, kept by triggers. Trigrams find
+    /// any part of a name ("0042" in "IMG_0042.jpg"), case-insensitively. A protected
+    /// item's row holds an empty name and no place (both sealed, §6.4), so the index holds
+    /// nothing of it; an open protected folder is searched in Swift.
+    ///
+    /// The index names `item` rows by rowid, which the table has beside its text key and
+    /// which a copy of the rows need not keep: whatever copies them (a conversion, §9.7)
+    /// rebuilds the index.
+    static let searchTable = """
+        CREATE VIRTUAL TABLE item_search USING fts5(
+            name, place, content = 'item', content_rowid = 'rowid', tokenize = 'trigram');
+        INSERT INTO item_search (item_search) VALUES ('rebuild');
+        CREATE TRIGGER item_search_insert AFTER INSERT ON item BEGIN
+            INSERT INTO item_search (rowid, name, place) VALUES (NEW.rowid, NEW.name, NEW.place);
+        END;
+        CREATE TRIGGER item_search_delete AFTER DELETE ON item BEGIN
+            INSERT INTO item_search (item_search, rowid, name, place) VALUES ('delete', OLD.rowid, OLD.name, OLD.place);
+        END;
+        CREATE TRIGGER item_search_update AFTER UPDATE OF name, place ON item BEGIN
+            INSERT INTO item_search (item_search, rowid, name, place) VALUES ('delete', OLD.rowid, OLD.name, OLD.place);
+            INSERT INTO item_search (rowid, name, place) VALUES (NEW.rowid, NEW.name, NEW.place);
+        END;
+        """
 }

@@ -51,6 +51,18 @@ public struct ItemRecord: Codable, FetchableRecord, PersistableRecord, Sendable,
     public var contentHash: Data
     /// For items of a protected folder: ``ProtectedMeta`` sealed under the folder key.
     public var protectedMeta: Data?
+    /// When the item was moved to the trash (seconds since 1970); nil outside the trash.
+    public var deletedAt: Double? = nil
+    /// Latitude of the capture, in degrees north, from EXIF GPS; nil in a protected folder.
+    public var latitude: Double? = nil
+    /// Longitude of the capture, in degrees east, from EXIF GPS; nil in a protected folder.
+    public var longitude: Double? = nil
+    /// The place of the capture ("town, region, country"), from the offline gazetteer;
+    /// nil in a protected folder.
+    public var place: String? = nil
+
+    /// Whether the item is in the trash.
+    public var isTrashed: Bool { deletedAt != nil }
 }
 
 /// The fields of an item that a protected folder hides, sealed as JSON under its key.
@@ -65,6 +77,12 @@ public struct ProtectedMeta: Codable, Sendable, Equatable {
     public var width: Int?
     /// Pixel height.
     public var height: Int?
+    /// Latitude of the capture.
+    public var latitude: Double? = nil
+    /// Longitude of the capture.
+    public var longitude: Double? = nil
+    /// Place name of the capture.
+    public var place: String? = nil
 }
 
 /// One row of the `folder` table.

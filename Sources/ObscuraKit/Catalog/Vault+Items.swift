@@ -13,12 +13,14 @@ public struct ItemView: Sendable, Equatable {
 
 extension Vault {
     /// Items visible to this session, newest capture first; with `folder`, only its items.
-    public func items(in folder: FolderRecord? = nil) throws -> [ItemView] {
+    /// Items in the trash are left out unless `trash` is true.
+    public func items(in folder: FolderRecord? = nil, trash: Bool = false) throws -> [ItemView] {
         try enter()
         defer { leave() }
         let (rows, folders) = try catalog.itemsInGalleryOrder(folderId: folder?.id)
         let byId = Dictionary(uniqueKeysWithValues: folders.map { ($0.id, $0) })
         return try rows.compactMap { row in
+            if row.isTrashed && !trash { return nil }
             guard let folderId = row.folderId, let f = byId[folderId] else { return ItemView(record: row, folderPath: nil) }
             guard isOpen(f) else { return nil }
             return ItemView(record: try revealed(row), folderPath: folderPath(f, in: folders))
@@ -44,13 +46,17 @@ extension Vault {
     /// Seals the fields a protected folder hides, and blanks them in the row.
     func concealed(_ item: ItemRecord, key folderKey: SecureBytes) throws -> ItemRecord {
         var row = item
-        let meta = ProtectedMeta(name: item.name, mimeType: item.mimeType, takenAt: item.takenAt, width: item.width, height: item.height)
+        let meta = ProtectedMeta(name: item.name, mimeType: item.mimeType, takenAt: item.takenAt, width: item.width, height: item.height,
+                                 latitude: item.latitude, longitude: item.longitude, place: item.place)
         row.protectedMeta = Data(try meta.sealed(folderKey: folderKey, itemId: item.id, using: directory.random))
         row.name = ""
         row.mimeType = ""
         row.takenAt = nil
         row.width = nil
         row.height = nil
+        row.latitude = nil
+        row.longitude = nil
+        row.place = nil
         return row
     }
 
@@ -64,15 +70,24 @@ extension Vault {
         row.takenAt = meta.takenAt
         row.width = meta.width
         row.height = meta.height
+        row.latitude = meta.latitude
+        row.longitude = meta.longitude
+        row.place = meta.place
         return row
     }
 
-    /// Deletes items: their catalog rows first (one persist), then their pool files, so a
-    /// crash leaves at worst unnamed files, never a row without its media.
+    /// Deletes items for good, in the trash or not: their catalog rows first (one
+    /// persist), then their pool files, so a crash leaves at worst unnamed files, never a
+    /// row without its media. A person's delete moves to the trash instead
+    /// (``trashItems(_:now:)``).
     public func deleteItems(_ ids: [String]) throws {
         try enter()
         defer { leave() }
-        let doomed = try ids.map(item)
+        try deleteRows(try ids.map(item))
+    }
+
+    /// ``deleteItems(_:)`` for rows already read.
+    func deleteRows(_ doomed: [ItemRecord]) throws {
         let pool = directory.pool
         // Before any row goes: an id that cannot be a pool path refuses the whole delete.
         let files = try doomed.flatMap { try pool.files(of: $0) }
@@ -169,7 +184,7 @@ extension Vault {
     public func verify(progress: ((Int, Int) -> Void)? = nil) throws -> (checked: Int, skipped: Int, problems: [Problem]) {
         try enter()
         defer { leave() }
-        let visible = try items()
+        let visible = try items(trash: true)
         let total = try catalog.itemCount()
         var problems = [Problem]()
         for (n, view) in visible.enumerated() {

@@ -12,6 +12,9 @@ public enum ItemScope: Sendable, Equatable {
     case topLevel
     /// One folder, which must be open.
     case folder(FolderRecord)
+    /// The trash: deleted items of the top level and every open folder, the most recently
+    /// deleted first.
+    case trash
 }
 
 /// One page of items, newest capture first.
@@ -25,15 +28,16 @@ public struct ItemPage: Sendable {
 }
 
 extension Vault {
-    /// A page of items in `scope`, ordered by capture date (import date when there is
-    /// none), newest first, then by id: the order ``items(in:)`` uses. Paging is by key,
-    /// not offset, so a page costs the same at the end of 100,000 items as at the start,
-    /// and items added meanwhile never shift a page.
+    /// A page of items in `scope` kept by `filter`, ordered by capture date (import date
+    /// when there is none), newest first, then by id: the order ``items(in:)`` uses; the
+    /// trash is ordered by the time of the delete instead. Paging is by key, not offset,
+    /// so a page costs the same at the end of 100,000 items as at the start, and items
+    /// added meanwhile never shift a page.
     ///
     /// - Parameter cursor: `nextCursor` of the previous page, nil for the first.
     /// - Throws: ``VaultError/folderLocked(_:)`` for a locked folder,
     ///   ``VaultError/invalidCursor`` for a cursor this method did not make.
-    public func itemsPage(scope: ItemScope, favoritesOnly: Bool = false, after cursor: String? = nil, limit: Int) throws -> ItemPage {
+    public func itemsPage(scope: ItemScope, filter: ItemFilter = ItemFilter(), after cursor: String? = nil, limit: Int) throws -> ItemPage {
         try enter()
         defer { leave() }
         let folders = try catalog.folders()
@@ -48,6 +52,8 @@ extension Vault {
         case let .folder(folder):
             guard isOpen(folder) else { throw VaultError.folderLocked(folder.name) }
             catalogScope = .folder(folder.id)
+        case .trash:
+            catalogScope = .trash(excluding: folders.filter { !isOpen($0) }.map(\.id))
         }
         var position: (key: Double, id: String)?
         if let cursor {
@@ -55,32 +61,39 @@ extension Vault {
             if position == nil { throw VaultError.invalidCursor }
         }
         if case let .folder(folder) = scope, folder.isProtected {
-            return try protectedPage(folder, in: folders, favoritesOnly: favoritesOnly, after: position, limit: limit)
+            return try protectedPage(folder, in: folders, filter: filter, after: position, limit: limit)
         }
         // One row past the page tells whether another page follows.
-        let (page, total) = try catalog.page(catalogScope, favoritesOnly: favoritesOnly, after: position, limit: limit + 1)
+        let (page, total) = try catalog.page(catalogScope, filter: filter.catalogFilter, after: position, limit: limit + 1)
         let byId = Dictionary(uniqueKeysWithValues: folders.map { ($0.id, $0) })
         let items = try page.prefix(limit).map { row -> ItemView in
             guard let folderId = row.folderId, let folder = byId[folderId] else { return ItemView(record: row, folderPath: nil) }
             return ItemView(record: try revealed(row), folderPath: folderPath(folder, in: folders))
         }
         let next = page.count > limit ? page[limit - 1] : nil
-        return ItemPage(items: items, nextCursor: next.map { Self.cursor(after: $0) }, total: total)
+        return ItemPage(items: items, nextCursor: next.map { Self.cursor(after: $0, trash: scope == .trash) }, total: total)
     }
 
-    /// A page of a protected folder. Its rows keep their capture dates sealed under the
-    /// folder key (§6.4), so SQL could order them by import date only: the folder's rows
-    /// are opened here and ordered as every other page is, then cut at the cursor.
+    /// A page of items in `scope`, favourites only when `favoritesOnly`.
+    public func itemsPage(scope: ItemScope, favoritesOnly: Bool, after cursor: String? = nil, limit: Int) throws -> ItemPage {
+        try itemsPage(scope: scope, filter: ItemFilter(favoritesOnly: favoritesOnly), after: cursor, limit: limit)
+    }
+
+    /// A page of a protected folder. Its rows keep their capture dates, names and places
+    /// sealed under the folder key (§6.4), so SQL could order them by import date only and
+    /// search none of them: the folder's rows are opened here, filtered and ordered as
+    /// every other page is, then cut at the cursor.
     private func protectedPage(
-        _ folder: FolderRecord, in folders: [FolderRecord], favoritesOnly: Bool,
+        _ folder: FolderRecord, in folders: [FolderRecord], filter: ItemFilter,
         after position: (key: Double, id: String)?, limit: Int
     ) throws -> ItemPage {
-        let (rows, total) = try catalog.page(.folder(folder.id), favoritesOnly: favoritesOnly, after: nil, limit: Int(Int32.max))
+        let (rows, _) = try catalog.page(.folder(folder.id), filter: Catalog.PageFilter(), after: nil, limit: Int(Int32.max))
         let path = folderPath(folder, in: folders)
         let key = { (row: ItemRecord) in row.takenAt ?? row.importedAt }
-        var opened = try rows.map { try revealed($0) }.sorted { a, b in
+        var opened = try rows.map { try revealed($0) }.filter(filter.keeps).sorted { a, b in
             key(a) != key(b) ? key(a) > key(b) : a.id < b.id
         }
+        let total = opened.count
         if let (at, id) = position {
             opened.removeAll { key($0) > at || (key($0) == at && $0.id <= id) }
         }
@@ -103,8 +116,10 @@ extension Vault {
 
     /// A cursor: the sort key's bit pattern in hex, a dot, the item id. The key is
     /// ``Catalog/sortKey`` worked out in Swift.
-    static func cursor(after row: ItemRecord) -> String {
-        String((row.takenAt ?? row.importedAt).bitPattern, radix: 16) + "." + row.id
+    /// In the trash the key is `deletedAt`.
+    static func cursor(after row: ItemRecord, trash: Bool = false) -> String {
+        let key = trash ? row.deletedAt ?? 0 : row.takenAt ?? row.importedAt
+        return String(key.bitPattern, radix: 16) + "." + row.id
     }
 
     static func decodeCursor(_ cursor: String) -> (key: Double, id: String)? {

@@ -27,6 +27,8 @@ public enum VaultError: ObscuraError, Equatable {
     case folderExists(String)
     /// The folder still holds items or folders.
     case folderNotEmpty(String)
+    /// A restore named an item that is not in the trash.
+    case notInTrash(String)
     /// Folders cannot be made inside a protected folder.
     case nestedProtectedFolder
     /// A folder or item name is empty or invalid.
@@ -74,7 +76,9 @@ public enum VaultError: ObscuraError, Equatable {
         case let .folderExists(path):
             return "a folder named \(path) already exists"
         case let .folderNotEmpty(path):
-            return "folder \(path) is not empty; move or remove its items and folders first"
+            return "folder \(path) is not empty; move or remove its items and folders first (its items in the trash count until they are deleted for good)"
+        case let .notInTrash(id):
+            return "item \(id) is not in the trash"
         case .nestedProtectedFolder:
             return "folders cannot be created inside a password-protected folder"
         case let .invalidName(name):

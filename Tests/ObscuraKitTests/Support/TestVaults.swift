@@ -159,7 +159,7 @@ extension Catalog {
         try database.read { db in
             (try Row.fetchAll(db, sql: "SELECT folder, items, favorites FROM item_tally WHERE items > 0 OR favorites > 0 ORDER BY folder")
                 .map { Array($0.databaseValues) },
-             try Row.fetchAll(db, sql: "SELECT ifnull(folderId, ''), COUNT(*), SUM(favorite != 0) FROM item GROUP BY 1 ORDER BY 1")
+             try Row.fetchAll(db, sql: "SELECT ifnull(folderId, ''), COUNT(*), SUM(favorite != 0) FROM item WHERE deletedAt IS NULL GROUP BY 1 ORDER BY 1")
                 .map { Array($0.databaseValues) })
         }
     }

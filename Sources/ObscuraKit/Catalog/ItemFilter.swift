@@ -1,0 +1,73 @@
+import Foundation
+
+/// What a page keeps of its scope: a search and its filters. Every condition set must
+/// hold; the default keeps every item.
+public struct ItemFilter: Sendable, Equatable {
+    /// Favourites only.
+    public var favoritesOnly: Bool
+    /// Only items of this kind.
+    public var kind: ItemKind?
+    /// Only items captured (imported, when the capture date is unknown) at or after this
+    /// time, in seconds since 1970.
+    public var from: Double?
+    /// Only items captured (or imported) before this time.
+    public var before: Double?
+    /// Only items whose name or place holds this text, ignoring case.
+    public var text: String?
+    /// Only items whose place holds this text, ignoring case.
+    public var place: String?
+
+    /// A filter; blank texts are no condition.
+    public init(favoritesOnly: Bool = false, kind: ItemKind? = nil, from: Double? = nil, before: Double? = nil,
+                text: String? = nil, place: String? = nil) {
+        self.favoritesOnly = favoritesOnly
+        self.kind = kind
+        self.from = from
+        self.before = before
+        self.text = Self.trimmed(text)
+        self.place = Self.trimmed(place)
+    }
+
+    /// Whether `row` (its sealed fields opened) passes the filter: the same test as the
+    /// catalog's query, for the pages worked out in Swift.
+    func keeps(_ row: ItemRecord) -> Bool {
+        let key = row.takenAt ?? row.importedAt
+        func holds(_ value: String?, _ needle: String) -> Bool {
+            value?.range(of: needle, options: [.caseInsensitive]) != nil
+        }
+        if favoritesOnly && !row.favorite { return false }
+        if let kind, row.kind != kind { return false }
+        if let from, key < from { return false }
+        if let before, key >= before { return false }
+        if let text, !holds(row.name, text) && !holds(row.place, text) { return false }
+        if let place, !holds(row.place, place) { return false }
+        return true
+    }
+
+    var catalogFilter: Catalog.PageFilter {
+        Catalog.PageFilter(favoritesOnly: favoritesOnly, kind: kind, from: from, before: before, text: text, place: place)
+    }
+
+    /// The start and the end (exclusive) of the year, month or day that `text` names
+    /// (`YYYY`, `YYYY-MM` or `YYYY-MM-DD`), in UTC, as seconds since 1970: capture dates
+    /// are read from EXIF as UTC (`ImageInfo.takenAt`). Nil for anything else.
+    public static func period(_ text: String) -> (start: Double, end: Double)? {
+        let parts = text.split(separator: "-", omittingEmptySubsequences: false).map { Int($0) }
+        guard (1...3).contains(parts.count), parts.allSatisfy({ $0 != nil }), let year = parts[0], (1...9999).contains(year)
+        else { return nil }
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        let month = parts.count > 1 ? parts[1]! : 1
+        let day = parts.count > 2 ? parts[2]! : 1
+        guard let start = calendar.date(from: DateComponents(year: year, month: month, day: day)),
+              calendar.component(.month, from: start) == month, calendar.component(.day, from: start) == day,
+              let end = calendar.date(byAdding: parts.count == 1 ? .year : parts.count == 2 ? .month : .day, value: 1, to: start)
+        else { return nil }
+        return (start.timeIntervalSince1970, end.timeIntervalSince1970)
+    }
+
+    private static func trimmed(_ text: String?) -> String? {
+        guard let text = text?.trimmingCharacters(in: .whitespacesAndNewlines), !text.isEmpty else { return nil }
+        return text
+    }
+}

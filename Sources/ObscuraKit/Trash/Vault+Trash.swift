@@ -1,0 +1,66 @@
+import Foundation
+
+/// The trash (issue 17): a delete moves items there, where they stay, still sealed as
+/// they were (a protected folder's under its key), until they are restored, deleted for
+/// good, or expire after ``Vault/trashRetention``.
+extension Vault {
+    /// How long an item stays in the trash: 30 days.
+    public static let trashRetention: TimeInterval = 30 * 24 * 3600
+
+    /// Moves items to the trash, and persists the catalog. Their files stay; they leave
+    /// every view but the trash's, every count and every search.
+    ///
+    /// - Throws: ``VaultError/noSuchItem(_:)`` for an id this session cannot see; then
+    ///   no item moves.
+    public func trashItems(_ ids: [String], now: Date = Date()) throws {
+        try enter()
+        defer { leave() }
+        let rows = try ids.map(item)
+        try catalog.trash(rows.map(\.id), at: now.timeIntervalSince1970)
+        try persist()
+    }
+
+    /// Takes items out of the trash, back to the folder they were deleted from, and
+    /// persists the catalog.
+    public func restoreItems(_ ids: [String]) throws {
+        try enter()
+        defer { leave() }
+        let rows = try ids.map(item)
+        if let live = rows.first(where: { !$0.isTrashed }) { throw VaultError.notInTrash(live.id) }
+        try catalog.restore(rows.map(\.id))
+        try persist()
+    }
+
+    /// Deletes for good every item in the trash this session can see (those of locked
+    /// folders stay until they expire or their folder is opened), as ``deleteItems(_:)``
+    /// does. Returns how many were deleted.
+    @discardableResult
+    public func emptyTrash() throws -> Int {
+        try enter()
+        defer { leave() }
+        let folders = Dictionary(uniqueKeysWithValues: try catalog.folders().map { ($0.id, $0) })
+        let visible = try catalog.trashedItems().filter { row in row.folderId.flatMap { folders[$0] }.map(isOpen) ?? true }
+        try deleteItems(visible.map(\.id))
+        return visible.count
+    }
+
+    /// Deletes for good the items that went to the trash more than ``trashRetention``
+    /// before `now`, in every folder, locked or not: deleting needs no folder key, and an
+    /// item kept past its time because its folder stayed locked would be a surprise.
+    /// Returns how many were deleted.
+    @discardableResult
+    public func purgeExpiredTrash(now: Date = Date()) throws -> Int {
+        try enter()
+        defer { leave() }
+        let expired = try catalog.trashedItems(before: now.timeIntervalSince1970 - Self.trashRetention)
+        guard !expired.isEmpty else { return 0 }
+        try deleteRows(expired)
+        directory.logger.debug("trash expired", metadata: ["items": "\(expired.count)"])
+        return expired.count
+    }
+
+    /// How many items of the trash this session can see.
+    public func trashCount() throws -> Int {
+        try itemsPage(scope: .trash, limit: 1).total
+    }
+}
