@@ -73,9 +73,28 @@ import Testing
         #expect(verify.code == 0)
         #expect(verify.stdout == "Verified 2 items; 0 problems.\n1 items in locked protected folders were not checked.\n")
 
-        #expect(try cli.run(["rm", "--password-stdin", notes], stdin: "pw\n").stdout == "Deleted 1 item.\n")
+        // Issue 17: the search, and a delete that goes to the trash first.
+        let found = try cli.run(["ls", "--password-stdin", "--search", "NOTES"], stdin: "pw\n")
+        #expect(found.code == 0 && found.stdout.hasSuffix("notes.txt\n") && found.stdout.split(separator: "\n").count == 1)
+        #expect(try items(cli, folder: ["--kind", "photo"]).map { $0["name"] as? String } == ["b.png"])
+        #expect(try items(cli, folder: ["--from", "2001", "--to", "2001-12-31"]).isEmpty)
+        let badDate = try cli.run(["ls", "--password-stdin", "--from", "2024-02-30"], stdin: "pw\n")
+        #expect(badDate.code != 0 && badDate.stderr.contains("--from takes a date as YYYY, YYYY-MM or YYYY-MM-DD"), "\(badDate.stderr)")
+
+        let removed = try cli.run(["rm", "--password-stdin", notes], stdin: "pw\n")
+        #expect(removed.code == 0 && removed.stdout.hasPrefix("Moved 1 item to the trash"))
         #expect(try items(cli).count == 1)
+        let trash = try cli.run(["trash", "ls", "--password-stdin"], stdin: "pw\n")
+        #expect(trash.stdout.hasSuffix("30 days left  notes.txt\n"), "\(trash.stdout)")
+        #expect(try cli.run(["trash", "restore", "--password-stdin", notes], stdin: "pw\n").stdout == "Restored 1 item.\n")
+        #expect(try items(cli).count == 2)
+        #expect(try cli.run(["rm", "--password-stdin", "--now", notes], stdin: "pw\n").stdout == "Deleted 1 item for good.\n")
+        let b = try #require(try items(cli).first?["id"] as? String)
+        #expect(try cli.run(["rm", "--password-stdin", b], stdin: "pw\n").code == 0)
+        #expect(try cli.files("media").count == 4, "b.png waits in the trash with its thumbnail")
+        #expect(try cli.run(["trash", "empty", "--password-stdin"], stdin: "pw\n").stdout == "Deleted 1 item for good.\n")
+        #expect(try items(cli).isEmpty)
         let media = try cli.files("media")
-        #expect(media.count == 4, "two items with a thumbnail each: \(media)")
+        #expect(media.count == 2, "the protected item and its thumbnail: \(media)")
     }
 }

@@ -12,6 +12,8 @@ struct ListCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Only this folder's items (its password is asked if protected).", valueName: "name"))
     var folder: String?
 
+    @OptionGroup var search: SearchOptions
+
     @Flag(help: "Print one JSON array.")
     var json = false
 
@@ -29,6 +31,8 @@ struct ListCommand: ParsableCommand {
         var height: Int?
         var duration: Double?
         var favorite: Bool
+        var place: String?
+        var deletedAt: String?
 
         /// Encodes every key, nulls included.
         func encode(to encoder: Encoder) throws {
@@ -38,22 +42,42 @@ struct ListCommand: ParsableCommand {
             try c.encode(takenAt, forKey: .takenAt); try c.encode(importedAt, forKey: .importedAt)
             try c.encode(folder, forKey: .folder); try c.encode(width, forKey: .width); try c.encode(height, forKey: .height)
             try c.encode(duration, forKey: .duration); try c.encode(favorite, forKey: .favorite)
+            try c.encode(place, forKey: .place); try c.encode(deletedAt, forKey: .deletedAt)
         }
         enum CodingKeys: String, CodingKey {
             case id, name, kind, mimeType = "mime_type", size, takenAt = "taken_at", importedAt = "imported_at"
-            case folder, width, height, duration, favorite
+            case folder, width, height, duration, favorite, place, deletedAt = "deleted_at"
+        }
+
+        init(_ v: ItemView) {
+            id = v.record.id; name = v.record.name; kind = v.record.kind.rawValue; mimeType = v.record.mimeType
+            size = v.record.size; takenAt = Format.date(v.record.takenAt); importedAt = Format.date(v.record.importedAt)
+            folder = v.folderPath; width = v.record.width; height = v.record.height; duration = v.record.duration
+            favorite = v.record.favorite; place = v.record.place; deletedAt = Format.date(v.record.deletedAt)
         }
     }
 
     func run() throws {
         let session = try VaultSession(global: global, passwords: passwords)
-        let views = try session.vault.items(in: try session.folder(folder))
-        let entries = views.map { v in
-            Entry(id: v.record.id, name: v.record.name, kind: v.record.kind.rawValue, mimeType: v.record.mimeType,
-                  size: v.record.size, takenAt: Format.date(v.record.takenAt), importedAt: Format.date(v.record.importedAt),
-                  folder: v.folderPath, width: v.record.width, height: v.record.height, duration: v.record.duration,
-                  favorite: v.record.favorite)
-        }
+        let scope: ItemScope = try session.folder(folder).map { .folder($0) } ?? .visible
+        try Self.print(try Self.all(scope, filter: try search.filter(), in: session.vault), json: json)
+    }
+
+    /// Every item of `scope` kept by `filter`, page by page, in the gallery's order.
+    static func all(_ scope: ItemScope, filter: ItemFilter, in vault: Vault) throws -> [ItemView] {
+        var views = [ItemView]()
+        var cursor: String?
+        repeat {
+            let page = try vault.itemsPage(scope: scope, filter: filter, after: cursor, limit: 500)
+            views += page.items
+            cursor = page.nextCursor
+        } while cursor != nil
+        return views
+    }
+
+    /// Prints items as a table or, with `json`, one JSON array.
+    static func print(_ views: [ItemView], json: Bool) throws {
+        let entries = views.map(Entry.init)
         if json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.withoutEscapingSlashes]

@@ -1,13 +1,19 @@
 import ArgumentParser
 import ObscuraKit
 
-/// `obscura rm ID...`: deletes items, their media and thumbnails.
+/// `obscura rm ID...`: moves items to the trash; with `--now`, deletes them, their media
+/// and thumbnails for good.
 struct RemoveCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "rm", abstract: "Delete items.")
+    static let configuration = CommandConfiguration(
+        commandName: "rm", abstract: "Move items to the trash (or, with --now, delete them for good).",
+        discussion: "Items stay in the trash for 30 days: `obscura trash restore ID` brings them back.")
 
     @OptionGroup var global: GlobalOptions
     @OptionGroup var passwords: PasswordOptions
     @OptionGroup var item: ItemOptions
+
+    @Flag(help: "Delete for good at once, without the trash.")
+    var now = false
 
     @Argument(help: "Item ids (or unique prefixes).")
     var ids: [String]
@@ -15,8 +21,15 @@ struct RemoveCommand: ParsableCommand {
     func run() throws {
         let session = try VaultSession(global: global, passwords: passwords)
         _ = try session.folder(item.folder)
-        try session.vault.deleteItems(ids)
-        Terminal.output("Deleted \(ids.count) item\(ids.count == 1 ? "" : "s").")
+        try TrashCommand.purge(session.vault)
+        let items = "\(ids.count) item\(ids.count == 1 ? "" : "s")"
+        if now {
+            try session.vault.deleteItems(ids)
+            Terminal.output("Deleted \(items) for good.")
+        } else {
+            try session.vault.trashItems(ids)
+            Terminal.output("Moved \(items) to the trash; they are deleted for good in 30 days. `obscura trash restore ID` brings one back.")
+        }
     }
 }
 

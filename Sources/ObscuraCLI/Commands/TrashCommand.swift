@@ -1,0 +1,89 @@
+import ArgumentParser
+import Foundation
+import ObscuraKit
+
+/// `obscura trash ls|restore|empty`: the items `obscura rm` moved to the trash.
+struct TrashCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "trash", abstract: "List, restore or delete the items in the trash.",
+        discussion: """
+            Deleted items wait in the trash for 30 days, then are deleted for good the next \
+            time the trash is used or the gallery is unlocked. Items of a protected folder \
+            stay sealed under its key there, and show only with --folder.
+            """,
+        subcommands: [List.self, Restore.self, Empty.self])
+
+    /// Deletes what expired, saying so; a failure here is the command's failure, before
+    /// it changes anything else.
+    static func purge(_ vault: Vault) throws {
+        let expired = try vault.purgeExpiredTrash()
+        if expired > 0 { Terminal.note("\(expired) item\(expired == 1 ? "" : "s") had been in the trash for 30 days and were deleted for good.") }
+    }
+
+    /// `obscura trash ls`.
+    struct List: ParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "ls", abstract: "List the items in the trash, the latest deleted first.")
+
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var passwords: PasswordOptions
+        @OptionGroup var item: ItemOptions
+
+        @Flag(help: "Print one JSON array.")
+        var json = false
+
+        func run() throws {
+            let session = try VaultSession(global: global, passwords: passwords)
+            _ = try session.folder(item.folder)
+            try TrashCommand.purge(session.vault)
+            let views = try ListCommand.all(.trash, filter: ItemFilter(), in: session.vault)
+            if json { return try ListCommand.print(views, json: true) }
+            let now = Date().timeIntervalSince1970
+            for view in views {
+                let row = view.record
+                let left = max(0, Int((((row.deletedAt ?? now) + Vault.trashRetention - now) / 86_400).rounded(.up)))
+                let deleted = Format.date(row.deletedAt).map { String($0.prefix(10)) } ?? "-"
+                Terminal.output("\(row.id.prefix(8))  \(row.kind.rawValue.padding(toLength: 5, withPad: " ", startingAt: 0))  deleted \(deleted)  \(String(format: "%2d", left)) day\(left == 1 ? " " : "s") left  \(TerminalText.escaped((view.folderPath.map { $0 + "/" } ?? "") + row.name))")
+            }
+            if views.isEmpty { Terminal.note("The trash is empty.") }
+        }
+    }
+
+    /// `obscura trash restore ID...`.
+    struct Restore: ParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "restore", abstract: "Put items back where they were deleted from.")
+
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var passwords: PasswordOptions
+        @OptionGroup var item: ItemOptions
+
+        @Argument(help: "Item ids (or unique prefixes).")
+        var ids: [String]
+
+        func run() throws {
+            let session = try VaultSession(global: global, passwords: passwords)
+            _ = try session.folder(item.folder)
+            try TrashCommand.purge(session.vault)
+            try session.vault.restoreItems(ids)
+            Terminal.output("Restored \(ids.count) item\(ids.count == 1 ? "" : "s").")
+        }
+    }
+
+    /// `obscura trash empty`.
+    struct Empty: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "empty", abstract: "Delete every item in the trash for good.",
+            discussion: "Items of protected folders are deleted only with their folder named by --folder (their password is read).")
+
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var passwords: PasswordOptions
+        @OptionGroup var item: ItemOptions
+
+        func run() throws {
+            let session = try VaultSession(global: global, passwords: passwords)
+            _ = try session.folder(item.folder)
+            try TrashCommand.purge(session.vault)
+            let count = try session.vault.emptyTrash()
+            Terminal.output("Deleted \(count) item\(count == 1 ? "" : "s") for good.")
+        }
+    }
+}
