@@ -44,9 +44,56 @@ import Testing
             let favorites = try await browser.send(.get, "/api/items?favorites=1").json()
             #expect(favorites["total"] as? Int == 1)
 
+            // A delete goes to the trash (issue 17): the item is still there, marked.
             #expect(try await browser.send(.post, "/api/items/delete", json: ["ids": [id]]).status == .noContent)
-            #expect(try await browser.send(.get, "/api/items/\(id)").status == .notFound)
+            #expect(try await browser.send(.get, "/api/items/\(id)").json()["deletedAt"] is Double)
             #expect(try await browser.send(.get, "/api/items").json()["total"] as? Int == 1)
+            #expect(try await browser.send(.post, "/api/trash/delete", json: ["ids": [id]]).status == .noContent)
+            #expect(try await browser.send(.get, "/api/items/\(id)").status == .notFound)
+        }
+    }
+
+    /// Issue 17: the trash (delete, list, restore, delete for good, empty) and the search
+    /// (text, kind, days) through the API.
+    @Test func theTrashAndTheSearch() async throws {
+        let harness = try ServerHarness()
+        try await harness.test { browser in
+            try await browser.createVault()
+            var ids = [String: String]()
+            for name in ["Beach day.txt", "beach+sun.txt", "city.txt", "notes.txt"] {
+                let item = try await browser.upload(Array(name.utf8), name: name).json()["item"] as? [String: Any]
+                ids[name] = try #require(item?["id"] as? String)
+            }
+            func names(_ query: String) async throws -> (Set<String>, Int?) {
+                let page = try await browser.send(.get, "/api/items?" + query).json()
+                let items = page["items"] as? [[String: Any]] ?? []
+                return (Set(items.compactMap { $0["name"] as? String }), page["total"] as? Int)
+            }
+            #expect(try await names("q=BEACH") == (["Beach day.txt", "beach+sun.txt"], 2))
+            #expect(try await names("q=beach%2Bsun") == (["beach+sun.txt"], 1))
+            #expect(try await names("q=beach+day") == (["Beach day.txt"], 1))
+            #expect(try await names("kind=file&q=city") == (["city.txt"], 1))
+            #expect(try await names("kind=photo") == ([], 0))
+            let today = ISO8601DateFormatter().string(from: Date()).prefix(10)
+            #expect(try await names("from=\(today)&to=\(today)").1 == 4)
+            #expect(try await names("to=2001-12").1 == 0)
+            for bad in ["from=2024-13", "to=yesterday", "kind=note"] {
+                #expect(try await browser.send(.get, "/api/items?" + bad).status == .badRequest, "\(bad)")
+            }
+
+            let beach = try #require(ids["Beach day.txt"]), city = try #require(ids["city.txt"])
+            #expect(try await browser.send(.post, "/api/items/delete", json: ["ids": [beach, city]]).status == .noContent)
+            #expect(try await names("q=beach") == (["beach+sun.txt"], 1), "the trash is out of the search")
+            #expect(try await names("trash=1") == (["Beach day.txt", "city.txt"], 2))
+            #expect(try await browser.send(.post, "/api/trash/restore", json: ["ids": [beach, try #require(ids["notes.txt"])]]).status == .conflict)
+            #expect(try await names("trash=1").1 == 2, "a refused restore moves nothing")
+            #expect(try await browser.send(.post, "/api/trash/delete", json: ["ids": [try #require(ids["notes.txt"])]]).status == .conflict)
+            #expect(try await browser.send(.post, "/api/trash/restore", json: ["ids": [beach]]).status == .noContent)
+            #expect(try await names("").1 == 3)
+            let emptied = try await browser.send(.post, "/api/trash/empty").json()
+            #expect(emptied["deleted"] as? Int == 1)
+            #expect(try await names("trash=1").1 == 0)
+            #expect(try await browser.send(.get, "/api/items/\(city)").status == .notFound)
         }
     }
 

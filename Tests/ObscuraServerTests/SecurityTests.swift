@@ -11,7 +11,8 @@ import Testing
     static var stateChanging: [(String, [String: Any]?)] { [
         ("/api/unlock", ["password": "x"]), ("/api/vaults", ["password": "x"]), ("/api/lock", nil),
         ("/api/visibility", ["hidden": true]), ("/api/upload?name=a.bin", nil), ("/api/items/delete", ["ids": []]),
-        ("/api/items/move", ["ids": []]), ("/api/items/00000000-0000-0000-0000-000000000000/favorite", ["favorite": true]),
+        ("/api/items/move", ["ids": []]), ("/api/trash/restore", ["ids": []]), ("/api/trash/delete", ["ids": []]),
+        ("/api/trash/empty", nil), ("/api/items/00000000-0000-0000-0000-000000000000/favorite", ["favorite": true]),
         ("/api/folders", ["path": "A"]), ("/api/folders/x/unlock", ["password": "x"]), ("/api/folders/x/lock", nil),
         ("/api/folders/x/delete", nil), ("/api/settings", ["autoLockMinutes": 1]),
         ("/api/password", ["current": "a", "new": "b"]), ("/api/export/password", nil), ("/api/export", nil),

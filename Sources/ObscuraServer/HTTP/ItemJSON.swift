@@ -16,6 +16,10 @@ struct ItemJSON: Encodable {
     var favorite: Bool
     var folderId: String?
     var hasThumbnail: Bool
+    var place: String?
+    var latitude: Double?
+    var longitude: Double?
+    var deletedAt: Double?
 
     init(_ item: ItemRecord) {
         id = item.id
@@ -32,6 +36,10 @@ struct ItemJSON: Encodable {
         favorite = item.favorite
         folderId = item.folderId
         hasThumbnail = item.thumbId != nil
+        place = item.place
+        latitude = item.latitude
+        longitude = item.longitude
+        deletedAt = item.deletedAt
     }
 
     // Nulls are written out, so every item has every key.
@@ -51,10 +59,15 @@ struct ItemJSON: Encodable {
         try c.encode(favorite, forKey: .favorite)
         try c.encode(folderId, forKey: .folderId)
         try c.encode(hasThumbnail, forKey: .hasThumbnail)
+        try c.encode(place, forKey: .place)
+        try c.encode(latitude, forKey: .latitude)
+        try c.encode(longitude, forKey: .longitude)
+        try c.encode(deletedAt, forKey: .deletedAt)
     }
 
     private enum CodingKeys: String, CodingKey {
         case id, kind, name, mimeType, size, width, height, orientation, duration, takenAt, importedAt, favorite, folderId, hasThumbnail
+        case place, latitude, longitude, deletedAt
     }
 }
 

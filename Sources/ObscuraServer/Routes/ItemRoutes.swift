@@ -2,7 +2,8 @@ import Foundation
 import Hummingbird
 import ObscuraKit
 
-/// `/api/items...`: listing, one item, delete, move, favourite (docs/API.md, "Items").
+/// `/api/items...` and `/api/trash/...`: listing and search, one item, delete (to the
+/// trash), restore, delete for good, move, favourite (docs/API.md, "Items", "Trash").
 /// The media behind an item is served by ``MediaRoutes``.
 struct ItemRoutes {
     /// Items per page when the client does not say, and the most it may ask for.
@@ -30,19 +31,21 @@ struct ItemRoutes {
     func register(on router: Router<GalleryContext>) {
         router.get("/api/items") { request, context -> Response in
             let vault = try context.vault()
-            let query = request.uri.queryParameters
-            let limit = min(max(Int(query["limit"].map(String.init) ?? "") ?? Self.defaultPageSize, 1), Self.maximumPageSize)
-            let cursor = query["cursor"].map(String.init)
-            let favorites = query["favorites"] == "1"
-            let folder = query["folder"].map(String.init)
+            let query = FormQuery(request.uri.query)
+            let limit = min(max(Int(query["limit"] ?? "") ?? Self.defaultPageSize, 1), Self.maximumPageSize)
+            let cursor = query["cursor"]
+            let folder = query["folder"]
+            let trash = query["trash"] == "1"
+            let filter = try Self.filter(query)
             let page = try await Blocking.run { () -> Page in
                 let scope: ItemScope
                 switch folder {
+                case _ where trash: scope = .trash
                 case nil, "": scope = .library
                 case "root": scope = .topLevel
                 case let id?: scope = .folder(try Self.folder(id, in: vault))
                 }
-                let page = try vault.itemsPage(scope: scope, favoritesOnly: favorites, after: cursor, limit: limit)
+                let page = try vault.itemsPage(scope: scope, filter: filter, after: cursor, limit: limit)
                 return Page(items: page.items.map { ItemJSON($0.record) }, nextCursor: page.nextCursor, total: page.total)
             }
             return try JSON.response(page)
@@ -55,8 +58,29 @@ struct ItemRoutes {
         router.post("/api/items/delete") { request, context -> Response in
             let vault = try context.vault()
             let body = try await JSON.decode(IDs.self, from: request)
-            try await Blocking.run { try vault.deleteItems(body.ids) }
+            try await Blocking.run { try vault.trashItems(body.ids) }
             return JSON.noContent()
+        }
+        router.post("/api/trash/restore") { request, context -> Response in
+            let vault = try context.vault()
+            let body = try await JSON.decode(IDs.self, from: request)
+            try await Blocking.run { try vault.restoreItems(body.ids) }
+            return JSON.noContent()
+        }
+        router.post("/api/trash/delete") { request, context -> Response in
+            let vault = try context.vault()
+            let body = try await JSON.decode(IDs.self, from: request)
+            try await Blocking.run {
+                // Only what is in the trash: a delete for good is never one step.
+                if let live = try body.ids.map(vault.item).first(where: { !$0.isTrashed }) { throw VaultError.notInTrash(live.id) }
+                try vault.deleteItems(body.ids)
+            }
+            return JSON.noContent()
+        }
+        router.post("/api/trash/empty") { _, context -> Response in
+            let vault = try context.vault()
+            let deleted = try await Blocking.run { try vault.emptyTrash() }
+            return try JSON.response(["deleted": deleted])
         }
         router.post("/api/items/move") { request, context -> Response in
             let vault = try context.vault()
@@ -73,6 +97,25 @@ struct ItemRoutes {
             let body = try await JSON.decode(Favorite.self, from: request)
             return try JSON.response(ItemJSON(try await Blocking.run { try vault.setFavorite(id, body.favorite) }))
         }
+    }
+
+    /// The search and filters of a listing (docs/API.md, "Items"): `q`, `place`, `kind`,
+    /// `from` and `to` (days, months or years, inclusive), `favorites`.
+    static func filter(_ query: FormQuery) throws -> ItemFilter {
+        func period(_ key: String) throws -> (start: Double, end: Double)? {
+            guard let text = query[key], !text.isEmpty else { return nil }
+            guard let period = ItemFilter.period(text) else {
+                throw APIError(.badRequest, "\(key) takes a date as YYYY, YYYY-MM or YYYY-MM-DD")
+            }
+            return period
+        }
+        var kind: ItemKind?
+        if let text = query["kind"], !text.isEmpty {
+            guard let value = ItemKind(rawValue: text) else { throw APIError(.badRequest, "kind is photo, video or file") }
+            kind = value
+        }
+        return ItemFilter(favoritesOnly: query["favorites"] == "1", kind: kind, from: try period("from")?.start,
+                          before: try period("to")?.end, text: query["q"], place: query["place"])
     }
 
     /// The folder whose id is `id`.

@@ -131,8 +131,21 @@ final class SessionStore: @unchecked Sendable {
                 throw APIError(.unauthorized, "wrong password").waiting(throttle.wait())
             }
             attach(vault, to: session)
+            Self.purgeExpiredTrash(of: vault, logger: logger)
         }
         rotate(session)
+    }
+
+    /// Deletes for good what has been in the trash past its time (issue 17), at unlock:
+    /// the first moment the gallery can. A failure is logged and leaves the items in the
+    /// trash for the next try; the unlock stands.
+    static func purgeExpiredTrash(of vault: Vault, logger: Logger) {
+        do {
+            let expired = try vault.purgeExpiredTrash()
+            if expired > 0 { logger.info("deleted expired items from the trash", metadata: ["items": "\(expired)"]) }
+        } catch {
+            logger.error("could not delete expired items from the trash", metadata: ["error": "\(error)"])
+        }
     }
 
     /// Creates a vault for `password` (a decoy becomes it) and unlocks it for `session`.
