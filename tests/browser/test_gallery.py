@@ -599,6 +599,96 @@ def show_view(page, view):
         ".getAttribute('aria-current') === 'page'", view), 5, f"the {view} view")
 
 
+def test_trash_restores_and_deletes_for_good(page, tmp_path):
+    """Issue 17, point 6: a delete goes to the Trash, which restores it where it was; a
+    delete for good and "Empty trash" erase, each after a confirmation."""
+    show_view(page, "trash")
+    wait(page, lambda: "dropped.png" in " ".join(t[2] for t in tiles(page)), 10, "the deleted photo in the Trash")
+    assert item_count(page) == 1 and "30 days" in text(page, "#view-count")
+    assert shown(page, "#trash-empty-button")
+    victim = tile_named(page, "dropped.png")
+    select_tile(page, victim)
+    wait(page, lambda: shown(page, "#sel-restore"), 5, "the Restore button")
+    assert not shown(page, "#sel-move") and not shown(page, "#sel-delete")
+    el(page, "#sel-restore").click()
+    wait(page, lambda: shown(page, "#empty-state") and "trash is empty" in text(page, "#empty-title"), 10, "an empty Trash")
+    show_view(page, "all")
+    assert tile_named(page, "dropped.png") == victim
+
+    select_tile(page, victim)
+    el(page, "#sel-delete").click()
+    wait(page, lambda: shown(page, "#confirm-dialog"), 5, "the confirm dialog")
+    assert "trash" in text(page, "#confirm-title").lower()
+    el(page, "#confirm-submit").click()
+    wait(page, lambda: victim not in [t[0] for t in tiles(page)], 10, "the photo to leave All photos")
+    show_view(page, "trash")
+    wait(page, lambda: victim in [t[0] for t in tiles(page)], 10, "the photo in the Trash again")
+    select_tile(page, victim)
+    el(page, "#sel-delete-forever").click()
+    wait(page, lambda: shown(page, "#confirm-dialog"), 5, "the confirm dialog")
+    assert "for good" in text(page, "#confirm-title")
+    el(page, "#confirm-submit").click()
+    wait(page, lambda: shown(page, "#empty-state"), 10, "the Trash empty again")
+    status = page.execute_script(
+        "return fetch('/api/items/' + arguments[0]).then(r => r.status)", victim)
+    assert status == 404, "deleted for good"
+
+    scrap = tmp_path / "scrap.txt"
+    scrap.write_text("to be emptied")
+    show_view(page, "all")
+    before = item_count(page)
+    el(page, "#file-input").send_keys(str(scrap))
+    wait(page, lambda: item_count(page) == before + 1, 30, "the scrap file")
+    close_uploads(page)
+    select_tile(page, tile_named(page, "scrap.txt"))
+    el(page, "#sel-delete").click()
+    wait(page, lambda: shown(page, "#confirm-dialog"), 5, "the confirm dialog")
+    el(page, "#confirm-submit").click()
+    wait(page, lambda: item_count(page) == before, 10, "the scrap file in the trash")
+    show_view(page, "trash")
+    wait(page, lambda: shown(page, "#trash-empty-button"), 10, "Empty trash")
+    shoot(page, "trash")
+    el(page, "#trash-empty-button").click()
+    wait(page, lambda: shown(page, "#confirm-dialog"), 5, "the confirm dialog")
+    el(page, "#confirm-submit").click()
+    wait(page, lambda: shown(page, "#empty-state") and not shown(page, "#trash-empty-button"), 10, "the Trash emptied")
+    show_view(page, "all")
+
+
+def search_for(page, **fields):
+    """Fills the search row (text, kind, from, to) as a person would and waits for the grid."""
+    page.execute_script("""
+        const [text, kind, from, to] = arguments;
+        const set = (id, value) => { const e = document.getElementById(id); e.value = value;
+            e.dispatchEvent(new Event(id === 'search-text' ? 'input' : 'change', {bubbles: true})); };
+        set('search-kind', kind); set('search-from', from); set('search-to', to); set('search-text', text);""",
+        fields.get("text", ""), fields.get("kind", ""), fields.get("start", ""), fields.get("end", ""))
+    time.sleep(0.6)  # the typing pause (250 ms), then the answer
+
+
+def test_search_by_name_kind_and_days(page):
+    """Issue 17, point 5: the search row narrows the view by name, kind and a range of
+    capture days, counts its matches, and says so when nothing matches."""
+    show_view(page, "all")
+    total = item_count(page)
+    search_for(page, text="0303")
+    wait(page, lambda: "match" in text(page, "#view-count") and item_count(page) == 1, 10, "one match for 0303")
+    assert [t[2] for t in tiles(page) if "tall-0303.jpg" in t[2]], tiles(page)
+    assert len(tiles(page)) == 1
+    assert "0303" not in page.current_url, "a search stays out of the address"
+    search_for(page, start="2022-03-02", end="2022-03-05")
+    wait(page, lambda: item_count(page) == 2, 10, "the two photos of 3 and 5 March 2022")
+    labels = " ".join(t[2] for t in tiles(page))
+    assert "tall-0303.jpg" in labels and "square-0305.jpg" in labels and "wide-0301.jpg" not in labels
+    search_for(page, kind="video")
+    wait(page, lambda: item_count(page) >= 1 and all(t[1] == "video" for t in tiles(page)), 10, "videos only")
+    search_for(page, text="no such photo anywhere")
+    wait(page, lambda: shown(page, "#empty-state") and "Nothing matches" in text(page, "#empty-title"), 10, "no match")
+    shoot(page, "search-nothing")
+    el(page, "#search-clear").click()
+    wait(page, lambda: item_count(page) == total and "match" not in text(page, "#view-count"), 10, "the whole view again")
+
+
 def test_selection_never_outlives_its_items_and_delete_focuses_cancel(page):
     """Issue 16, bug 3: items that leave the view (unfavourited in Favourites) leave the
     selection, so a delete can only act on what is on screen; the delete dialog's focus

@@ -1,5 +1,6 @@
 // actions.js: the selection bar: favourite, move, download (one ZIP) and
-// (confirmed) delete of the selected items.
+// (confirmed) delete to the trash of the selected items; in the trash, restore
+// and (confirmed) delete for good.
 
 import { csrfToken, post } from './api.js';
 import { confirmAction, toast } from './dialogs.js';
@@ -12,6 +13,9 @@ export function wireSelectionBar({ catalog, selection, folders, library }) {
     $('selection-bar').hidden = n === 0;
     $('selection-count').textContent = n + ' selected';
     document.body.classList.toggle('has-selection', n > 0);
+    const trash = library.view.view === 'trash';
+    for (const id of ['sel-favorite', 'sel-move', 'sel-delete']) $(id).hidden = trash;
+    for (const id of ['sel-restore', 'sel-delete-forever']) $(id).hidden = !trash;
   };
   selection.addEventListener('change', paint);
   catalog.addEventListener('change', () => selection.retain(new Set(catalog.items.map((item) => item.id))));
@@ -67,19 +71,44 @@ export function wireSelectionBar({ catalog, selection, folders, library }) {
   $('sel-delete').addEventListener('click', async () => {
     const ids = selected().map((item) => item.id);
     const ok = await confirmAction({
-      title: 'Delete ' + ids.length + (ids.length === 1 ? ' item?' : ' items?'),
-      text: 'They are erased from the vault for good. This cannot be undone.',
-      action: 'Delete',
+      title: 'Move ' + items(ids.length) + ' to the trash?',
+      text: 'They stay in the Trash for 30 days, where you can restore them, then are deleted for good.',
+      action: 'Move to trash',
     });
     if (!ok) return;
+    await leaveView(ids, '/api/items/delete', 'Moved ' + items(ids.length) + ' to the trash');
+  });
+
+  $('sel-restore').addEventListener('click', async () => {
+    const ids = selected().map((item) => item.id);
+    await leaveView(ids, '/api/trash/restore', 'Restored ' + items(ids.length));
+  });
+
+  $('sel-delete-forever').addEventListener('click', async () => {
+    const ids = selected().map((item) => item.id);
+    const ok = await confirmAction({
+      title: 'Delete ' + items(ids.length) + ' for good?',
+      text: 'They are erased from the vault. This cannot be undone.',
+      action: 'Delete for good',
+    });
+    if (!ok) return;
+    await leaveView(ids, '/api/trash/delete', 'Deleted ' + items(ids.length) + ' for good');
+  });
+
+  /** Posts `ids` to `path`, after which they leave the view on show. */
+  async function leaveView(ids, path, done) {
     try {
-      await post('/api/items/delete', { ids });
+      await post(path, { ids });
       selection.clear();
       catalog.drop(ids);
-      toast('Deleted ' + ids.length + (ids.length === 1 ? ' item' : ' items'));
+      toast(done);
       folders.refresh().catch(() => {});
     } catch (failure) {
       toast(failure.message, 'error');
     }
-  });
+  }
+}
+
+function items(n) {
+  return n + (n === 1 ? ' item' : ' items');
 }

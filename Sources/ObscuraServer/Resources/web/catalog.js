@@ -1,5 +1,6 @@
 // catalog.js: the items on show, fetched page by page with the server's opaque
-// cursor, in the server's order (newest capture first). Fires 'change'.
+// cursor, in the server's order (newest capture first; in the trash, latest
+// deleted first), narrowed by the search when there is one. Fires 'change'.
 
 import { get } from './api.js';
 import { dayKey } from './format.js';
@@ -11,6 +12,7 @@ export class Catalog extends EventTarget {
   constructor() {
     super();
     this.filter = { view: 'all' };
+    this.search = {};
     this.reset();
   }
 
@@ -25,10 +27,21 @@ export class Catalog extends EventTarget {
     this.epoch = (this.epoch ?? 0) + 1;
   }
 
-  /** Shows another set: {view: 'all'} | {view: 'favorites'} | {view: 'folder', folderId}. */
+  /** Shows another set: {view: 'all'} | {view: 'favorites'} | {view: 'trash'} | {view: 'folder', folderId}. */
   show(filter) {
     this.filter = filter;
     return this.reload();
+  }
+
+  /** Narrows the set to a search: {q, kind, from, to}, each optional (docs/API.md). */
+  setSearch(search) {
+    this.search = search;
+    return this.reload();
+  }
+
+  /** Whether a search narrows the set. */
+  get searching() {
+    return Object.values(this.search).some(Boolean);
   }
 
   reload() {
@@ -45,7 +58,9 @@ export class Catalog extends EventTarget {
     const query = new URLSearchParams({ limit: String(this.items.length ? NEXT_PAGE : FIRST_PAGE) });
     if (this.cursor) query.set('cursor', this.cursor);
     if (this.filter.view === 'favorites') query.set('favorites', '1');
+    if (this.filter.view === 'trash') query.set('trash', '1');
     if (this.filter.view === 'folder') query.set('folder', this.filter.folderId);
+    for (const [key, value] of Object.entries(this.search)) if (value) query.set(key, value);
     this.pending = get('/api/items?' + query.toString()).then((page) => {
       if (generation !== this.generation) return;
       for (const item of page.items) this.items.push(item);

@@ -1,9 +1,10 @@
-// library.js: which set of items is on show (all, favourites, one folder), and
-// the parts of the page that follow it: title, count, empty state, sidebar
-// highlight, folder actions.
+// library.js: which set of items is on show (all, favourites, the trash, one
+// folder), and the parts of the page that follow it: title, count, empty state,
+// sidebar highlight, folder and trash actions.
 
 import { count } from './format.js';
-import { toast } from './dialogs.js';
+import { post } from './api.js';
+import { confirmAction, toast } from './dialogs.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -26,6 +27,7 @@ export class Library {
     $('folder-delete-button').addEventListener('click', () => this.deleteFolder());
     $('folder-rename-button').addEventListener('click', () => this.folder() && this.folders.rename(this.folder()));
     $('folder-move-button').addEventListener('click', () => this.folder() && this.folders.move(this.folder()));
+    $('trash-empty-button').addEventListener('click', () => this.emptyTrash());
     $('sidebar-toggle').addEventListener('click', () => this.toggleSidebar());
     $('sidebar-scrim').addEventListener('click', () => this.toggleSidebar(false));
   }
@@ -44,6 +46,9 @@ export class Library {
     this.view = view;
     this.started = true;
     this.selection.clear();
+    // A search narrows the view it was typed in; a new view starts whole.
+    this.onViewChange?.();
+    this.catalog.search = {};
     this.folders.setCurrent(view.view === 'folder' ? view.folderId : null);
     this.toggleSidebar(false);
     $('grid-scroller').scrollTop = 0;
@@ -71,23 +76,33 @@ export class Library {
       else button.removeAttribute('aria-current');
     }
     const folder = this.folder();
-    const title = folder ? folder.path.replaceAll('/', ' › ') : this.view.view === 'favorites' ? 'Favourites' : 'All photos';
+    const trash = this.view.view === 'trash';
+    const title = folder
+      ? folder.path.replaceAll('/', ' › ')
+      : { favorites: 'Favourites', trash: 'Trash' }[this.view.view] ?? 'All photos';
     $('view-title').textContent = title;
     document.title = title + ' · Obscura';
     const catalog = this.catalog;
-    $('view-count').textContent = catalog.loaded ? count(catalog.total, 'item', 'items') : '';
+    const found = catalog.searching ? count(catalog.total, 'match', 'matches') : count(catalog.total, 'item', 'items');
+    $('view-count').textContent = !catalog.loaded ? '' : trash ? found + ' · deleted for good 30 days after their delete' : found;
     $('folder-actions').hidden = !folder;
     $('folder-lock-button').hidden = !folder?.protected;
+    $('trash-actions').hidden = !trash || catalog.total === 0 || catalog.searching;
+    document.body.classList.toggle('in-trash', trash);
 
     const empty = catalog.loaded && catalog.total === 0;
     $('empty-state').hidden = !empty;
     $('grid-canvas').hidden = empty;
     if (empty) {
-      const texts = folder
-        ? ['This folder is empty — drop files here', 'Or move photos into it: select them in All photos and choose Move.', true]
-        : this.view.view === 'favorites'
-          ? ['No favourites yet', 'Open a photo and press the heart to keep it here.', false]
-          : ['No photos yet — drop files here', 'Or choose them from your computer. They are encrypted as they arrive.', true];
+      const texts = catalog.searching
+        ? ['Nothing matches', 'Try another word, kind or range of days, or clear the search.', false]
+        : trash
+          ? ['The trash is empty', 'Deleted photos wait here for 30 days, so a delete can be undone.', false]
+          : folder
+            ? ['This folder is empty — drop files here', 'Or move photos into it: select them in All photos and choose Move.', true]
+            : this.view.view === 'favorites'
+              ? ['No favourites yet', 'Open a photo and press the heart to keep it here.', false]
+              : ['No photos yet — drop files here', 'Or choose them from your computer. They are encrypted as they arrive.', true];
       $('empty-title').textContent = texts[0];
       $('empty-text').textContent = texts[1];
       $('empty-upload').hidden = !texts[2];
@@ -99,6 +114,22 @@ export class Library {
     if (!folder) return;
     try {
       await this.folders.lock(folder);
+    } catch (failure) {
+      toast(failure.message, 'error');
+    }
+  }
+
+  async emptyTrash() {
+    const ok = await confirmAction({
+      title: 'Empty the trash?',
+      text: 'Every item in it is erased from the vault for good. This cannot be undone.',
+      action: 'Empty trash',
+    });
+    if (!ok) return;
+    try {
+      const { deleted } = await post('/api/trash/empty');
+      toast('Deleted ' + count(deleted, 'item', 'items') + ' for good');
+      await this.refresh();
     } catch (failure) {
       toast(failure.message, 'error');
     }

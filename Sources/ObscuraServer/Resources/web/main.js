@@ -9,6 +9,7 @@ import { Folders } from './folders.js';
 import { Grid } from './grid.js';
 import { Library } from './library.js';
 import { Router, viewOf } from './router.js';
+import { Search } from './search.js';
 import { addRevealButtons, hideAll } from './password.js';
 import { Selection } from './selection.js';
 import { Settings } from './settings.js';
@@ -71,6 +72,8 @@ const uploader = new Uploader({
     refreshAfterUploads();
   },
 });
+const search = new Search({ onChange: (value) => catalog.setSearch(value).catch(reportError) });
+library.onViewChange = () => search.clear();
 new Settings({ onAutoLockChange: () => {} });
 wireSelectionBar({ catalog, selection, folders, library });
 const unlockPage = createUnlockPage({ onUnlocked: enter });
@@ -130,7 +133,9 @@ function leave(message = '', create = false) {
   hideAll();
   uploader.reset();
   selection.clear();
+  search.clear();
   library.started = false;
+  catalog.search = {};
   catalog.reset();
   grid.clear();
   folders.list = [];
@@ -154,7 +159,7 @@ async function apply(route) {
   if (!open) return;
   const ticket = ++applying;
   const stale = () => ticket !== applying || !open;
-  let view = { view: route.view === 'favorites' ? 'favorites' : 'all' };
+  let view = { view: ['favorites', 'trash'].includes(route.view) ? route.view : 'all' };
   if (route.view === 'folder') {
     await foldersReady;
     if (stale()) return;

@@ -1,8 +1,9 @@
 // router.js: where the page is, kept in the address's fragment so that Back,
-// Forward and a reload work: `#/` (all photos), `#/favorites`, `#/folder/ID`,
-// each optionally followed by `/item/ID` while the viewer shows that item.
-// The fragment never reaches the server. It holds random ids only, never a
-// name (docs/SECURITY.md, "The browser").
+// Forward and a reload work: `#/` (all photos), `#/favorites`, `#/trash`,
+// `#/folder/ID`, each optionally followed by `/item/ID` while the viewer shows
+// that item. The fragment never reaches the server. It holds random ids only,
+// never a name, and never a search (docs/SECURITY.md, "The browser"): a search
+// lives in the page and is gone with it.
 
 const ID = /^[0-9A-Za-z-]{1,64}$/;
 
@@ -11,8 +12,8 @@ export function parseRoute(hash) {
   const parts = hash.replace(/^#\/?/, '').split('/').filter(Boolean).map(decodePart);
   const route = { view: 'all', folderId: null, itemId: null };
   let k = 0;
-  if (parts[k] === 'favorites') {
-    route.view = 'favorites';
+  if (parts[k] === 'favorites' || parts[k] === 'trash') {
+    route.view = parts[k];
     k += 1;
   } else if (parts[k] === 'folder' && ID.test(parts[k + 1] ?? '')) {
     route.view = 'folder';
@@ -35,7 +36,7 @@ function decodePart(part) {
 /** The fragment of `route`. */
 export function formatRoute(route) {
   let hash = '#/';
-  if (route.view === 'favorites') hash += 'favorites';
+  if (route.view === 'favorites' || route.view === 'trash') hash += route.view;
   else if (route.view === 'folder' && route.folderId) hash += 'folder/' + encodeURIComponent(route.folderId);
   if (route.itemId) hash += (hash.endsWith('/') ? '' : '/') + 'item/' + encodeURIComponent(route.itemId);
   return hash;

@@ -114,6 +114,7 @@ export class Viewer {
     const size = shownSize(item);
     if (size) details.push(size[0] + '\u00a0×\u00a0' + size[1]); // never broken across lines
     details.push(bytes(item.size));
+    if (item.place) details.push(item.place);
     $('viewer-date').textContent = details.join(' · ');
     const total = Math.max(this.catalog.total, this.catalog.items.length);
     $('viewer-position').textContent = (index + 1).toLocaleString() + ' / ' + total.toLocaleString();
