@@ -36,6 +36,9 @@ let package = Package(
         .systemLibrary(name: "CSecret", pkgConfig: "libsecret-1", providers: [.apt(["libsecret-1-dev"])]),
         // Plain C wrappers for the Secret Service calls the keyring needs (bounded, no prompts).
         .target(name: "CObscuraSecret", dependencies: [.target(name: "CSecret", condition: .when(platforms: [.linux]))]),
+        // Offline reverse geocoding: the nearest town to a photo's GPS position, from a
+        // GeoNames table shipped as a resource (scripts/make-gazetteer writes it).
+        .target(name: "ObscuraPlaces", resources: [.copy("Resources/gazetteer.bin")]),
         // Imaging: probes and thumbnails (libvips), video posters (ffmpeg).
         .target(name: "ObscuraImaging", dependencies: ["CObscuraVips", "ObscuraCrypto"]),
         // SQLite's VFS for the paged catalog, in C: it hands every page read and write to
@@ -59,6 +62,7 @@ let package = Package(
                 "ObscuraCrypto",
                 "ObscuraImaging",
                 "ObscuraPages",
+                "ObscuraPlaces",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
@@ -91,6 +95,7 @@ let package = Package(
         .executableTarget(name: "obscura-bench", dependencies: ["ObscuraKit", "ObscuraPages", .product(name: "GRDB", package: "GRDB.swift")]),
         .executableTarget(name: "obscura-vectors", dependencies: ["ObscuraKit"]),
         .testTarget(name: "ObscuraCryptoTests", dependencies: ["ObscuraCrypto"]),
+        .testTarget(name: "ObscuraPlacesTests", dependencies: ["ObscuraPlaces"]),
         .testTarget(name: "ObscuraPagesTests", dependencies: ["ObscuraPages", "ObscuraCrypto", .product(name: "GRDB", package: "GRDB.swift")]),
         // Test media made at run time, shared by the test targets.
         .target(name: "ObscuraTestSupport", dependencies: ["ObscuraImaging"], path: "Tests/ObscuraTestSupport"),

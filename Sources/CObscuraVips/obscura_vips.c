@@ -41,6 +41,15 @@ static void copy_string(char *out, size_t capacity, const char *in) {
     out[capacity - 1] = 0;
 }
 
+// Copies the string field `name` of `image` into `out`; leaves `out` empty when the image
+// has no such field or it is not a string.
+static void copy_field(VipsImage *image, const char *name, char *out, size_t capacity) {
+    const char *text = NULL;
+    if (vips_image_get_typeof(image, name) && vips_image_get_string(image, name, &text) == 0) {
+        copy_string(out, capacity, text);
+    }
+}
+
 int obscura_vips_probe(const void *buffer, size_t length, obscura_vips_info *info) {
     if (obscura_vips_init() != 0) return -1;
     memset(info, 0, sizeof(*info));
@@ -63,11 +72,11 @@ int obscura_vips_probe(const void *buffer, size_t length, obscura_vips_info *inf
     if (vips_image_get_typeof(image, VIPS_META_LOADER) && vips_image_get_string(image, VIPS_META_LOADER, &text) == 0) {
         copy_string(info->loader, sizeof(info->loader), text);
     }
-    text = NULL;
-    if (vips_image_get_typeof(image, "exif-ifd2-DateTimeOriginal")
-        && vips_image_get_string(image, "exif-ifd2-DateTimeOriginal", &text) == 0) {
-        copy_string(info->date_taken, sizeof(info->date_taken), text);
-    }
+    copy_field(image, "exif-ifd2-DateTimeOriginal", info->date_taken, sizeof(info->date_taken));
+    copy_field(image, "exif-ifd3-GPSLatitude", info->gps_latitude, sizeof(info->gps_latitude));
+    copy_field(image, "exif-ifd3-GPSLatitudeRef", info->gps_latitude_ref, sizeof(info->gps_latitude_ref));
+    copy_field(image, "exif-ifd3-GPSLongitude", info->gps_longitude, sizeof(info->gps_longitude));
+    copy_field(image, "exif-ifd3-GPSLongitudeRef", info->gps_longitude_ref, sizeof(info->gps_longitude_ref));
     g_object_unref(image);
     return 0;
 }

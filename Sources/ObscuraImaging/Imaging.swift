@@ -13,6 +13,11 @@ public struct ImageInfo: Sendable, Equatable {
     public var format: String
     /// EXIF DateTimeOriginal, read as UTC (EXIF carries no zone); nil if absent or invalid.
     public var takenAt: Date?
+    /// EXIF GPS latitude in decimal degrees, north positive; nil unless the image holds a
+    /// valid position (``longitude`` is then set too; see `GPS.coordinates`).
+    public var latitude: Double?
+    /// EXIF GPS longitude in decimal degrees, east positive; nil exactly when ``latitude`` is.
+    public var longitude: Double?
 }
 
 /// Image probing and thumbnails through libvips, entirely in memory.
@@ -36,9 +41,13 @@ public enum Imaging {
             _ = lastError()
             throw ImagingError.unsupported
         }
+        let position = GPS.coordinates(
+            latitude: string(raw.gps_latitude), latitudeRef: string(raw.gps_latitude_ref),
+            longitude: string(raw.gps_longitude), longitudeRef: string(raw.gps_longitude_ref))
         let info = ImageInfo(
             width: Int(raw.width), height: Int(raw.height), orientation: Int(raw.orientation),
-            format: format(fromLoader: string(raw.loader)), takenAt: exifDate(string(raw.date_taken)))
+            format: format(fromLoader: string(raw.loader)), takenAt: exifDate(string(raw.date_taken)),
+            latitude: position?.latitude, longitude: position?.longitude)
         let pixels = info.width.multipliedReportingOverflow(by: info.height)
         guard !pixels.overflow, pixels.partialValue <= pixelLimit else {
             throw ImagingError.tooLarge(width: info.width, height: info.height, limit: pixelLimit)

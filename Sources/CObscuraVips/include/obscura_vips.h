@@ -17,6 +17,14 @@ typedef struct {
     int pages;              // frames of an animated GIF or multi-page TIFF; 1 otherwise
     char loader[48];        // libvips loader name, e.g. "jpegload_buffer"
     char date_taken[64];    // EXIF DateTimeOriginal as libvips renders it; empty if absent
+    // EXIF GPS position as libvips renders it ("48/1 51/1 2938/100 (48, 51, 29.38, Rational,
+    // ...)", "N (N, ASCII, ...)"); each empty if absent. Room for three rationals of ten
+    // digits each, and libexif's reading after them; a longer text is cut, which leaves
+    // its first part, the one read, whole.
+    char gps_latitude[128];
+    char gps_latitude_ref[32];
+    char gps_longitude[128];
+    char gps_longitude_ref[32];
 } obscura_vips_info;
 
 /// Starts libvips once (later calls return the first result); 0 on success.
