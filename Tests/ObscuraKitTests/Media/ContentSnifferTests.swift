@@ -15,6 +15,11 @@ import Testing
         #expect(sniffed.kind == .photo && sniffed.mimeType == mimeType)
     }
 
+    @Test(arguments: ["IIRO", "IIRS", "MMOR"])
+    func olympusHeadersOfBothByteOrders(_ magic: String) {
+        #expect(sniff(Array(magic.utf8) + [0x08, 0, 0, 0]) == (.photo, "image/x-olympus-orf"))
+    }
+
     @Test func aCR3IsNoLongerTakenForAnMP4() {
         #expect(sniff(TestRaws.headers["image/x-canon-cr3"]!).mimeType == "image/x-canon-cr3")
         var mp4 = TestRaws.headers["image/x-canon-cr3"]!
