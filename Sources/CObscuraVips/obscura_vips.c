@@ -81,7 +81,9 @@ int obscura_vips_probe(const void *buffer, size_t length, obscura_vips_info *inf
     return 0;
 }
 
-int obscura_vips_thumbnail(const void *buffer, size_t length, int max_side, void **jpeg, size_t *jpeg_length) {
+// Shared by both thumbnail calls: orientation 0 lets libvips follow the image's own
+// EXIF orientation; 1...8 ignores it and applies this one instead.
+static int thumbnail(const void *buffer, size_t length, int max_side, int orientation, void **jpeg, size_t *jpeg_length) {
     if (obscura_vips_init() != 0) return -1;
     VipsImage *thumb = NULL;
     // fail_on=error: a damaged file is an error, not a grey half-picture. libjpeg reports
@@ -93,13 +95,37 @@ int obscura_vips_thumbnail(const void *buffer, size_t length, int max_side, void
     const char *loader = vips_foreign_find_load_buffer(buffer, length);
     const char *options = (loader && strstr(loader, "Jpeg")) ? "fail_on=warning,memory=true" : "fail_on=error,memory=true";
     if (vips_thumbnail_buffer((void *)buffer, length, &thumb, max_side,
-                              "height", max_side, "size", VIPS_SIZE_DOWN,
+                              "height", max_side, "size", VIPS_SIZE_DOWN, "no_rotate", orientation != 0,
                               "option_string", options, NULL) != 0) {
         return -1;
+    }
+    if (orientation >= 2 && orientation <= 8) {
+        // vips_autorot reads the orientation from the image's metadata, so the given one
+        // is set on a copy (metadata of a shared image must not change) and turned by it.
+        VipsImage *tagged = NULL, *upright = NULL;
+        int failed = vips_copy(thumb, &tagged, NULL);
+        if (!failed) {
+            vips_image_set_int(tagged, VIPS_META_ORIENTATION, orientation);
+            failed = vips_autorot(tagged, &upright, NULL);
+            g_object_unref(tagged);
+        }
+        g_object_unref(thumb);
+        if (failed) return -1;
+        thumb = upright;
     }
     int result = vips_image_write_to_buffer(thumb, ".jpg", jpeg, jpeg_length, "Q", 82, "strip", TRUE, NULL);
     g_object_unref(thumb);
     return result;
+}
+
+int obscura_vips_thumbnail(const void *buffer, size_t length, int max_side, void **jpeg, size_t *jpeg_length) {
+    return thumbnail(buffer, length, max_side, 0, jpeg, jpeg_length);
+}
+
+int obscura_vips_thumbnail_oriented(const void *buffer, size_t length, int max_side, int orientation,
+                                    void **jpeg, size_t *jpeg_length) {
+    if (orientation < 1 || orientation > 8) orientation = 1;
+    return thumbnail(buffer, length, max_side, orientation, jpeg, jpeg_length);
 }
 
 void obscura_vips_free(void *pointer) {

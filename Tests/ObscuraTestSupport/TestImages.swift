@@ -48,6 +48,18 @@ public enum TestImages {
         return [0xFF, 0xE1, UInt8(length >> 8), UInt8(length & 0xFF)] + payload
     }
 
+    /// The colours of `image` box-averaged down to `columns`×`rows` pixels, left to right
+    /// and top to bottom, each as [red, green, blue] (ImageMagick, reading the image from its standard input).
+    public static func averagedColours(_ image: [UInt8], columns: Int = 1, rows: Int = 1) throws -> [[Int]] {
+        let arguments = ["-", "-scale", "\(columns)x\(rows)!", "-depth", "8", "txt:-"]
+        let text = try ExternalTool.run(convert, arguments, feeding: { write in try image.withUnsafeBytes(write) })
+        // Lines such as "0,0: (255,0,0)  #FF0000  red", after a "# ImageMagick" header.
+        return String(decoding: text, as: UTF8.self).split(separator: "\n").filter { !$0.hasPrefix("#") }.map { line in
+            let inner = line.split(separator: "(").dropFirst().first?.split(separator: ")").first ?? ""
+            return inner.split(separator: ",").prefix(3).compactMap { Int(Double($0.trimmingCharacters(in: .whitespaces)) ?? -1) }
+        }
+    }
+
     /// A short MP4 made by ffmpeg in `directory`.
     public static func video(in directory: String, seconds: Int = 2) throws -> String {
         let path = directory + "/clip.mp4"

@@ -38,6 +38,12 @@ int obscura_vips_probe(const void *buffer, size_t length, obscura_vips_info *inf
 /// On success returns 0 and stores a buffer to release with obscura_vips_free.
 int obscura_vips_thumbnail(const void *buffer, size_t length, int max_side, void **jpeg, size_t *jpeg_length);
 
+/// As obscura_vips_thumbnail, but turned by EXIF `orientation` (1...8; anything else
+/// counts as 1) instead of by the image's own EXIF: for a camera RAW's embedded preview,
+/// whose pixels follow the RAW's orientation tag, not a tag of its own.
+int obscura_vips_thumbnail_oriented(const void *buffer, size_t length, int max_side, int orientation,
+                                    void **jpeg, size_t *jpeg_length);
+
 /// Releases a buffer returned by this shim.
 void obscura_vips_free(void *pointer);
 

@@ -152,9 +152,11 @@ extension Vault {
             }
             guard size > 0 else { return .failed(ImportFailure("The file is empty.", detail: "empty file")) }
             let (kind, mimeType) = ContentSniffer.sniff(prefix)
+            let isRaw = RawImage.isRaw(mimeType)
 
-            // Photos from a file are read once into memory; other files are streamed
-            // twice (hash, seal). Bytes already in memory are used where they are.
+            // Photos from a file are read once into memory; other files, camera RAWs
+            // included (exiftool reads them from the descriptor), are streamed twice (hash,
+            // seal). Bytes already in memory are used where they are.
             var photo: [UInt8]? = nil
             let hash: [UInt8]
             if kind == .photo && size > Self.maximumPhotoFileSize {
@@ -163,7 +165,7 @@ extension Vault {
                     detail: "image file too large (\(size) bytes; limit \(Self.maximumPhotoFileSize))"))
             }
             switch input {
-            case let .file(fd, path) where kind == .photo:
+            case let .file(fd, path) where kind == .photo && !isRaw:
                 let bytes = try FileIO.read(fd: fd, limit: Int.max, path: path)
                 hash = SHA256Digest.hash(bytes)
                 photo = bytes
@@ -188,6 +190,25 @@ extension Vault {
                 importedAt: Date().timeIntervalSince1970, folderId: folderId, favorite: false, contentHash: contentHash)
             var thumbnail: [UInt8]? = nil
             switch (kind, input) {
+            case (.photo, _) where isRaw:
+                let info = try Self.inspectRaw(input, pixelLimit: pixelLimit)
+                row.width = info?.width
+                row.height = info?.height
+                row.orientation = info?.orientation
+                row.takenAt = info?.takenAt?.timeIntervalSince1970
+                thumbnail = try info.flatMap { try RawImage.picture($0, maxSide: Imaging.thumbnailSize, pixelLimit: pixelLimit) }
+                if thumbnail == nil, info?.firstImageIsPicture == true {
+                    // No preview, but libvips may read the first image (some DNGs): the
+                    // whole file in memory, as for any photo.
+                    thumbnail = try? Self.withWholeFile(input) {
+                        try Imaging.thumbnail($0, maxSide: Imaging.thumbnailSize, pixelLimit: pixelLimit)
+                    }
+                }
+                if thumbnail == nil {
+                    // Nothing shows it as a picture: kept whole, as a file, under its RAW type.
+                    row.kind = .file
+                    directory.logger.debug("camera RAW without a usable preview stored as a file")
+                }
             case (.photo, _):
                 try inMemory { raw in
                     let info = try Imaging.probe(raw, pixelLimit: pixelLimit)

@@ -76,15 +76,19 @@ extension Vault {
         defer { leave() }
         if let cached = previews.get(item.id) { return cached }
         guard item.kind == .photo, item.size <= Self.maximumPhotoFileSize else { return try thumbnail(item) }
-        let preview = try withOriginal(item) { try Imaging.thumbnail($0, maxSide: Imaging.previewSize) }
+        // A camera RAW shows its embedded preview; one without (thumbnailed by libvips at
+        // import) takes the ordinary way.
+        let preview = try (RawImage.isRaw(item.mimeType) ? rawPicture(item, maxSide: Imaging.previewSize) : nil)
+            ?? withOriginal(item) { try Imaging.thumbnail($0, maxSide: Imaging.previewSize) }
         previews.put(item.id, preview)
         return preview
     }
 
     /// A photo at its full size as an upright JPEG, made on demand and never cached: what
     /// the viewer zooms into when the original is in a format browsers cannot show (HEIC,
-    /// TIFF). nil for videos and other files. Its cost is the preview's (the whole image
-    /// is decoded for either), bounded by the same pixel limit.
+    /// TIFF; a camera RAW's embedded preview at that preview's own size). nil for videos
+    /// and other files. Its cost is the preview's (the whole image is decoded for either),
+    /// bounded by the same pixel limit.
     public func fullImage(_ item: ItemRecord) throws -> [UInt8]? {
         try enter()
         defer { leave() }
@@ -92,7 +96,8 @@ extension Vault {
         // One at a time in the process: a full decode of a large photo holds hundreds of
         // megabytes, and parallel requests would multiply that.
         return try Self.fullImageGate.withLock {
-            try withOriginal(item) { raw in
+            if RawImage.isRaw(item.mimeType), let picture = try rawPicture(item, maxSide: nil) { return picture }
+            return try withOriginal(item) { raw in
                 let info = try Imaging.probe(raw)
                 return try Imaging.thumbnail(raw, maxSide: max(info.width, info.height, 1))
             }
