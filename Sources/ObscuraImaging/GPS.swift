@@ -27,6 +27,16 @@ package enum GPS {
         return (northSouth * lat, eastWest * lon)
     }
 
+    /// A position already in signed decimal degrees (exiftool's `-n` reading of a RAW),
+    /// under the same rules as ``coordinates(latitude:latitudeRef:longitude:longitudeRef:)``:
+    /// nil out of range, not finite, or exactly 0, 0.
+    package static func coordinates(latitude: Double?, longitude: Double?) -> (latitude: Double, longitude: Double)? {
+        guard let latitude, let longitude, latitude.isFinite, longitude.isFinite,
+              abs(latitude) <= 90, abs(longitude) <= 180, latitude != 0 || longitude != 0
+        else { return nil }
+        return (latitude, longitude)
+    }
+
     /// Degrees from one to three rationals: degrees, minutes, seconds ("48/1 51/1
     /// 2938/100"); writers that keep a fraction in the degrees or minutes write fewer.
     /// Nil for anything else, a zero denominator or a negative value included.

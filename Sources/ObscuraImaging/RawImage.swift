@@ -34,6 +34,10 @@ public enum RawImage {
         public var orientation: Int = 1
         /// EXIF DateTimeOriginal, read as UTC like ``ImageInfo/takenAt``.
         public var takenAt: Date?
+        /// EXIF GPS latitude in decimal degrees, north positive, as for ``ImageInfo/latitude``.
+        public var latitude: Double?
+        /// EXIF GPS longitude in decimal degrees, east positive; nil exactly when ``latitude`` is.
+        public var longitude: Double?
         /// The largest embedded JPEG that libvips reads within the pixel limit; nil when
         /// the file embeds none.
         public var preview: [UInt8]?
@@ -57,7 +61,7 @@ public enum RawImage {
         // -config "": no user configuration file changes what is read; -n: numbers, not
         // descriptions; -b: embedded images as base64 in the JSON.
         let arguments = ["-config", "", "-j", "-n", "-b"]
-            + (previewTags + ["Orientation", "ImageSize", "ImageWidth", "ImageHeight", "DateTimeOriginal",
+            + (previewTags + ["Orientation", "ImageSize", "ImageWidth", "ImageHeight", "DateTimeOriginal", "GPSLatitude", "GPSLongitude",
                               "IFD0:PhotometricInterpretation", "Warning", "Error"]).map { "-" + $0 }
             + ["-"]
         let output: [UInt8]
@@ -87,6 +91,9 @@ public enum RawImage {
         }
         if let orientation = number(tags["Orientation"]), (1...8).contains(orientation) { info.orientation = orientation }
         info.takenAt = (tags["DateTimeOriginal"] as? String).flatMap(Imaging.exifDate)
+        // With -n, exiftool's composite GPSLatitude and GPSLongitude are signed degrees.
+        let position = GPS.coordinates(latitude: tags["GPSLatitude"] as? Double, longitude: tags["GPSLongitude"] as? Double)
+        (info.latitude, info.longitude) = (position?.latitude, position?.longitude)
         // TIFF photometric interpretations of pictures: white- or black-is-zero, RGB,
         // YCbCr. Sensor data is CFA (32803) or LinearRaw (34892).
         info.firstImageIsPicture = number(tags["PhotometricInterpretation"]).map { [0, 1, 2, 6].contains($0) } ?? false

@@ -61,44 +61,20 @@ import Testing
             return try jpeg.withUnsafeBytes { try Imaging.probe($0) }
         }
         // Rio de Janeiro: 22°54'40.8" S, 43°12'20.4" W.
-        let rio = try probe(Self.gpsSegment(latitude: [(22, 1), (54, 1), (408, 10)], latitudeRef: "S",
+        let rio = try probe(TestImages.gpsSegment(latitude: [(22, 1), (54, 1), (408, 10)], latitudeRef: "S",
                                             longitude: [(43, 1), (12, 1), (2040, 100)], longitudeRef: "W"))
         #expect(rio.width == 64 && rio.format == "jpeg")
         let latitude = try #require(rio.latitude), longitude = try #require(rio.longitude)
         #expect(abs(latitude + 22.9113333) < 1e-6 && abs(longitude + 43.2056667) < 1e-6)
 
-        let noFix = try probe(Self.gpsSegment(latitude: [(0, 1), (0, 1), (0, 1)], latitudeRef: "N",
+        let noFix = try probe(TestImages.gpsSegment(latitude: [(0, 1), (0, 1), (0, 1)], latitudeRef: "N",
                                               longitude: [(0, 1), (0, 1), (0, 1)], longitudeRef: "E"))
         #expect(noFix.latitude == nil && noFix.longitude == nil)
-        let zeroDenominator = try probe(Self.gpsSegment(latitude: [(22, 1), (54, 0), (0, 1)], latitudeRef: "S",
+        let zeroDenominator = try probe(TestImages.gpsSegment(latitude: [(22, 1), (54, 0), (0, 1)], latitudeRef: "S",
                                                         longitude: [(43, 1), (12, 1), (0, 1)], longitudeRef: "W"))
         #expect(zeroDenominator.latitude == nil && zeroDenominator.longitude == nil)
         let camera = try TestImages.cameraJPEG(width: 64, height: 48, date: "2023:07:14 18:32:05", orientation: 1)
         let without = try camera.withUnsafeBytes { try Imaging.probe($0) }
         #expect(without.takenAt != nil && without.latitude == nil && without.longitude == nil)
-    }
-
-    /// An APP1 "Exif" segment holding only a GPS IFD: little-endian TIFF, IFD0 {GPS IFD
-    /// pointer} at 8, the GPS IFD {LatitudeRef, Latitude, LongitudeRef, Longitude} at 26,
-    /// its two arrays of three rationals at 80 and 104.
-    static func gpsSegment(latitude: [(UInt32, UInt32)], latitudeRef: String,
-                           longitude: [(UInt32, UInt32)], longitudeRef: String) -> [UInt8] {
-        var tiff: [UInt8] = [0x49, 0x49, 0x2A, 0x00, 0x08, 0x00, 0x00, 0x00]
-        func u16(_ v: UInt16) { tiff += [UInt8(v & 0xFF), UInt8(v >> 8)] }
-        func u32(_ v: UInt32) { tiff += (0..<4).map { UInt8((v >> (8 * $0)) & 0xFF) } }
-        func ref(_ tag: UInt16, _ letter: String) { u16(tag); u16(2); u32(2); tiff += Array(letter.utf8.prefix(1)) + [0, 0, 0] }
-        u16(1)                                              // IFD0 at 8: one entry
-        u16(0x8825); u16(4); u32(1); u32(26)                // GPS IFD pointer
-        u32(0)
-        u16(4)                                              // GPS IFD at 26: four entries
-        ref(0x0001, latitudeRef)
-        u16(0x0002); u16(5); u32(3); u32(80)                // RATIONAL × 3 at 80
-        ref(0x0003, longitudeRef)
-        u16(0x0004); u16(5); u32(3); u32(104)               // RATIONAL × 3 at 104
-        u32(0)
-        for (numerator, denominator) in latitude + longitude { u32(numerator); u32(denominator) }
-        let payload = Array("Exif".utf8) + [0, 0] + tiff
-        let length = payload.count + 2
-        return [0xFF, 0xE1, UInt8(length >> 8), UInt8(length & 0xFF)] + payload
     }
 }

@@ -196,6 +196,7 @@ extension Vault {
                 row.height = info?.height
                 row.orientation = info?.orientation
                 row.takenAt = info?.takenAt?.timeIntervalSince1970
+                row.locate(latitude: info?.latitude, longitude: info?.longitude)
                 thumbnail = try info.flatMap { try RawImage.picture($0, maxSide: Imaging.thumbnailSize, pixelLimit: pixelLimit) }
                 if thumbnail == nil, info?.firstImageIsPicture == true {
                     // No preview, but libvips may read the first image (some DNGs): the
@@ -216,6 +217,7 @@ extension Vault {
                     row.height = info.height
                     row.orientation = info.orientation
                     row.takenAt = info.takenAt?.timeIntervalSince1970
+                    row.locate(latitude: info.latitude, longitude: info.longitude)
                     thumbnail = try Imaging.thumbnail(raw, maxSide: Imaging.thumbnailSize, pixelLimit: pixelLimit)
                 }
             case let (.video, .file(fd, path)):
