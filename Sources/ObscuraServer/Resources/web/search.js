@@ -19,6 +19,7 @@ export class Search {
       this.timer = setTimeout(() => this.apply(), TYPING_PAUSE_MS);
     });
     for (const id of ['search-kind', 'search-from', 'search-to']) $(id).addEventListener('change', () => this.apply());
+    $('search-filters').addEventListener('click', () => this.showFilters(!$('search-form').classList.contains('filters-open')));
     $('search-clear').addEventListener('click', () => {
       this.clear();
       this.apply();
@@ -51,10 +52,17 @@ export class Search {
     this.onChange(search);
   }
 
+  /** Shows or hides the kind and days where they wait behind "Filters" (a phone). */
+  showFilters(open) {
+    $('search-form').classList.toggle('filters-open', open);
+    $('search-filters').setAttribute('aria-expanded', String(open));
+  }
+
   /** Empties the form without searching (a new view, a lock). */
   clear() {
     clearTimeout(this.timer);
     $('search-form').reset();
     $('search-clear').hidden = true;
+    this.showFilters(false);
   }
 }
