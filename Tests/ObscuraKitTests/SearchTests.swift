@@ -13,7 +13,7 @@ import Testing
                                      "Sydney, New South Wales, Australia"]
 
     /// A catalog of `count` rows drawn from the lists above, some in the trash.
-    static func catalog(count: Int, seed: String) throws -> (Catalog, [ItemRecord]) {
+    static func catalog(count: Int, seed: String, names: [String] = names) throws -> (Catalog, [ItemRecord]) {
         let catalog = try Catalog.empty()
         let random = SeededRandom(seed: seed)
         func pick<T>(_ values: [T]) -> T { values[Int(random.bytes(2).reduce(0) { $0 * 256 + Int($1) }) % values.count] }
@@ -62,6 +62,27 @@ import Testing
         let (ids, total) = try Self.allPages(catalog, filter.catalogFilter, limit: 7)
         #expect(ids == expected)
         #expect(total == expected.count)
+    }
+
+    /// A text most names hold is read by walking the gallery's index (the dense plan), a
+    /// rare one from the search index: both give what Swift gives, with a kind, days, the
+    /// top level, a folder and the trash's items left out.
+    @Test(arguments: ["jpg", "IMG_0042", "beach", "day"])
+    func denseAndSparseMatchesAgree(_ text: String) throws {
+        // "jpg" is in 9 names of 10: the dense plan; the others are rare.
+        let names = Array(repeating: "IMG_0042.jpg", count: 3) + ["IMG_1.jpg", "img_2.JPG", "Beach day.jpg", "x.jpg",
+                                                                   "a.jpg", "b.jpg", "notes.txt"]
+        let (catalog, rows) = try Self.catalog(count: 300, seed: "dense", names: names)
+        let key = { (row: ItemRecord) in row.takenAt ?? row.importedAt }
+        for filter in [ItemFilter(text: text), ItemFilter(kind: .photo, text: text), ItemFilter(from: 5_000, text: text)] {
+            let expected = rows.filter { !$0.isTrashed && filter.keeps($0) }
+                .sorted { key($0) != key($1) ? key($0) > key($1) : $0.id < $1.id }.map(\.id)
+            let (ids, total) = try Self.allPages(catalog, filter.catalogFilter, limit: 9)
+            #expect(ids == expected, "\(filter)")
+            #expect(total == expected.count, "\(filter)")
+            let top = try catalog.page(.topLevel, filter: filter.catalogFilter, after: nil, limit: 500)
+            #expect(top.items.map(\.id) == expected && top.total == expected.count, "top level: \(filter)")
+        }
     }
 
     /// The index's trigrams fold case beyond ASCII, as Swift's comparison does.

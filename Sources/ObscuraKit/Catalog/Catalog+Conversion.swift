@@ -30,7 +30,7 @@ extension Catalog {
                     WHERE sql IS NOT NULL AND name NOT LIKE 'sqlite_%' ORDER BY rowid
                     """)
                 // A virtual table (the FTS5 search index, migration v4) is made anew from
-                // its statement and rebuilt from the copied rows, never copied: it names
+                // its statement and filled from the copied rows, never copied: it names
                 // rows by rowid, which the copy does not keep. Its shadow tables, which
                 // SQLite names after it, go with it.
                 let virtual = objects.filter { ($0["type"] as String?) == "table" && Self.isVirtual($0["sql"]) }
@@ -50,7 +50,8 @@ extension Catalog {
                 for table in virtual {
                     let name = (table["name"] as String).replacingOccurrences(of: "\"", with: "\"\"")
                     try db.execute(sql: table["sql"] as String)
-                    try db.execute(sql: "INSERT INTO main.\"\(name)\" (\"\(name)\") VALUES ('rebuild')")
+                    try db.execute(sql: name == "item_search"
+                        ? CatalogSchema.searchFill : "INSERT INTO main.\"\(name)\" (\"\(name)\") VALUES ('rebuild')")
                 }
                 if try Bool.fetchOne(db, sql: "SELECT COUNT(*) > 0 FROM source.sqlite_schema WHERE name = 'sqlite_sequence'") == true {
                     try db.execute(sql: "INSERT INTO main.sqlite_sequence SELECT * FROM source.sqlite_sequence")

@@ -51,39 +51,42 @@ extension Catalog {
     func page(
         _ scope: PageScope, filter: PageFilter, after position: (key: Double, id: String)?, limit: Int
     ) throws -> (items: [ItemRecord], total: Int) {
+        // Columns are named with their table: a search joins item_search, which has a
+        // `name` and a `place` of its own.
         var conditions: [String] = []
         var arguments: [DatabaseValueConvertible] = []
         var key = Self.sortKey
         // The whole-catalog scopes walk item_by_sort in order and stop after one page; a
-        // folder's few items are found by item_by_folder and sorted, and a search's by
-        // the search index. A kind walks item_by_kind, which is item_by_sort per kind.
+        // folder's few items are found by item_by_folder and sorted. A kind walks
+        // item_by_kind, which is item_by_sort per kind.
         var index = filter.kind == nil ? "INDEXED BY item_by_sort" : "INDEXED BY item_by_kind"
         switch scope {
         case let .all(excluded):
-            conditions.append("deletedAt IS NULL")
+            conditions.append("item.deletedAt IS NULL")
             if !excluded.isEmpty {
-                conditions.append("(folderId IS NULL OR folderId NOT IN (\(Self.placeholders(excluded.count))))")
+                conditions.append("(item.folderId IS NULL OR item.folderId NOT IN (\(Self.placeholders(excluded.count))))")
                 arguments += excluded
             }
         case .topLevel:
-            conditions += ["deletedAt IS NULL", "folderId IS NULL"]
+            conditions += ["item.deletedAt IS NULL", "item.folderId IS NULL"]
         case let .folder(id):
-            conditions += ["deletedAt IS NULL", "folderId = ?"]
+            conditions += ["item.deletedAt IS NULL", "item.folderId = ?"]
             arguments.append(id)
             index = ""
         case let .trash(excluded):
-            conditions.append("deletedAt IS NOT NULL")
+            conditions.append("item.deletedAt IS NOT NULL")
             if !excluded.isEmpty {
-                conditions.append("(folderId IS NULL OR folderId NOT IN (\(Self.placeholders(excluded.count))))")
+                conditions.append("(item.folderId IS NULL OR item.folderId NOT IN (\(Self.placeholders(excluded.count))))")
                 arguments += excluded
             }
-            key = "deletedAt"
+            key = "item.deletedAt"
             index = "INDEXED BY item_in_trash"
         }
+        let scopeConditions = conditions.count
         // The tally's rule (migration v3): any non-zero value is a favourite.
-        if filter.favoritesOnly { conditions.append("favorite != 0") }
+        if filter.favoritesOnly { conditions.append("item.favorite != 0") }
         if let kind = filter.kind {
-            conditions.append("kind = ?")
+            conditions.append("item.kind = ?")
             arguments.append(kind.rawValue)
         }
         if let from = filter.from {
@@ -94,23 +97,30 @@ extension Catalog {
             conditions.append("\(Self.sortKey) < ?")
             arguments.append(before)
         }
+        // Text of three characters or more goes to the search index, which holds no
+        // trashed item; shorter text, and any text in the trash, is matched row by row.
+        var phrases = [String]()
         for (text, columns) in [(filter.text, ["name", "place"]), (filter.place, ["place"])] {
             guard let text, !text.isEmpty else { continue }
-            if text.count >= Self.shortestIndexedText {
-                conditions.append("rowid IN (SELECT rowid FROM item_search WHERE item_search MATCH ?)")
-                arguments.append(Self.phrase(text, in: columns))
-                if case .trash = scope {} else { index = "" }
-            } else {
-                conditions.append("(" + columns.map { "\($0) LIKE ? ESCAPE '\\'" }.joined(separator: " OR ") + ")")
-                arguments += columns.map { _ in Self.likePattern(text) }
+            if case .trash = scope {} else if text.count >= Self.shortestIndexedText {
+                phrases.append(Self.phrase(text, in: columns))
+                continue
             }
+            conditions.append("(" + columns.map { "item.\($0) LIKE ? ESCAPE '\\'" }.joined(separator: " OR ") + ")")
+            arguments += columns.map { _ in Self.likePattern(text) }
         }
+        let match = phrases.isEmpty ? nil : phrases.joined(separator: " AND ")
+        // The index holds only items outside the trash and outside protected folders, the
+        // only folders a whole-catalog scope leaves out (Vault.itemsPage): with no other
+        // condition, its count of the match is the total.
+        var countsInTheIndex = false
+        if case .all = scope, conditions.count == scopeConditions { countsInTheIndex = true }
         let whereSQL = conditions.joined(separator: " AND ")
         var pageSQL = whereSQL
         var pageArguments = arguments
         if let (at, id) = position {
             // `key <= ?` first, so that the index is entered at the position, not at the top.
-            pageSQL += " AND \(key) <= ? AND (\(key) < ? OR id > ?)"
+            pageSQL += " AND \(key) <= ? AND (\(key) < ? OR item.id > ?)"
             pageArguments += [at, at, id]
         }
         // The tally counts a library scope, and its favourites, without reading the rows.
@@ -121,12 +131,35 @@ extension Catalog {
             tallied = true
         }
         return try read { db in
-            let items = try ItemRecord.fetchAll(db, sql: """
-                SELECT * FROM item \(index) WHERE \(pageSQL) ORDER BY \(key) DESC, id LIMIT ?
-                """, arguments: StatementArguments(pageArguments + [limit]))
-            let total = try tallied.map { try Self.count(db, scope: scope, favoritesOnly: $0) }
-                ?? Int.fetchOne(db, sql: "SELECT COUNT(*) FROM item WHERE \(whereSQL)", arguments: StatementArguments(arguments))
-                ?? 0
+            guard let match else {
+                let items = try ItemRecord.fetchAll(db, sql: """
+                    SELECT * FROM item \(index) WHERE \(pageSQL) ORDER BY \(key) DESC, item.id LIMIT ?
+                    """, arguments: StatementArguments(pageArguments + [limit]))
+                let total = try tallied.map { try Self.count(db, scope: scope, favoritesOnly: $0) }
+                    ?? Int.fetchOne(db, sql: "SELECT COUNT(*) FROM item WHERE \(whereSQL)", arguments: StatementArguments(arguments))
+                    ?? 0
+                return (items, total)
+            }
+            // How many items the index matches decides how to read the page. When they are
+            // most of the scope, the gallery's index is walked in order and each row looked
+            // up in the search index, stopping after one page (a text every name holds:
+            // "img"). Otherwise the matches are read from the search index and sorted:
+            // looking up a row that does not match costs far more than one that does.
+            let matches = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM item_search WHERE item_search MATCH ?", arguments: [match]) ?? 0
+            let scopeSize = try Self.count(db, scope: scope, favoritesOnly: false)
+            let dense = index != "" && matches * 2 >= scopeSize
+            let items = try ItemRecord.fetchAll(db, sql: dense ? """
+                SELECT * FROM item \(index) WHERE \(pageSQL) AND EXISTS (
+                    SELECT 1 FROM item_search WHERE item_search MATCH ? AND item_search.rowid = item.rowid)
+                ORDER BY \(key) DESC, item.id LIMIT ?
+                """ : """
+                SELECT item.* FROM item_search CROSS JOIN item ON item.rowid = item_search.rowid
+                WHERE item_search MATCH ? AND \(pageSQL) ORDER BY \(key) DESC, item.id LIMIT ?
+                """, arguments: StatementArguments(dense ? pageArguments + [match, limit] : [match] + pageArguments + [limit]))
+            let total = countsInTheIndex ? matches : try Int.fetchOne(db, sql: """
+                SELECT COUNT(*) FROM item_search CROSS JOIN item ON item.rowid = item_search.rowid
+                WHERE item_search MATCH ? AND \(whereSQL)
+                """, arguments: StatementArguments([match] + arguments)) ?? 0
             return (items, total)
         }
     }
