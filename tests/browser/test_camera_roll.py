@@ -1,0 +1,158 @@
+"""Issue 17 in the browser: a camera roll's own files. A DNG shows its embedded preview
+as thumbnail and in the viewer; a photo's GPS position becomes a place in its details,
+and the search finds it by that place. One vault of its own, at desktop size."""
+
+import struct
+import subprocess
+import time
+
+import pytest
+
+from conftest import chromium, serving, shoot
+from test_gallery import (PASSWORD, UNLOCK_WAIT, close_uploads, el, item_count, search_for, shown, text, tile_named,
+                          tiles, type_into, wait)
+
+
+def tiff_ifd(entries, at):
+    """One little-endian TIFF directory placed at offset AT, its values longer than four
+    bytes right after it. ENTRIES: {tag: (type, values)}, type 1 BYTE, 2 ASCII, 3 SHORT,
+    4 LONG."""
+    formats = {1: "B", 2: "B", 3: "H", 4: "I"}
+    extra_at = at + 2 + 12 * len(entries) + 4
+    body, extra = b"", b""
+    for tag in sorted(entries):
+        kind, values = entries[tag]
+        raw = struct.pack("<%d%s" % (len(values), formats[kind]), *values)
+        if len(raw) <= 4:
+            field = raw.ljust(4, b"\0")
+        else:
+            field = struct.pack("<I", extra_at + len(extra))
+            extra += raw + (b"\0" if len(raw) % 2 else b"")
+        body += struct.pack("<HHI", tag, kind, len(values)) + field
+    return struct.pack("<H", len(entries)) + body + struct.pack("<I", 0) + extra
+
+
+def dng(preview, width=64, height=48, date="2021:05:06 07:08:09"):
+    """A DNG as Adobe's converter lays one out, small: IFD0 the sensor data (a colour filter
+    array of zeros) with the DNG tags, a SubIFD holding PREVIEW (a JPEG), an Exif IFD with
+    the capture date. Offsets are worked out in two passes (sizes do not depend on them)."""
+    sensor = bytes(width * height * 2)
+    ascii_ = lambda s: (2, list(s.encode() + b"\0"))
+
+    def directories(sub_at, exif_at, sensor_at, preview_at):
+        ifd0 = {0x00FE: (4, [0]), 0x0100: (4, [width]), 0x0101: (4, [height]), 0x0102: (3, [16]), 0x0103: (3, [1]),
+                0x0106: (3, [32803]), 0x010F: ascii_("Obscura"), 0x0110: ascii_("Test DNG"), 0x0111: (4, [sensor_at]),
+                0x0112: (3, [1]), 0x0115: (3, [1]), 0x0116: (4, [height]), 0x0117: (4, [len(sensor)]),
+                0x014A: (4, [sub_at]), 0x828D: (3, [2, 2]), 0x828E: (1, [0, 1, 1, 2]), 0x8769: (4, [exif_at]),
+                0xC612: (1, [1, 4, 0, 0]), 0xC614: ascii_("Obscura Test DNG")}
+        sub = {0x00FE: (4, [1]), 0x0102: (3, [8, 8, 8]), 0x0103: (3, [7]), 0x0106: (3, [6]), 0x0111: (4, [preview_at]),
+               0x0115: (3, [3]), 0x0117: (4, [len(preview)])}
+        exif = {0x9003: ascii_(date)}
+        first = tiff_ifd(ifd0, 8)
+        second = tiff_ifd(sub, 8 + len(first))
+        third = tiff_ifd(exif, 8 + len(first) + len(second))
+        return first, second, third
+
+    a, b, c = directories(0, 0, 0, 0)
+    sub_at, exif_at = 8 + len(a), 8 + len(a) + len(b)
+    sensor_at = exif_at + len(c)
+    a, b, c = directories(sub_at, exif_at, sensor_at, sensor_at + len(sensor))
+    return b"II*\x00" + struct.pack("<I", 8) + a + b + c + sensor + preview
+
+
+def gps_segment(latitude, longitude):
+    """An APP1 "Exif" segment holding only a GPS IFD with the position, to 1/10,000 s."""
+    def rationals(degrees):
+        value = abs(degrees)
+        whole = int(value)
+        minutes = int((value - whole) * 60)
+        seconds = round(((value - whole) * 60 - minutes) * 60 * 10000)
+        return [whole, 1, minutes, 1, seconds, 10000]
+    tiff = b"II*\x00" + struct.pack("<I", 8)
+    tiff += struct.pack("<H", 1) + struct.pack("<HHII", 0x8825, 4, 1, 26) + struct.pack("<I", 0)
+    tiff += struct.pack("<H", 4)
+    tiff += struct.pack("<HHI", 0x0001, 2, 2) + (b"S" if latitude < 0 else b"N") + b"\0\0\0"
+    tiff += struct.pack("<HHII", 0x0002, 5, 3, 80)
+    tiff += struct.pack("<HHI", 0x0003, 2, 2) + (b"W" if longitude < 0 else b"E") + b"\0\0\0"
+    tiff += struct.pack("<HHII", 0x0004, 5, 3, 104)
+    tiff += struct.pack("<I", 0)
+    tiff += struct.pack("<6I", *rationals(latitude)) + struct.pack("<6I", *rationals(longitude))
+    payload = b"Exif\x00\x00" + tiff
+    return b"\xff\xe1" + struct.pack(">H", len(payload) + 2) + payload
+
+
+def jpeg(width, height, colour):
+    return subprocess.run(["/usr/bin/convert", "-size", f"{width}x{height}", f"xc:{colour}", "jpg:-"],
+                          check=True, capture_output=True).stdout
+
+
+@pytest.fixture(scope="module")
+def roll(tmp_path_factory):
+    """A page unlocked on a new vault of its own."""
+    folder = tmp_path_factory.mktemp("camera-roll")
+    with serving(folder) as server, chromium(folder) as page:
+        page.get(server.link)
+        wait(page, lambda: shown(page, "#create-confirm"), 15, "the create form")
+        type_into(page, "#unlock-password", PASSWORD)
+        type_into(page, "#create-confirm", PASSWORD)
+        el(page, "#unlock-submit").click()
+        wait(page, lambda: shown(page, "#app-view"), UNLOCK_WAIT, "the gallery")
+        page.roll_dir = folder
+        yield page
+
+
+def centre_colour(page, css):
+    """[r, g, b] at the centre of the image CSS, read through a canvas."""
+    return page.execute_script("""
+        const img = document.querySelector(arguments[0]);
+        const c = document.createElement('canvas'); c.width = img.naturalWidth; c.height = img.naturalHeight;
+        const g = c.getContext('2d'); g.drawImage(img, 0, 0);
+        return [...g.getImageData(c.width >> 1, c.height >> 1, 1, 1).data].slice(0, 3);""", css)
+
+
+def test_a_dng_shows_its_embedded_preview(roll):
+    path = roll.roll_dir / "IMG_1234.DNG"
+    path.write_bytes(dng(jpeg(320, 240, "#d02020")))
+    el(roll, "#file-input").send_keys(str(path))
+    wait(roll, lambda: item_count(roll) == 1, 30, "the DNG imported")
+    close_uploads(roll)
+    tile = tile_named(roll, "IMG_1234.DNG")
+    assert [t[1] for t in tiles(roll) if t[0] == tile] == ["photo"]
+    thumb = f".tile[data-id='{tile}'] img.thumb"
+    wait(roll, lambda: roll.execute_script(f"const i = document.querySelector(\"{thumb}\"); return !!i && i.complete && i.naturalWidth > 0"),
+         15, "the DNG's thumbnail")
+    r, g, b = centre_colour(roll, thumb)
+    assert r > 150 and g < 90 and b < 90, ("the preview's red", r, g, b)
+    item = roll.execute_script("return fetch('/api/items/' + arguments[0]).then(r => r.json())", tile)
+    assert item["mimeType"] == "image/x-adobe-dng" and (item["width"], item["height"]) == (64, 48)
+    roll.execute_script(f"document.querySelector(\".tile[data-id='{tile}'] .tile-open\").click()")
+    wait(roll, lambda: shown(roll, "#viewer-image") and roll.execute_script(
+        "const i = document.getElementById('viewer-image'); return i.complete && i.naturalWidth > 0"), 15, "the preview")
+    r, g, b = centre_colour(roll, "#viewer-image")
+    assert r > 150 and g < 90 and b < 90, ("the viewer's red", r, g, b)
+    assert "2021" in text(roll, "#viewer-date")
+    shoot(roll, "viewer-dng")
+    el(roll, "#viewer-close").click()
+    wait(roll, lambda: not shown(roll, "#viewer"), 5, "the viewer closed")
+
+
+def test_a_photos_place_is_shown_and_searched(roll):
+    base = jpeg(200, 150, "#2050c0")
+    for name, (lat, lon) in {"lyon.jpg": (45.7640, 4.8357), "sydney.jpg": (-33.8688, 151.2093)}.items():
+        (roll.roll_dir / name).write_bytes(base[:2] + gps_segment(lat, lon) + base[2:] + name.encode())
+    before = item_count(roll)
+    el(roll, "#file-input").send_keys("\n".join(str(roll.roll_dir / n) for n in ("lyon.jpg", "sydney.jpg")))
+    wait(roll, lambda: item_count(roll) == before + 2, 30, "the two photos")
+    close_uploads(roll)
+    search_for(roll, text="lyon")
+    wait(roll, lambda: item_count(roll) == 1 and "match" in text(roll, "#view-count"), 10, "one photo taken in Lyon")
+    assert [t[2] for t in tiles(roll) if "lyon.jpg" in t[2]], tiles(roll)
+    roll.execute_script("document.querySelector('.tile .tile-open').click()")
+    wait(roll, lambda: "Lyon, " in text(roll, "#viewer-date") and "France" in text(roll, "#viewer-date"), 10,
+         lambda: f"the place in the details: {text(roll, '#viewer-date')!r}")
+    el(roll, "#viewer-close").click()
+    wait(roll, lambda: not shown(roll, "#viewer"), 5, "the viewer closed")
+    search_for(roll, text="australia")
+    wait(roll, lambda: item_count(roll) == 1 and "sydney.jpg" in " ".join(t[2] for t in tiles(roll)), 10, "Sydney by its country")
+    el(roll, "#search-clear").click()
+    wait(roll, lambda: item_count(roll) == before + 2, 10, "every photo again")
