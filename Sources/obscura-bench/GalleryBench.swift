@@ -132,8 +132,11 @@ enum GalleryBench {
         ("a year and a text (q=_004&from=2020&to=2020)", ItemFilter(from: ItemFilter.period("2020")!.start, before: ItemFilter.period("2020")!.end, text: "_004"), "q=_004&from=2020&to=2020"),
     ]
 
-    /// First pages of ``searchCases``, in process.
+    /// First pages of ``searchCases``, and the date scrubber's months, in process.
     static func searches(_ vault: Vault) throws {
+        let months = try vault.months(scope: .visible)
+        let monthTimes = try (0..<runs).map { _ in try ImportBench.seconds { _ = try vault.months(scope: .visible) } }
+        print("  months for the date scrubber (Vault.months), \(months.count) months   median \(ms(median(monthTimes)))   p95 \(ms(p95(monthTimes)))")
         print("  search, first page of 200 (Vault.itemsPage with a filter), \(runs) runs:")
         for (label, filter, _) in searchCases {
             let page = try vault.itemsPage(scope: .visible, filter: filter, limit: 200)
@@ -181,6 +184,8 @@ enum GalleryBench {
         }
         let thumbURL = base + "/api/items/" + id + "/thumbnail"
         try curl(["-b", jar, "-o", files + "/thumb.jpg", thumbURL])
+        let monthsURL = base + "/api/items/months"
+        try curl(["-b", jar, "-o", files + "/months.json", monthsURL])
         var searchURLs = [String]()
         for (k, (_, _, query)) in searchCases.enumerated() {
             searchURLs.append(base + "/api/items?limit=200&" + query)
@@ -200,7 +205,7 @@ enum GalleryBench {
             ("GET /api/items/{id}/thumbnail", thumbURL, reference + "/thumb.jpg"),
         ] + searchCases.enumerated().map { k, c in
             ("GET /api/items?limit=200&\(c.2) (search)", searchURLs[k], reference + "/search\(k).json")
-        }
+        } + [("GET /api/items/months (date scrubber)", monthsURL, reference + "/months.json")]
         var times = Array(repeating: ([Double](), [Double]()), count: cases.count)
         for _ in 0..<runs {
             for (k, c) in cases.enumerated() {
@@ -211,13 +216,13 @@ enum GalleryBench {
         let size = { (name: String) in ((try? FileManager.default.attributesOfItem(atPath: files + "/" + name)[.size]) as? Int) ?? 0 }
         print("gallery over HTTP: curl time_total (new connection each), \(runs) runs, median / p95")
         for (k, c) in cases.enumerated() {
-            let bytes = size(k < 3 ? ["first.json", "deep.json", "thumb.jpg"][k] : "search\(k - 3).json")
+            let bytes = size(k < 3 ? ["first.json", "deep.json", "thumb.jpg"][k] : k == cases.count - 1 ? "months.json" : "search\(k - 3).json")
             print("  \(c.0), \(bytes) bytes")
             print("    obscura serve                 median \(ms(median(times[k].0)))   p95 \(ms(p95(times[k].0)))")
             print("    python3 -m http.server        median \(ms(median(times[k].1)))   p95 \(ms(p95(times[k].1)))")
         }
         print(median(times[0].0) <= 0.020 ? "  goal: first page <= 20 ms: met" : "  goal: first page <= 20 ms: NOT met")
-        let slowestSearch = (3..<cases.count).map { median(times[$0].0) }.max() ?? 0
+        let slowestSearch = (3..<(cases.count - 1)).map { median(times[$0].0) }.max() ?? 0
         print(slowestSearch <= 0.030 ? "  goal: a search's first page <= 30 ms: met" : "  goal: a search's first page <= 30 ms: NOT met")
     }
 

@@ -85,6 +85,39 @@ import Testing
         }
     }
 
+    /// The date scrubber's months: each month's count, newest first, as Swift counts them;
+    /// favourites alone; and a protected folder's sealed dates counted once it is open.
+    @Test func monthsCountTheScopesItems() throws {
+        let (catalog, rows) = try Self.catalog(count: 400, seed: "months")
+        for favoritesOnly in [false, true] {
+            var expected = [String: Int]()
+            for row in rows where !row.isTrashed && (!favoritesOnly || row.favorite) {
+                expected[Vault.month(row.takenAt ?? row.importedAt), default: 0] += 1
+            }
+            let months = try catalog.months(.all(excluding: []), favoritesOnly: favoritesOnly)
+            #expect(months.map(\.month) == expected.keys.sorted(by: >))
+            #expect(Dictionary(uniqueKeysWithValues: months.map { ($0.month, $0.count) }) == expected)
+        }
+
+        let root = try TestRoot()
+        let vault = try root.initialized().createVault(password: pw("pw"), iterations: testIterations)
+        let folder = try vault.createFolder("Private", password: pw("fpw"), iterations: testIterations)
+        for name in ["a", "b", "c"] { try vault.addRaw(Array(name.utf8), name: name, folder: folder) }
+        #expect(try vault.months(scope: .folder(folder)).map(\.count) == [3])
+        #expect(try vault.months(scope: .library).isEmpty, "a protected folder stays inside")
+    }
+
+    /// Days, months and years as typed: four-digit years, two-digit months and days; a
+    /// control character in a search is dropped, not sent to SQLite (review L8, L11).
+    @Test func periodsAndSearchTextAreReadStrictly() {
+        #expect(ItemFilter.period("2024") != nil && ItemFilter.period("2024-02") != nil && ItemFilter.period("2024-02-29") != nil)
+        for bad in ["24", "2024-1", "2024-1-5", "2024-02-30", "2023-02-29", "2024-13", "２０２４", "2024-", ""] {
+            #expect(ItemFilter.period(bad) == nil, "\(bad)")
+        }
+        #expect(ItemFilter(text: "ab\u{0}c").text == "abc")
+        #expect(ItemFilter(text: "\u{0}").text == nil)
+    }
+
     /// The index's trigrams fold case beyond ASCII, as Swift's comparison does.
     @Test func caseIsFoldedBeyondASCII() throws {
         let (catalog, _) = try Self.catalog(count: 100, seed: "fold")

@@ -53,6 +53,26 @@ import Testing
         }
     }
 
+    /// Issue 17's review, M1: expired trash is deleted at an unlock even when another
+    /// session has the vault open already (the unlock's own copy of the vault is then
+    /// locked at once, and the expiry ran on it). The server's clock is ahead of the wall
+    /// clock by more than 30 days, so what goes to the trash now has expired for it.
+    @Test func expiryAtUnlockActsOnTheSharedVault() async throws {
+        let harness = try ServerHarness(clock: ManualClock())
+        try await harness.test { first in
+            try await first.createVault()
+            let item = try await first.upload(Array("old".utf8), name: "old.txt").json()["item"] as? [String: Any]
+            let id = try #require(item?["id"] as? String)
+            #expect(try await first.send(.post, "/api/items/delete", json: ["ids": [id]]).status == .noContent)
+            #expect(try await first.send(.get, "/api/items?trash=1").json()["total"] as? Int == 1)
+            let second = first.another()
+            try await second.start()
+            #expect(try await second.send(.post, "/api/unlock", json: ["password": "correct horse"]).status == .ok)
+            #expect(try await second.send(.get, "/api/items?trash=1").json()["total"] as? Int == 0)
+            #expect(try await first.send(.get, "/api/items/\(id)").status == .notFound)
+        }
+    }
+
     /// Issue 17: the trash (delete, list, restore, delete for good, empty) and the search
     /// (text, kind, days) through the API.
     @Test func theTrashAndTheSearch() async throws {
@@ -90,6 +110,9 @@ import Testing
             #expect(try await browser.send(.post, "/api/trash/delete", json: ["ids": [try #require(ids["notes.txt"])]]).status == .conflict)
             #expect(try await browser.send(.post, "/api/trash/restore", json: ["ids": [beach]]).status == .noContent)
             #expect(try await names("").1 == 3)
+            let months = try await browser.send(.get, "/api/items/months").json()["months"] as? [[String: Any]]
+            let thisMonth = String(ISO8601DateFormatter().string(from: Date()).prefix(7))
+            #expect(months?.count == 1 && months?.first?["month"] as? String == thisMonth && months?.first?["count"] as? Int == 3)
             let emptied = try await browser.send(.post, "/api/trash/empty").json()
             #expect(emptied["deleted"] as? Int == 1)
             #expect(try await names("trash=1").1 == 0)

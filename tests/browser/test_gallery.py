@@ -692,6 +692,35 @@ def test_search_by_name_kind_and_days(page):
     wait(page, lambda: item_count(page) == total and "match" not in text(page, "#view-count"), 10, "the whole view again")
 
 
+
+def test_date_scrubber_jumps_to_a_year(page):
+    """Issue 17, point 5: a rail of years (and months, with a pointer) beside the grid
+    jumps to where that year begins; it steps aside during a search."""
+    show_view(page, "all")
+    wait(page, lambda: shown(page, "#scrubber") and page.execute_script(
+        "return [...document.querySelectorAll('#scrubber .scrub-year')].map(b => b.textContent).includes('2022')"),
+        10, "the scrubber with 2022")
+    years = page.execute_script("return [...document.querySelectorAll('#scrubber .scrub-year')].map(b => b.textContent)")
+    assert years == sorted(years, reverse=True), years
+    page.execute_script("document.getElementById('grid-scroller').scrollTop = 0")
+    page.execute_script("[...document.querySelectorAll('#scrubber .scrub-year')].find(b => b.textContent === '2022').click()")
+    # The newest photo of 2022 (5 March) on screen: as near the top as the grid can scroll.
+    wait(page, lambda: page.execute_script("""
+        const s = document.getElementById('grid-scroller');
+        const box = s.getBoundingClientRect();
+        const tile = [...document.querySelectorAll('.tile')].find(t =>
+          t.querySelector('.tile-open').getAttribute('aria-label').includes(' square-0305.jpg,'));
+        if (!tile) return false;
+        const r = tile.getBoundingClientRect();
+        return r.top >= box.top && r.bottom <= box.bottom && (s.scrollTop > 0 || s.scrollHeight <= s.clientHeight);"""),
+        10, "the first photo of 2022 on screen")
+    shoot(page, "scrubber")
+    search_for(page, text="0303")
+    wait(page, lambda: not shown(page, "#scrubber"), 5, "no scrubber during a search")
+    el(page, "#search-clear").click()
+    wait(page, lambda: shown(page, "#scrubber"), 10, "the scrubber back")
+
+
 def test_selection_never_outlives_its_items_and_delete_focuses_cancel(page):
     """Issue 16, bug 3: items that leave the view (unfavourited in Favourites) leave the
     selection, so a delete can only act on what is on screen; the delete dialog's focus

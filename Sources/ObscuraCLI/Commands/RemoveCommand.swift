@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import ObscuraKit
 
 /// `obscura rm ID...`: moves items to the trash; with `--now`, deletes them, their media
@@ -22,13 +23,15 @@ struct RemoveCommand: ParsableCommand {
         let session = try VaultSession(global: global, passwords: passwords)
         _ = try session.folder(item.folder)
         try TrashCommand.purge(session.vault)
-        let items = "\(ids.count) item\(ids.count == 1 ? "" : "s")"
+        let unique = Array(NSOrderedSet(array: ids).array as? [String] ?? ids)
+        let items = "\(unique.count) item\(unique.count == 1 ? "" : "s")"
         if now {
-            try session.vault.deleteItems(ids)
+            try session.vault.deleteItems(unique)
             Terminal.output("Deleted \(items) for good.")
         } else {
-            try session.vault.trashItems(ids)
-            Terminal.output("Moved \(items) to the trash; they are deleted for good in 30 days. `obscura trash restore ID` brings one back.")
+            try session.vault.trashItems(unique)
+            let folder = item.folder.map { " --folder \(TerminalText.escaped($0))" } ?? ""
+            Terminal.output("Moved \(items) to the trash; \(unique.count == 1 ? "it is" : "they are") deleted for good in 30 days. `obscura trash restore\(folder) ID` brings one back.")
         }
     }
 }

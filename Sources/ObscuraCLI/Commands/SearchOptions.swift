@@ -24,9 +24,16 @@ struct SearchOptions: ParsableArguments {
 
     /// The filter these options ask for.
     func filter() throws -> ItemFilter {
-        ItemFilter(favoritesOnly: favorites, kind: kind, from: try from.map { try Self.day($0, option: "--from").start },
-                   before: try to.map { try Self.day($0, option: "--to").end }, text: search, place: place)
+        let filter = ItemFilter(favoritesOnly: favorites, kind: kind, from: try from.map { try Self.day($0, option: "--from").start },
+                                before: try to.map { try Self.day($0, option: "--to").end }, text: search, place: place)
+        if let start = filter.from, let end = filter.before, start >= end {
+            throw ValidationError("--from \(from ?? "") is after --to \(to ?? ""): nothing could match.")
+        }
+        return filter
     }
+
+    /// Checked as the command line is parsed, so that a mistake prints this command's usage.
+    func validate() throws { _ = try filter() }
 
     static func day(_ text: String, option: String) throws -> (start: Double, end: Double) {
         guard let period = ItemFilter.period(text) else {

@@ -9,7 +9,8 @@ struct TrashCommand: ParsableCommand {
         discussion: """
             Deleted items wait in the trash for 30 days, then are deleted for good the next \
             time the trash is used or the gallery is unlocked. Items of a protected folder \
-            stay sealed under its key there, and show only with --folder.
+            stay sealed under its key there, and show only with --folder. `obscura rm --now ID` \
+            deletes one item of the trash for good.
             """,
         subcommands: [List.self, Restore.self, Empty.self])
 
@@ -63,8 +64,9 @@ struct TrashCommand: ParsableCommand {
             let session = try VaultSession(global: global, passwords: passwords)
             _ = try session.folder(item.folder)
             try TrashCommand.purge(session.vault)
-            try session.vault.restoreItems(ids)
-            Terminal.output("Restored \(ids.count) item\(ids.count == 1 ? "" : "s").")
+            let unique = Array(NSOrderedSet(array: ids).array as? [String] ?? ids)
+            try session.vault.restoreItems(unique)
+            Terminal.output("Restored \(unique.count) item\(unique.count == 1 ? "" : "s").")
         }
     }
 

@@ -52,9 +52,13 @@ public struct ItemFilter: Sendable, Equatable {
     /// (`YYYY`, `YYYY-MM` or `YYYY-MM-DD`), in UTC, as seconds since 1970: capture dates
     /// are read from EXIF as UTC (`ImageInfo.takenAt`). Nil for anything else.
     public static func period(_ text: String) -> (start: Double, end: Double)? {
-        let parts = text.split(separator: "-", omittingEmptySubsequences: false).map { Int($0) }
-        guard (1...3).contains(parts.count), parts.allSatisfy({ $0 != nil }), let year = parts[0], (1...9999).contains(year)
+        let fields = text.split(separator: "-", omittingEmptySubsequences: false)
+        // Four digits, then two and two: "24" or "2024-1" is a typing slip, not year 24.
+        guard (1...3).contains(fields.count), fields[0].count == 4, fields.dropFirst().allSatisfy({ $0.count == 2 }),
+              fields.allSatisfy({ $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) })
         else { return nil }
+        let parts = fields.map { Int($0) }
+        guard let year = parts[0], (1...9999).contains(year) else { return nil }
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = TimeZone(identifier: "UTC")!
         let month = parts.count > 1 ? parts[1]! : 1
@@ -66,8 +70,11 @@ public struct ItemFilter: Sendable, Equatable {
         return (start.timeIntervalSince1970, end.timeIntervalSince1970)
     }
 
+    /// Blank text is no condition; control characters (a NUL among them, which SQLite
+    /// would end the text at) are dropped, as no name holds one worth finding.
     private static func trimmed(_ text: String?) -> String? {
-        guard let text = text?.trimmingCharacters(in: .whitespacesAndNewlines), !text.isEmpty else { return nil }
+        let printable = text.map { String(String.UnicodeScalarView($0.unicodeScalars.filter { !CharacterSet.controlCharacters.contains($0) })) }
+        guard let text = printable?.trimmingCharacters(in: .whitespacesAndNewlines), !text.isEmpty else { return nil }
         return text
     }
 }

@@ -105,6 +105,8 @@ extension Vault {
         try enter()
         defer { leave() }
         let items = try ids.map(item)
+        // A trashed item is restored where it was deleted from: moving it would change that.
+        if let trashed = items.first(where: \.isTrashed) { throw VaultError.inTrash(trashed.id) }
         let targetKey = try outerKey(forFolder: folder?.id)
         var replaced = [String]()
         var created = [String]()

@@ -63,6 +63,13 @@ extension Vault {
         if case let .folder(folder) = scope, folder.isProtected {
             return try protectedPage(folder, in: folders, filter: filter, after: position, limit: limit)
         }
+        if scope == .trash, filter != ItemFilter() {
+            // The trash holds open protected folders' items, whose names, places and dates
+            // are sealed: a search of it (small, as the trash is) is worked out in Swift.
+            let (rows, _) = try catalog.page(catalogScope, filter: Catalog.PageFilter(), after: nil, limit: Int(Int32.max))
+            return try openedPage(rows, in: folders, key: { $0.deletedAt ?? 0 }, filter: filter, after: position, limit: limit,
+                                  trash: true)
+        }
         // One row past the page tells whether another page follows.
         let (page, total) = try catalog.page(catalogScope, filter: filter.catalogFilter, after: position, limit: limit + 1)
         let byId = Dictionary(uniqueKeysWithValues: folders.map { ($0.id, $0) })
@@ -72,6 +79,43 @@ extension Vault {
         }
         let next = page.count > limit ? page[limit - 1] : nil
         return ItemPage(items: items, nextCursor: next.map { Self.cursor(after: $0, trash: scope == .trash) }, total: total)
+    }
+
+    /// How many items of `scope` each month holds (`YYYY-MM` of the capture date, else the
+    /// import date, in UTC), newest first: the gallery's date scrubber. The trash has none.
+    /// A protected folder's dates are sealed (§6.4): its rows are opened and counted here.
+    public func months(scope: ItemScope, favoritesOnly: Bool = false) throws -> [(month: String, count: Int)] {
+        try enter()
+        defer { leave() }
+        let folders = try catalog.folders()
+        switch scope {
+        case .visible:
+            return try catalog.months(.all(excluding: folders.filter { !isOpen($0) }.map(\.id)), favoritesOnly: favoritesOnly)
+        case .library:
+            return try catalog.months(.all(excluding: folders.filter(\.isProtected).map(\.id)), favoritesOnly: favoritesOnly)
+        case .topLevel:
+            return try catalog.months(.topLevel, favoritesOnly: favoritesOnly)
+        case .trash:
+            return []
+        case let .folder(folder):
+            guard isOpen(folder) else { throw VaultError.folderLocked(folder.name) }
+            guard folder.isProtected else { return try catalog.months(.folder(folder.id), favoritesOnly: favoritesOnly) }
+            let page = try itemsPage(scope: scope, filter: ItemFilter(favoritesOnly: favoritesOnly), limit: Int(Int32.max))
+            var counts = [(month: String, count: Int)]()
+            for view in page.items {
+                let month = Self.month(view.record.takenAt ?? view.record.importedAt)
+                if counts.last?.month == month { counts[counts.count - 1].count += 1 } else { counts.append((month, 1)) }
+            }
+            return counts
+        }
+    }
+
+    /// `YYYY-MM` of `time` in UTC, as SQLite's strftime('%Y-%m', time, 'unixepoch') gives it.
+    static func month(_ time: Double) -> String {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        let parts = calendar.dateComponents([.year, .month], from: Date(timeIntervalSince1970: time))
+        return String(format: "%04d-%02d", parts.year ?? 0, parts.month ?? 0)
     }
 
     /// A page of items in `scope`, favourites only when `favoritesOnly`.
@@ -88,8 +132,17 @@ extension Vault {
         after position: (key: Double, id: String)?, limit: Int
     ) throws -> ItemPage {
         let (rows, _) = try catalog.page(.folder(folder.id), filter: Catalog.PageFilter(), after: nil, limit: Int(Int32.max))
-        let path = folderPath(folder, in: folders)
-        let key = { (row: ItemRecord) in row.takenAt ?? row.importedAt }
+        return try openedPage(rows, in: folders, key: { $0.takenAt ?? $0.importedAt }, filter: filter, after: position,
+                              limit: limit, trash: false)
+    }
+
+    /// A page worked out in Swift: `rows` opened, kept by `filter`, ordered by `key`
+    /// descending then id, cut at the cursor's position.
+    private func openedPage(
+        _ rows: [ItemRecord], in folders: [FolderRecord], key: (ItemRecord) -> Double, filter: ItemFilter,
+        after position: (key: Double, id: String)?, limit: Int, trash: Bool
+    ) throws -> ItemPage {
+        let byId = Dictionary(uniqueKeysWithValues: folders.map { ($0.id, $0) })
         var opened = try rows.map { try revealed($0) }.filter(filter.keeps).sorted { a, b in
             key(a) != key(b) ? key(a) > key(b) : a.id < b.id
         }
@@ -99,8 +152,10 @@ extension Vault {
         }
         let next = opened.count > limit ? opened[limit - 1] : nil
         return ItemPage(
-            items: opened.prefix(limit).map { ItemView(record: $0, folderPath: path) },
-            nextCursor: next.map { Self.cursor(after: $0) }, total: total)
+            items: opened.prefix(limit).map { row in
+                ItemView(record: row, folderPath: row.folderId.flatMap { byId[$0] }.map { folderPath($0, in: folders) })
+            },
+            nextCursor: next.map { Self.cursor(after: $0, trash: trash) }, total: total)
     }
 
     /// Marks or unmarks an item as a favourite, and persists the catalog.

@@ -40,7 +40,9 @@ extension Vault {
         defer { leave() }
         let folders = Dictionary(uniqueKeysWithValues: try catalog.folders().map { ($0.id, $0) })
         let visible = try catalog.trashedItems().filter { row in row.folderId.flatMap { folders[$0] }.map(isOpen) ?? true }
-        try deleteItems(visible.map(\.id))
+        // By rows, not ids: an empty at the same moment may have deleted some already,
+        // which then are no error (their rows and files are simply gone).
+        try deleteRows(visible)
         return visible.count
     }
 

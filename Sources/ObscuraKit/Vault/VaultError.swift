@@ -29,6 +29,8 @@ public enum VaultError: ObscuraError, Equatable {
     case folderNotEmpty(String)
     /// A restore named an item that is not in the trash.
     case notInTrash(String)
+    /// A move named an item in the trash.
+    case inTrash(String)
     /// Folders cannot be made inside a protected folder.
     case nestedProtectedFolder
     /// A folder or item name is empty or invalid.
@@ -79,6 +81,8 @@ public enum VaultError: ObscuraError, Equatable {
             return "folder \(path) is not empty; move or remove its items and folders first (its items in the trash count until they are deleted for good)"
         case let .notInTrash(id):
             return "item \(id) is not in the trash"
+        case let .inTrash(id):
+            return "item \(id) is in the trash; restore it first"
         case .nestedProtectedFolder:
             return "folders cannot be created inside a password-protected folder"
         case let .invalidName(name):

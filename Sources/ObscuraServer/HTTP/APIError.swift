@@ -94,7 +94,7 @@ extension APIError {
             case .locked: self = .locked
             case .wrongPassword, .wrongFolderPassword: self.init(.unauthorized, error.description)
             case .noSuchItem, .noSuchFolder: self.init(.notFound, error.description)
-            case .folderExists, .folderNotEmpty, .notInTrash, .passwordInUse, .noFreeSlot: self.init(.conflict, error.description)
+            case .folderExists, .folderNotEmpty, .notInTrash, .inTrash, .passwordInUse, .noFreeSlot: self.init(.conflict, error.description)
             case .invalidName, .folderIntoItself, .invalidCursor, .invalidSetting, .nestedProtectedFolder: self.init(.badRequest, error.description)
             case .folderLocked: self.init(.forbidden, error.description)
             default: self.init(.internalServerError, error.description)

@@ -24,6 +24,10 @@ struct ItemRoutes {
         private enum CodingKeys: String, CodingKey { case items, nextCursor, total }
     }
 
+    struct Months: Encodable {
+        struct Month: Encodable { var month: String; var count: Int }
+        var months: [Month]
+    }
     struct IDs: Decodable { var ids: [String] }
     struct Move: Decodable { var ids: [String]; var folder: String? }
     struct Favorite: Decodable { var favorite: Bool }
@@ -49,6 +53,22 @@ struct ItemRoutes {
                 return Page(items: page.items.map { ItemJSON($0.record) }, nextCursor: page.nextCursor, total: page.total)
             }
             return try JSON.response(page)
+        }
+        router.get("/api/items/months") { request, context -> Response in
+            let vault = try context.vault()
+            let query = FormQuery(request.uri.query)
+            let months = try await Blocking.run { () -> Months in
+                let scope: ItemScope
+                switch query["folder"] {
+                case _ where query["trash"] == "1": scope = .trash
+                case nil, "": scope = .library
+                case "root": scope = .topLevel
+                case let id?: scope = .folder(try Self.folder(id, in: vault))
+                }
+                let months = try vault.months(scope: scope, favoritesOnly: query["favorites"] == "1")
+                return Months(months: months.map { .init(month: $0.month, count: $0.count) })
+            }
+            return try JSON.response(months)
         }
         router.get("/api/items/:id") { _, context -> Response in
             let vault = try context.vault()
@@ -114,8 +134,10 @@ struct ItemRoutes {
             guard let value = ItemKind(rawValue: text) else { throw APIError(.badRequest, "kind is photo, video or file") }
             kind = value
         }
-        return ItemFilter(favoritesOnly: query["favorites"] == "1", kind: kind, from: try period("from")?.start,
-                          before: try period("to")?.end, text: query["q"], place: query["place"])
+        let filter = ItemFilter(favoritesOnly: query["favorites"] == "1", kind: kind, from: try period("from")?.start,
+                                before: try period("to")?.end, text: query["q"], place: query["place"])
+        if let start = filter.from, let end = filter.before, start >= end { throw APIError(.badRequest, "from is after to") }
+        return filter
     }
 
     /// The folder whose id is `id`.

@@ -131,7 +131,11 @@ final class SessionStore: @unchecked Sendable {
                 throw APIError(.unauthorized, "wrong password").waiting(throttle.wait())
             }
             attach(vault, to: session)
-            Self.purgeExpiredTrash(of: vault, logger: logger)
+            // The session's vault: when another session had it open already, `vault` is a
+            // second copy that attach() has just locked.
+            if let open = session.binding?.vault {
+                Self.purgeExpiredTrash(of: open, now: Date(timeIntervalSince1970: now()), logger: logger)
+            }
         }
         rotate(session)
     }
@@ -139,9 +143,9 @@ final class SessionStore: @unchecked Sendable {
     /// Deletes for good what has been in the trash past its time (issue 17), at unlock:
     /// the first moment the gallery can. A failure is logged and leaves the items in the
     /// trash for the next try; the unlock stands.
-    static func purgeExpiredTrash(of vault: Vault, logger: Logger) {
+    static func purgeExpiredTrash(of vault: Vault, now: Date, logger: Logger) {
         do {
-            let expired = try vault.purgeExpiredTrash()
+            let expired = try vault.purgeExpiredTrash(now: now)
             if expired > 0 { logger.info("deleted expired items from the trash", metadata: ["items": "\(expired)"]) }
         } catch {
             logger.error("could not delete expired items from the trash", metadata: ["error": "\(error)"])

@@ -84,6 +84,30 @@ import Testing
         #expect(try vault.consistencyProblems().isEmpty)
     }
 
+    /// Issue 17's review: a search of the trash finds an open protected folder's items by
+    /// their sealed names (M2); a trashed item cannot be moved (L6); two empties at once
+    /// both succeed (L7).
+    @Test func theTrashIsSearchedOpenedAndEmptiedOnce() throws {
+        let root = try TestRoot()
+        let vault = try root.initialized().createVault(password: pw("pw"), iterations: testIterations)
+        let folder = try vault.createFolder("Private", password: pw("fpw"), iterations: testIterations)
+        let sealed = try vault.addRaw(Array("a".utf8), name: "secret-berlin.jpg", folder: folder)
+        let open = try vault.addRaw(Array("b".utf8), name: "open-berlin.jpg")
+        try vault.trashItems([sealed.id, open.id])
+        let found = try vault.itemsPage(scope: .trash, filter: ItemFilter(text: "BERLIN"), limit: 1)
+        #expect(found.total == 2 && found.items.count == 1)
+        let rest = try vault.itemsPage(scope: .trash, filter: ItemFilter(text: "BERLIN"), after: found.nextCursor, limit: 1)
+        #expect(Set((found.items + rest.items).map(\.record.name)) == ["secret-berlin.jpg", "open-berlin.jpg"])
+        #expect(try vault.itemsPage(scope: .trash, filter: ItemFilter(text: "secret"), limit: 5).items.map(\.record.name) == ["secret-berlin.jpg"])
+        #expect(throws: VaultError.inTrash(open.id)) { try vault.moveItems([open.id], to: folder) }
+
+        let results = FolderTests.Results()
+        DispatchQueue.concurrentPerform(iterations: 2) { i in results.set(i, (try? vault.emptyTrash()) != nil) }
+        #expect(results.get(0) && results.get(1), "both empties succeed")
+        #expect(try vault.catalog.trashedItems().isEmpty)
+        #expect(try vault.consistencyProblems().isEmpty)
+    }
+
     /// A file imported again after its item went to the trash is added, not reported as a
     /// duplicate of an item the person deleted.
     @Test func aTrashedItemIsNoDuplicate() throws {

@@ -72,7 +72,8 @@ export function wireSelectionBar({ catalog, selection, folders, library }) {
     const ids = selected().map((item) => item.id);
     const ok = await confirmAction({
       title: 'Move ' + items(ids.length) + ' to the trash?',
-      text: 'They stay in the Trash for 30 days, where you can restore them, then are deleted for good.',
+      text: (ids.length === 1 ? 'It stays' : 'They stay') + ' in the Trash for 30 days, where you can restore '
+        + (ids.length === 1 ? 'it' : 'them') + ', then ' + (ids.length === 1 ? 'is' : 'are') + ' deleted for good.',
       action: 'Move to trash',
     });
     if (!ok) return;
@@ -88,7 +89,7 @@ export function wireSelectionBar({ catalog, selection, folders, library }) {
     const ids = selected().map((item) => item.id);
     const ok = await confirmAction({
       title: 'Delete ' + items(ids.length) + ' for good?',
-      text: 'They are erased from the vault. This cannot be undone.',
+      text: (ids.length === 1 ? 'It is' : 'They are') + ' erased from the vault. This cannot be undone.',
       action: 'Delete for good',
     });
     if (!ok) return;

@@ -113,9 +113,10 @@ export class Catalog extends EventTarget {
   }
 }
 
-/** Seconds since 1970 by which the grid sorts and groups an item. */
+/** Seconds since 1970 by which the grid sorts and groups an item: in the trash (the only
+ * place a trashed item shows), the time of its delete, as the server orders it. */
 export function captureTime(item) {
-  return item.takenAt ?? item.importedAt;
+  return item.deletedAt ?? item.takenAt ?? item.importedAt;
 }
 
 const days = new WeakMap();

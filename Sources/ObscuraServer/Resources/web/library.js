@@ -84,7 +84,7 @@ export class Library {
     document.title = title + ' · Obscura';
     const catalog = this.catalog;
     const found = catalog.searching ? count(catalog.total, 'match', 'matches') : count(catalog.total, 'item', 'items');
-    $('view-count').textContent = !catalog.loaded ? '' : trash ? found + ' · deleted for good 30 days after their delete' : found;
+    $('view-count').textContent = !catalog.loaded ? '' : trash ? found + ' · kept 30 days' : found;
     $('folder-actions').hidden = !folder;
     $('folder-lock-button').hidden = !folder?.protected;
     $('trash-actions').hidden = !trash || catalog.total === 0 || catalog.searching;

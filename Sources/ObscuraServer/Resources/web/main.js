@@ -9,6 +9,7 @@ import { Folders } from './folders.js';
 import { Grid } from './grid.js';
 import { Library } from './library.js';
 import { Router, viewOf } from './router.js';
+import { Scrubber } from './scrubber.js';
 import { Search } from './search.js';
 import { addRevealButtons, hideAll } from './password.js';
 import { Selection } from './selection.js';
@@ -58,6 +59,7 @@ const grid = new Grid({
   onOpen: (index) => router.go({ ...viewOf(library.view), itemId: catalog.items[index].id }),
   onError: reportError,
 });
+new Scrubber({ catalog, grid, onError: reportError });
 const refreshAfterUploads = () => {
   library.refresh();
   folders.refresh().catch(reportError);

@@ -115,6 +115,10 @@ export class Viewer {
     if (size) details.push(size[0] + '\u00a0×\u00a0' + size[1]); // never broken across lines
     details.push(bytes(item.size));
     if (item.place) details.push(item.place);
+    if (item.deletedAt) {
+      const left = Math.max(0, Math.ceil((item.deletedAt + 30 * 86400 - Date.now() / 1000) / 86400));
+      details.push('In the trash: ' + left + (left === 1 ? ' day left' : ' days left'));
+    }
     $('viewer-date').textContent = details.join(' · ');
     const total = Math.max(this.catalog.total, this.catalog.items.length);
     $('viewer-position').textContent = (index + 1).toLocaleString() + ' / ' + total.toLocaleString();
