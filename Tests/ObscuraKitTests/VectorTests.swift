@@ -201,7 +201,8 @@ import Testing
         }
         let same = json("name") as? String == meta.name && json("mimeType") as? String == meta.mimeType
             && (json("takenAt") as? Double) == meta.takenAt && (json("width") as? Int) == meta.width
-            && (json("height") as? Int) == meta.height
+            && (json("height") as? Int) == meta.height && (json("latitude") as? Double) == meta.latitude
+            && (json("longitude") as? Double) == meta.longitude && json("place") as? String == meta.place
         return same ? "success" : "wrong fields"
     }
 

@@ -396,6 +396,10 @@ def unwrap_folder_key(folder_id: str, password: bytes, salt: bytes, iterations: 
 
 def open_protected_meta(sealed: bytes, folder_key: bytes, item_id: str) -> dict:
     """§6.4: one sealed box under the folder key, the item id's 16 bytes as associated
-    data; the JSON's five keys, an absent one read as null."""
+    data; the JSON's eight keys, an absent one read as null."""
     meta = json.loads(open_box(folder_key, sealed, uuid.UUID(item_id).bytes))
-    return {key: meta.get(key) for key in ("name", "mimeType", "takenAt", "width", "height")}
+    return {key: meta.get(key) for key in META_KEYS}
+
+
+# §6.4's keys; migration v4 added the last three.
+META_KEYS = ("name", "mimeType", "takenAt", "width", "height", "latitude", "longitude", "place")

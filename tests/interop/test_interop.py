@@ -251,7 +251,7 @@ def test_meta_vectors(name, fields, body):
     except reader.FormatError:
         outcome = "failure"
     else:
-        expected = {key: json.loads(fields[key]) for key in ("name", "mimeType", "takenAt", "width", "height")}
+        expected = {key: json.loads(fields[key]) for key in reader.META_KEYS}
         outcome = "success" if meta == expected else f"wrong fields {meta}"
     assert outcome == fields["expect"], name
 

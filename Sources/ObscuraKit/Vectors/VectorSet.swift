@@ -316,7 +316,8 @@ extension VectorSet {
                     return String(decoding: try! encoder.encode(value), as: UTF8.self)
                 }
                 fields += [("name", json(meta.name)), ("mimeType", json(meta.mimeType)), ("takenAt", json(meta.takenAt)),
-                           ("width", json(meta.width)), ("height", json(meta.height))]
+                           ("width", json(meta.width)), ("height", json(meta.height)), ("latitude", json(meta.latitude)),
+                           ("longitude", json(meta.longitude)), ("place", json(meta.place))]
             }
             fields.append(("comment", comment))
             out["meta/" + name] = file(fields, sealed)
@@ -337,6 +338,11 @@ extension VectorSet {
                 "one bit of the ciphertext")
         addMeta("other_item", "failure", fullSealed, nil, itemId: "9e8d7c6b-5a49-4382-a716-0f1e2d3c4b5b",
                 "the item id is the associated data: another item's row cannot borrow it")
+        // Last, so that the vectors above keep their bytes: each one draws from `random`.
+        var placed = full
+        (placed.latitude, placed.longitude, placed.place) = (48.858222, 2.2945, "Paris, Île-de-France, France")
+        addMeta("with_place", "success", try placed.sealed(folderKey: folderKey, itemId: itemId, using: random), placed,
+                itemId: itemId, "migration v4's position and place, sealed with the rest")
         return out
     }
 
