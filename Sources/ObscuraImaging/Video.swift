@@ -12,20 +12,47 @@ public enum Video {
     /// The path a tool opens its standard input by.
     public static let standardInputPath = "/dev/stdin"
 
-    /// Duration in seconds and display size, from `ffprobe`.
+    /// What `ffprobe` says of a video.
+    public struct Info: Sendable, Equatable {
+        /// Duration in seconds.
+        public var duration: Double?
+        /// Width of the first video stream, in pixels.
+        public var width: Int?
+        /// Height of the first video stream, in pixels.
+        public var height: Int?
+        /// ffmpeg's name of the first video stream's codec (`h264`, `hevc`, ...).
+        public var videoCodec: String?
+        /// ffmpeg's name of the first audio stream's codec (`aac`, ...); nil when silent.
+        public var audioCodec: String?
+    }
+
+    /// Duration, display size and codecs, from `ffprobe`.
     ///
     /// - Parameter standardInput: the file to read when `path` is ``standardInputPath``.
-    public static func probe(path: String, standardInput: Int32? = nil) throws -> (duration: Double?, width: Int?, height: Int?) {
-        let output = try ExternalTool.run(
-            "ffprobe", ["-v", "error", "-print_format", "json", "-show_format", "-show_streams", path], standardInput: standardInput)
+    public static func probe(path: String, standardInput: Int32? = nil) throws -> Info {
+        try info(ExternalTool.run(
+            "ffprobe", ["-v", "error", "-print_format", "json", "-show_format", "-show_streams", path], standardInput: standardInput))
+    }
+
+    /// ``probe(path:standardInput:)`` of the bytes `feed` writes: a stream, which ffprobe
+    /// reads from its start without seeking (a movie whose index comes last is fed
+    /// rearranged, ``MovieLayout``).
+    public static func probe(feeding feed: @escaping ExternalTool.Feed) throws -> Info {
+        try info(ExternalTool.run(
+            "ffprobe", ["-v", "error", "-print_format", "json", "-show_format", "-show_streams", "pipe:0"], feeding: feed))
+    }
+
+    private static func info(_ output: [UInt8]) throws -> Info {
         guard let json = try? JSONSerialization.jsonObject(with: Data(output)) as? [String: Any] else {
             throw ImagingError.toolFailed("ffprobe returned no metadata")
         }
         let streams = json["streams"] as? [[String: Any]] ?? []
         let video = streams.first { $0["codec_type"] as? String == "video" }
+        let audio = streams.first { $0["codec_type"] as? String == "audio" }
         let format = json["format"] as? [String: Any]
         let duration = (format?["duration"] as? String).flatMap(Double.init)
-        return (duration, video?["width"] as? Int, video?["height"] as? Int)
+        return Info(duration: duration, width: video?["width"] as? Int, height: video?["height"] as? Int,
+                    videoCodec: video?["codec_name"] as? String, audioCodec: audio?["codec_name"] as? String)
     }
 
     /// A JPEG poster frame, one second in (or the first frame of a shorter video), whose

@@ -67,4 +67,18 @@ public enum TestImages {
                                         "-pix_fmt", "yuv420p", "-y", path])
         return path
     }
+
+    /// A phone-like HEVC clip: H.265 (`hvc1`) and AAC in a QuickTime `.mov`, its index
+    /// (`moov`) after its media data as ffmpeg writes it by default, and a test pattern
+    /// whose frames differ, so that a decode that skips or repeats frames shows.
+    public static func hevcVideo(in directory: String, name: String = "phone.mov", seconds: Int = 2,
+                                 width: Int = 640, height: Int = 360) throws -> String {
+        let path = directory + "/" + name
+        _ = try run("/usr/bin/ffmpeg", [
+            "-v", "error", "-f", "lavfi", "-i", "testsrc2=duration=\(seconds):size=\(width)x\(height):rate=30",
+            "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000:duration=\(seconds)",
+            "-c:v", "libx265", "-preset", "ultrafast", "-x265-params", "log-level=error", "-tag:v", "hvc1",
+            "-pix_fmt", "yuv420p", "-c:a", "aac", "-b:a", "96k", "-y", path])
+        return path
+    }
 }

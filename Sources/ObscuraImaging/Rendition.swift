@@ -1,0 +1,73 @@
+import Foundation
+
+/// A browser-playable copy of a video that browsers cannot play as it is: phones record
+/// H.265 (HEVC), which Chromium on Linux and Firefox do not decode.
+///
+/// The rendition is H.264 and AAC in MP4, at most 1080p, made by ffmpeg from the original
+/// fed through a socket, and written by ffmpeg to a pipe: no byte of either touches a
+/// file. A pipe cannot be rewound, so the MP4 is fragmented (an empty `moov` first, then a
+/// fragment every key frame or two seconds, and a `mfra` index at the end): a browser can
+/// start it before the end arrives, as `faststart` would allow, and seeks by HTTP Range.
+public enum Rendition {
+    /// Video codecs every browser the gallery supports plays in MP4 or WebM.
+    public static let playableVideo: Set<String> = ["h264", "vp8", "vp9", "av1"]
+    /// Audio codecs likewise.
+    public static let playableAudio: Set<String> = ["aac", "mp3", "opus", "vorbis", "flac"]
+
+    /// The rendition's longest side, and its shortest: 1080p in either orientation.
+    public static let longSide = 1920
+    /// See ``longSide``.
+    public static let shortSide = 1080
+
+    /// The rendition's MIME type.
+    public static let mimeType = "video/mp4"
+
+    /// Whether a video of these codecs needs a rendition; one that ffprobe could not read
+    /// gets none (there is nothing to make it from).
+    public static func isNeeded(_ info: Video.Info) -> Bool {
+        guard let video = info.videoCodec else { return false }
+        return !playableVideo.contains(video) || info.audioCodec.map { !playableAudio.contains($0) } == true
+    }
+
+    /// ffmpeg's arguments: its input on standard input, the MP4 on standard output, its
+    /// progress (`key=value` lines) on standard error.
+    ///
+    /// Memory decides the settings as much as speed (docs/BENCHMARKS.md, "Renditions"):
+    /// one decoder thread, and x264's `zerolatency` tuning, which keeps no frames for
+    /// look-ahead or B-frames (about 150 MB less at 1080p than the `veryfast` preset alone,
+    /// for a rendition about twice as large at the same quality).
+    public static func arguments(input: String = "pipe:0") -> [String] {
+        let box = "if(gte(iw,ih),\(longSide),\(shortSide))"
+        let boxHeight = "if(gte(iw,ih),\(shortSide),\(longSide))"
+        return [
+            "-hide_banner", "-nostdin", "-v", "error", "-nostats", "-progress", "pipe:2",
+            "-threads", "1", "-i", input,
+            "-map", "0:v:0", "-map", "0:a:0?", "-sn", "-dn", "-map_metadata", "-1", "-map_chapters", "-1",
+            "-filter_threads", "1",
+            "-vf", "scale=w='min(iw,\(box))':h='min(ih,\(boxHeight))':force_original_aspect_ratio=decrease:force_divisible_by=2,format=yuv420p",
+            "-c:v", "libx264", "-preset", "veryfast", "-tune", "zerolatency", "-crf", "23", "-profile:v", "high",
+            "-x264-params", "threads=2",
+            "-c:a", "aac", "-b:a", "160k", "-ac", "2",
+            "-movflags", "frag_keyframe+empty_moov+default_base_moof", "-frag_duration", "2000000",
+            "-f", "mp4", "pipe:1",
+        ]
+    }
+
+    /// Makes the rendition of the movie `feed` writes, handing the MP4 to `output` as
+    /// ffmpeg writes it, and the share done (0...1, from ffmpeg's progress against
+    /// `duration`) to `progress`.
+    ///
+    /// - Throws: what `feed` or `output` threw, ``ImagingError/toolMissing(_:)``, or
+    ///   ``ImagingError/toolFailed(_:)`` when ffmpeg cannot make it.
+    public static func make(
+        feeding feed: @escaping ExternalTool.Feed, duration: Double?,
+        progress: @escaping @Sendable (Double) -> Void, output: (UnsafeRawBufferPointer) throws -> Void
+    ) throws {
+        try ExternalTool.stream("ffmpeg", arguments(), feeding: feed, diagnostics: { line in
+            // `out_time_us` is the output's position in microseconds.
+            guard let duration, duration > 0, line.hasPrefix("out_time_us="),
+                  let us = Double(line.dropFirst("out_time_us=".count)) else { return }
+            progress(min(max(us / 1e6 / duration, 0), 1))
+        }, output: output)
+    }
+}

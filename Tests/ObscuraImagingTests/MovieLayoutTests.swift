@@ -1,0 +1,111 @@
+import Foundation
+import ObscuraTestSupport
+import Testing
+@testable import ObscuraImaging
+
+@Suite struct MovieLayoutTests {
+    let dir: String
+
+    init() throws {
+        dir = FileManager.default.temporaryDirectory.appendingPathComponent("obscura-movie-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+    }
+
+    func bytes(_ path: String) throws -> [UInt8] { [UInt8](try Data(contentsOf: URL(fileURLWithPath: path))) }
+
+    /// The file as `pieces` lay it out.
+    func laidOut(_ file: [UInt8], _ pieces: [MovieLayout.Piece]) -> [UInt8] {
+        pieces.flatMap { piece -> [UInt8] in
+            switch piece {
+            case let .bytes(b): return b
+            case let .range(r): return Array(file[Int(r.lowerBound)..<Int(r.upperBound)])
+            }
+        }
+    }
+
+    func order(_ file: [UInt8]) throws -> [MovieLayout.Piece]? {
+        try MovieLayout.streamingOrder(size: UInt64(file.count)) { r in
+            Array(file[Int(r.lowerBound)..<min(Int(r.upperBound), file.count)])
+        }
+    }
+
+    /// ffmpeg decodes every frame of a stream it cannot seek in, and counts them.
+    func framesDecoded(from stream: [UInt8]) throws -> Int {
+        let out = try ExternalTool.run("ffprobe", ["-v", "error", "-count_frames", "-select_streams", "v:0",
+                                                   "-show_entries", "stream=nb_read_frames", "-of", "csv=p=0", "pipe:0"],
+                                       feeding: { write in try stream.withUnsafeBytes(write) })
+        return Int(String(decoding: out, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
+    }
+
+    @Test func anIndexKeptLastIsMovedFirstAndEveryFrameStillDecodesFromAPipe() throws {
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let file = try bytes(try TestImages.hevcVideo(in: dir))
+        // As cameras and ffmpeg write it, a pipe cannot read it: the index comes too late.
+        #expect((try? framesDecoded(from: file)) != 60)
+        let pieces = try #require(try order(file))
+        let moved = laidOut(file, pieces)
+        #expect(moved.count == file.count)
+        #expect(Array(moved[4..<8]) == Array("ftyp".utf8))
+        let boxes = try #require(try MovieLayout.topLevelBoxes(size: UInt64(moved.count)) { Array(moved[Int($0.lowerBound)..<min(Int($0.upperBound), moved.count)]) })
+        #expect(boxes.map(\.type).firstIndex(of: "moov")! < boxes.map(\.type).firstIndex(of: "mdat")!)
+        #expect(try framesDecoded(from: moved) == 60)
+        // Already in streaming order: nothing to do.
+        #expect(try order(moved) == nil)
+        let info = try Video.probe(feeding: { write in try moved.withUnsafeBytes(write) })
+        #expect(info.videoCodec == "hevc" && info.audioCodec == "aac" && info.width == 640)
+        #expect(Rendition.isNeeded(info))
+    }
+
+    @Test func bytesThatAreNotBoxesAreLeftToFfmpeg() throws {
+        #expect(try order(Array("not a movie at all, just text".utf8)) == nil)
+        #expect(try order([]) == nil)
+        // A box claiming more than the file holds.
+        #expect(try order([0, 0, 0x10, 0, 0x66, 0x74, 0x79, 0x70, 1, 2, 3, 4]) == nil)
+    }
+
+    @Test func aDamagedIndexIsAnErrorNotAWrongFile() throws {
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        var file = try bytes(try TestImages.hevcVideo(in: dir))
+        let boxes = try #require(try MovieLayout.topLevelBoxes(size: UInt64(file.count)) { Array(file[Int($0.lowerBound)..<min(Int($0.upperBound), file.count)]) })
+        let moov = try #require(boxes.first { $0.type == "moov" })
+        // Its first child's size made larger than moov itself.
+        let child = Int(moov.contentStart)
+        file[child] = 0x7F
+        #expect(throws: ImagingError.self) { try order(file) }
+    }
+
+    @Test func aRenditionOfHEVCIsH264AndAACInAFragmentedMP4() throws {
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let file = try bytes(try TestImages.hevcVideo(in: dir, seconds: 3, width: 2560, height: 1440))
+        let moved = laidOut(file, try #require(try order(file)))
+        let progress = Counter()
+        var mp4 = [UInt8]()
+        try Rendition.make(feeding: { write in try moved.withUnsafeBytes(write) }, duration: 3,
+                           progress: { _ in progress.add() }) { mp4 += $0 }
+        #expect(progress.value > 0)
+        let info = try Video.probe(feeding: { write in try mp4.withUnsafeBytes(write) })
+        #expect(info.videoCodec == "h264" && info.audioCodec == "aac")
+        // 1440p comes down to 1080p, in its own proportions.
+        #expect(info.width == 1920 && info.height == 1080)
+        #expect(!Rendition.isNeeded(info))
+        // Every frame of the three seconds, from a stream read once from its start.
+        #expect(try framesDecoded(from: mp4) == 90)
+        let types = try #require(try MovieLayout.topLevelBoxes(size: UInt64(mp4.count)) { Array(mp4[Int($0.lowerBound)..<min(Int($0.upperBound), mp4.count)]) }).map(\.type)
+        #expect(Array(types.prefix(2)) == ["ftyp", "moov"])
+        #expect(types.contains("moof") && types.last == "mfra")
+    }
+
+    @Test func aFeedThatFailsStopsFfmpegAndIsTheError() throws {
+        struct Cut: Error {}
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let file = try bytes(try TestImages.hevcVideo(in: dir))
+        let moved = laidOut(file, try #require(try order(file)))
+        var out = 0
+        #expect(throws: Cut.self) {
+            try Rendition.make(feeding: { write in
+                try moved.prefix(moved.count / 2).withUnsafeBytes(write)
+                throw Cut()
+            }, duration: 2, progress: { _ in }) { out += $0.count }
+        }
+    }
+}
