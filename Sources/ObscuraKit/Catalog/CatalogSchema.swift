@@ -116,6 +116,16 @@ enum CatalogSchema {
                 \(searchTable)
                 """)
         }
+        migrator.registerMigration("v5") { db in
+            // Renditions of videos browsers cannot play (issue 17; docs/FORMAT.md §3.3):
+            // the pool id of the rendition, and whether it is still to be made. The index
+            // holds only the rows still waiting, which is what the background work asks for.
+            try db.execute(sql: """
+                ALTER TABLE item ADD COLUMN renditionId TEXT;
+                ALTER TABLE item ADD COLUMN renditionState TEXT;
+                CREATE INDEX item_rendition_pending ON item(id) WHERE renditionState = 'pending';
+                """)
+        }
         return migrator
     }
 

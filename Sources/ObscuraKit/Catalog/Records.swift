@@ -61,6 +61,12 @@ public struct ItemRecord: Codable, FetchableRecord, PersistableRecord, Sendable,
     /// nil in a protected folder.
     public var place: String? = nil
 
+    /// Id of the sealed rendition in the media pool (a video browsers cannot play,
+    /// ``RenditionState``), once it is made.
+    public var renditionId: String? = nil
+    /// Where the item's rendition stands; nil when it needs none.
+    public var renditionState: RenditionState? = nil
+
     /// Whether the item is in the trash.
     public var isTrashed: Bool { deletedAt != nil }
 }

@@ -123,6 +123,12 @@ extension Vault {
                     replaced += try directory.pool.files(of: row)
                     row.mediaId = media
                     row.thumbId = thumb
+                    // A rendition is made again under the new key rather than re-encrypted:
+                    // it is a copy of the original, made in the background.
+                    if row.renditionState != nil {
+                        row.renditionId = nil
+                        row.renditionState = .pending
+                    }
                 }
                 row.folderId = folder?.id
                 updated.append(try targetKey.map { try concealed(row, key: $0) } ?? row)
@@ -202,6 +208,15 @@ extension Vault {
                 _ = try thumbnail(item)
             } catch {
                 problems.append(Problem(itemId: item.id, message: "thumbnail: \(error)"))
+            }
+            if item.renditionState == .ready {
+                do {
+                    // Every chunk opened: a rendition is read as an original is.
+                    let reader = try openRendition(item)
+                    _ = try reader.read(0..<reader.size)
+                } catch {
+                    problems.append(Problem(itemId: item.id, message: "rendition: \(error)"))
+                }
             }
             progress?(n + 1, visible.count)
         }

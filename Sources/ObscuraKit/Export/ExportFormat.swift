@@ -154,6 +154,11 @@ struct ExportManifest: Codable {
         var folderId: String?
         var mediaId: String
         var thumbId: String?
+        /// The rendition's pool id (§3.3), carried as an original record (§7.3).
+        var renditionId: String? = nil
+
+        /// The ids of the item's pool files: original, thumbnail, rendition.
+        var fileIds: [String] { [mediaId] + (thumbId.map { [$0] } ?? []) + (renditionId.map { [$0] } ?? []) }
     }
     var format: Int
     var createdAt: Double

@@ -70,7 +70,8 @@ extension Vault {
             folders: folders.map { .init(id: $0.id, parentId: $0.parentId, name: $0.name, protected: $0.isProtected) },
             items: items.map {
                 .init(id: $0.id, kind: $0.kind.rawValue, name: $0.name, mimeType: $0.mimeType, size: $0.size,
-                      takenAt: $0.takenAt, folderId: $0.folderId, mediaId: $0.mediaId, thumbId: $0.thumbId)
+                      takenAt: $0.takenAt, folderId: $0.folderId, mediaId: $0.mediaId, thumbId: $0.thumbId,
+                      renditionId: $0.renditionId)
             })
         let json = try manifest.encoded()
 
@@ -84,6 +85,8 @@ extension Vault {
         for item in items {
             var files = [(ExportFormat.RecordKind.original, item.mediaId, try pool.dataPath(item.mediaId))]
             if let thumb = item.thumbId { files.append((.thumbnail, thumb, try pool.thumbPath(thumb))) }
+            // A rendition is a sealed file like an original, and travels as one (§7.3).
+            if let rendition = item.renditionId { files.append((.original, rendition, try pool.dataPath(rendition))) }
             for (kind, id, file) in files {
                 let size = Int64(try FileIO.size(file))
                 var record = [kind.rawValue] + Self.context(id)

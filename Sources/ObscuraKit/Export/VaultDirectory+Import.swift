@@ -36,7 +36,7 @@ extension VaultDirectory {
             }
             let manifest = try ExportManifest.decode(try payload.bytes(UInt64(manifestLength)))
             // The manifest's ids become pool paths: only the pool's own spelling (§7.4).
-            for id in manifest.items.flatMap({ [$0.mediaId] + ($0.thumbId.map { [$0] } ?? []) }) where !MediaPool.isCanonicalId(id) {
+            for id in manifest.items.flatMap(\.fileIds) where !MediaPool.isCanonicalId(id) {
                 throw ExportError.damaged("file id \(id.debugDescription) is not a canonical lower-case UUID")
             }
             let slotLength = try payload.integer(UInt64.self)
@@ -52,7 +52,7 @@ extension VaultDirectory {
             try refuseIfPresent(header: header, manifest: manifest)
 
             // Media records, each to a temporary file in the pool.
-            var expected = Set(manifest.items.map(\.mediaId)).union(manifest.items.compactMap(\.thumbId))
+            var expected = Set(manifest.items.flatMap(\.fileIds))
             while true {
                 let kind = try payload.integer(UInt8.self)
                 guard let record = ExportFormat.RecordKind(rawValue: kind) else { throw ExportError.damaged("record kind") }
@@ -125,7 +125,10 @@ extension VaultDirectory {
         if headers.contains(where: { $0?.salt == header.salt }) {
             throw ExportError.alreadyPresent
         }
-        let files = try manifest.items.flatMap { [try pool.dataPath($0.mediaId)] + (try $0.thumbId.map { [try pool.thumbPath($0)] } ?? []) }
+        let files = try manifest.items.flatMap { item in
+            [try pool.dataPath(item.mediaId)] + (try item.thumbId.map { [try pool.thumbPath($0)] } ?? [])
+                + (try item.renditionId.map { [try pool.dataPath($0)] } ?? [])
+        }
         var st = stat()
         if files.contains(where: { lstat($0, &st) == 0 || errno != ENOENT }) {
             throw ExportError.alreadyPresent

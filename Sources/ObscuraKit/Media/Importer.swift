@@ -227,6 +227,8 @@ extension Vault {
                     row.duration = info.duration
                     row.width = info.width
                     row.height = info.height
+                    // Made after the import, in the background (Vault+Renditions).
+                    row.renditionState = Rendition.isNeeded(info) ? .pending : nil
                 }
                 thumbnail = try? Video.poster(path: path, standardInput: toolInput)
             case (.video, .memory), (.file, _):

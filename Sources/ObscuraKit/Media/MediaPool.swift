@@ -32,10 +32,11 @@ final class MediaPool {
     /// The path of thumbnail `id`; refused unless `id` is canonical (``isCanonicalId(_:)``).
     func thumbPath(_ id: String) throws -> String { path + "/" + (try Self.checked(id)) + Self.thumbSuffix }
 
-    /// The original's and the thumbnail's paths of `item`; refused unless both ids are
-    /// canonical.
+    /// The paths of `item`'s original, thumbnail and rendition (a rendition is a sealed
+    /// file like an original, §4); refused unless every id is canonical.
     func files(of item: ItemRecord) throws -> [String] {
         [try dataPath(item.mediaId)] + (try item.thumbId.map { [try thumbPath($0)] } ?? [])
+            + (try item.renditionId.map { [try dataPath($0)] } ?? [])
     }
 
     /// docs/FORMAT.md §4: a pool file's id is a UUID as 36 characters of lower-case hex in

@@ -1,0 +1,157 @@
+import Foundation
+import ObscuraCrypto
+import ObscuraImaging
+
+/// Renditions (issue 17; docs/FORMAT.md §3.3, §4): a browser-playable copy of each video
+/// browsers cannot play, made after the import from the sealed original and sealed into
+/// the pool like one, under the same keys. The original stays as it was, and is what
+/// downloads and exports give.
+extension Vault {
+    /// The MIME type of every rendition: MP4 (H.264 and AAC).
+    public static let renditionMimeType = Rendition.mimeType
+
+    /// The items of this session (locked folders' left out) whose rendition is still to
+    /// be made.
+    public func pendingRenditions() throws -> [String] {
+        try enter()
+        defer { leave() }
+        return try catalog.pendingRenditions().filter { (try? item($0)) != nil }
+    }
+
+    /// Makes the rendition of item `id` if it still waits for one, and records the outcome.
+    ///
+    /// The original is decrypted chunk by chunk into ffmpeg (``MovieLayout`` puts an index
+    /// kept last first), ffmpeg's MP4 is sealed into a ``RenditionSpool`` as it comes, then
+    /// into the pool once its size is known; the catalog names it in one commit. Nothing
+    /// holds the vault meanwhile: between chunks the vault is checked, so that locking it
+    /// stops the work (and kills ffmpeg) within a chunk.
+    ///
+    /// - Returns: the item's state after: `.ready`, `.failed` (ffmpeg could not read the
+    ///   original), or nil when it needed none any more (deleted, moved, or made already).
+    /// - Throws: ``VaultError/locked`` when the vault was locked meanwhile, and
+    ///   ``ImagingError/toolMissing(_:)`` without ffmpeg; the item stays pending.
+    @discardableResult
+    public func makeRendition(_ id: String, progress: @escaping @Sendable (Double) -> Void = { _ in }) throws -> RenditionState? {
+        let (item, reader) = try { () throws -> (ItemRecord, ChunkedFileReader?) in
+            try enter()
+            defer { leave() }
+            let row = try self.item(id)
+            return (row, row.renditionState == .pending ? try originalReader(row) : nil)
+        }()
+        guard let reader else { return nil }
+        let spool = try RenditionSpool(path: directory.pool.temporaryPath(), random: directory.random)
+        do {
+            let pieces = try MovieLayout.streamingOrder(size: reader.size) { range in
+                try checkStillOpen()
+                return try reader.read(range)
+            } ?? [.range(0..<reader.size)]
+            try Rendition.make(feeding: { write in
+                for piece in pieces {
+                    switch piece {
+                    case let .bytes(bytes):
+                        try bytes.withUnsafeBytes(write)
+                    case let .range(range):
+                        var at = range.lowerBound
+                        while at < range.upperBound {
+                            try self.checkStillOpen()
+                            let next = min(at + UInt64(RenditionSpool.pieceSize), range.upperBound)
+                            var plain = try reader.read(at..<next)
+                            defer { plain.withUnsafeMutableBytes { if let b = $0.baseAddress { secureZero(b, $0.count) } } }
+                            try plain.withUnsafeBytes(write)
+                            at = next
+                        }
+                    }
+                }
+            }, duration: item.duration, progress: progress) { bytes in
+                try spool.append(bytes)
+            }
+            try spool.finish()
+        } catch let error as ImagingError {
+            if case .toolMissing = error { throw error }
+            // Whatever else stopped ffmpeg would stop it again: recorded, not retried.
+            directory.logger.info("rendition failed", metadata: ["error": "\(error)"])
+            return try settle(item, renditionId: nil, state: .failed) ? .failed : nil
+        }
+
+        try enter()
+        defer { leave() }
+        let renditionId = UUID().uuidString.lowercased()
+        let file = try directory.pool.dataPath(renditionId)
+        do {
+            try sealOriginal(mediaId: renditionId, size: spool.size, folderId: item.folderId, hashing: false,
+                             source: spool.source())
+            try directory.pool.sync()
+            guard try settle(item, renditionId: renditionId, state: .ready) else {
+                try directory.pool.remove(file)
+                return nil
+            }
+        } catch {
+            cleanUp(created: [file])
+            throw error
+        }
+        return .ready
+    }
+
+    /// Makes every pending rendition of this session, one at a time (each holds a decoder
+    /// and an encoder: in parallel they would multiply the memory, docs/BENCHMARKS.md).
+    /// `progress` gets the item, its place in the queue, the queue's length and the share
+    /// of the item done.
+    ///
+    /// - Returns: how many were made and how many failed.
+    @discardableResult
+    public func makeRenditions(
+        progress: @escaping @Sendable (_ id: String, _ index: Int, _ count: Int, _ done: Double) -> Void = { _, _, _, _ in }
+    ) throws -> (made: Int, failed: Int) {
+        let ids = try pendingRenditions()
+        var outcome = (made: 0, failed: 0)
+        for (index, id) in ids.enumerated() {
+            progress(id, index, ids.count, 0)
+            switch try makeRendition(id, progress: { progress(id, index, ids.count, $0) }) {
+            case .ready: outcome.made += 1
+            case .failed: outcome.failed += 1
+            case .pending, nil: break
+            }
+        }
+        return outcome
+    }
+
+    /// Puts every rendition that failed back in the queue (a newer ffmpeg may manage);
+    /// returns how many.
+    public func retryFailedRenditions() throws -> Int {
+        try enter()
+        defer { leave() }
+        let count = try catalog.retryFailedRenditions()
+        if count > 0 { try persist() }
+        return count
+    }
+
+    /// A reader over the item's rendition, for range reads.
+    ///
+    /// - Throws: ``VaultError/noSuchItem(_:)`` when it has no rendition ready.
+    public func openRendition(_ item: ItemRecord) throws -> OriginalReader {
+        try enter()
+        defer { leave() }
+        guard item.renditionState == .ready, let renditionId = item.renditionId else { throw VaultError.noSuchItem(item.id) }
+        var rendition = item
+        rendition.mediaId = renditionId
+        return OriginalReader(try originalReader(rendition))
+    }
+
+    /// Records a rendition's outcome in the catalog and commits it; false when the item no
+    /// longer waits for it.
+    private func settle(_ item: ItemRecord, renditionId: String?, state: RenditionState) throws -> Bool {
+        try enter()
+        defer { leave() }
+        guard try catalog.settleRendition(item.id, mediaId: item.mediaId, renditionId: renditionId, state: state) else {
+            return false
+        }
+        try persist()
+        return true
+    }
+
+    /// Throws ``VaultError/locked`` once the vault is locked or locking.
+    private func checkStillOpen() throws {
+        try enter()
+        leave()
+    }
+}
