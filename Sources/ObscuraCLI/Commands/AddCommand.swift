@@ -13,6 +13,9 @@ struct AddCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Folder to import into (its password is asked if protected).", valueName: "name"))
     var folder: String?
 
+    @Flag(help: "Do not make playable copies of videos browsers cannot play now (`obscura renditions` makes them later).")
+    var noRenditions = false
+
     @Argument(help: "Files or directories to import.")
     var paths: [String]
 
@@ -29,6 +32,11 @@ struct AddCommand: ParsableCommand {
         if !report.duplicates.isEmpty {
             Terminal.output("Skipped \(report.duplicates.count) duplicate\(report.duplicates.count == 1 ? "" : "s") already in the vault:")
             for path in report.duplicates { Terminal.output("  " + TerminalText.escaped(path)) }
+        }
+        // After the import, which is committed already: an interrupted conversion loses
+        // nothing, and the next `add` or `renditions` picks it up.
+        if !noRenditions, report.imported.contains(where: { $0.renditionState == .pending }) {
+            try RenditionsCommand.make(in: session.vault)
         }
         if !report.failures.isEmpty {
             Terminal.note("Failed \(report.failures.count) file\(report.failures.count == 1 ? "" : "s"):")
