@@ -25,6 +25,13 @@ public struct GalleryContext: RequestContext {
         return session
     }
 
+    /// The rendition worker of this request's session's vault, or 401 locked.
+    func renditions() throws -> RenditionWorker {
+        _ = try vault()
+        guard let binding = session?.binding else { throw APIError.locked }
+        return binding.renditions
+    }
+
     /// The unlocked vault of this request's session, or 401 locked.
     func vault() throws -> Vault {
         guard let session, let store, let vault = store.vault(for: session) else { throw APIError.locked }

@@ -20,6 +20,8 @@ struct ItemJSON: Encodable {
     var latitude: Double?
     var longitude: Double?
     var deletedAt: Double?
+    /// `pending`, `ready` or `failed` for a video browsers cannot play; nil otherwise.
+    var rendition: String?
 
     init(_ item: ItemRecord) {
         id = item.id
@@ -40,6 +42,7 @@ struct ItemJSON: Encodable {
         latitude = item.latitude
         longitude = item.longitude
         deletedAt = item.deletedAt
+        rendition = item.renditionState?.rawValue
     }
 
     // Nulls are written out, so every item has every key.
@@ -63,11 +66,12 @@ struct ItemJSON: Encodable {
         try c.encode(latitude, forKey: .latitude)
         try c.encode(longitude, forKey: .longitude)
         try c.encode(deletedAt, forKey: .deletedAt)
+        try c.encode(rendition, forKey: .rendition)
     }
 
     private enum CodingKeys: String, CodingKey {
         case id, kind, name, mimeType, size, width, height, orientation, duration, takenAt, importedAt, favorite, folderId, hasThumbnail
-        case place, latitude, longitude, deletedAt
+        case place, latitude, longitude, deletedAt, rendition
     }
 }
 

@@ -31,12 +31,15 @@ struct FolderRoutes {
             let vault = try context.vault()
             let id = try context.parameters.require("id")
             let password = try await SecretFields.json(from: request).require("password")
-            return try JSON.response(try await Blocking.run { () -> FolderJSON in
+            let opened = try await Blocking.run { () -> FolderJSON in
                 defer { password.zeroize() }
                 let folder = try ItemRoutes.folder(id, in: vault)
                 try store.unlockFolder(folder, of: vault, password: password)
                 return try FolderJSON(folder, in: vault)
-            })
+            }
+            // The folder's videos waiting for a rendition can be reached now.
+            try context.renditions().start()
+            return try JSON.response(opened)
         }
         router.post("/api/folders/:id/lock") { _, context -> Response in
             let vault = try context.vault()

@@ -44,6 +44,41 @@ struct MediaRoutes {
             }
             return Self.original(item, reader: reader, request: request)
         }
+        router.get("/api/items/:id/rendition") { request, context -> Response in
+            let vault = try context.vault()
+            let id = try context.parameters.require("id")
+            let (item, reader) = try await Blocking.run { () -> (ItemRecord, OriginalReader) in
+                let item = try vault.item(id)
+                guard item.renditionState == .ready else { throw APIError.notFound("this item has no rendition") }
+                return (item, try vault.openRendition(item))
+            }
+            // Served as an original is, ranges and all, as the MP4 it is; a download of
+            // the item takes the original (`/original?download=1`).
+            var shown = item
+            shown.mimeType = Vault.renditionMimeType
+            shown.mediaId = item.renditionId ?? item.mediaId
+            return Self.original(shown, reader: reader, request: request)
+        }
+        router.get("/api/renditions") { _, context -> Response in
+            let status = try context.renditions().status
+            return try JSON.response(RenditionStatusJSON(pending: status.pending, current: status.current, progress: status.progress))
+        }
+    }
+
+    /// What the background conversion is doing (docs/API.md, "Renditions").
+    struct RenditionStatusJSON: Encodable {
+        var pending: Int
+        var current: String?
+        var progress: Double
+
+        func encode(to encoder: Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(pending, forKey: .pending)
+            try c.encode(current, forKey: .current)
+            try c.encode(progress, forKey: .progress)
+        }
+
+        private enum CodingKeys: String, CodingKey { case pending, current, progress }
     }
 
     static func jpeg(_ bytes: [UInt8]) -> Response {

@@ -34,6 +34,7 @@ struct UploadRoutes {
             }
             switch outcome {
             case let .imported(item):
+                if item.renditionState == .pending { try context.renditions().start() }
                 return try JSON.response(["item": ItemJSON(item)], status: .created)
             case .duplicate:
                 return try JSON.response(["duplicate": true])

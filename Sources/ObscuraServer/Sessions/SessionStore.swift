@@ -34,9 +34,12 @@ final class SessionStore: @unchecked Sendable {
         let vault: Vault
         var lastActivity: Double
         var autoLockMinutes: Int
+        /// Makes the vault's pending video renditions in the background.
+        let renditions: RenditionWorker
 
         init(vault: Vault, now: Double) {
             self.vault = vault
+            renditions = RenditionWorker(vault: vault)
             lastActivity = now
             autoLockMinutes = (try? vault.autoLockMinutes()) ?? Vault.defaultAutoLockMinutes
         }
@@ -133,8 +136,10 @@ final class SessionStore: @unchecked Sendable {
             attach(vault, to: session)
             // The session's vault: when another session had it open already, `vault` is a
             // second copy that attach() has just locked.
-            if let open = session.binding?.vault {
-                Self.purgeExpiredTrash(of: open, now: Date(timeIntervalSince1970: now()), logger: logger)
+            if let open = session.binding {
+                Self.purgeExpiredTrash(of: open.vault, now: Date(timeIntervalSince1970: now()), logger: logger)
+                // Renditions an upload left pending when the vault was locked.
+                open.renditions.start()
             }
         }
         rotate(session)

@@ -154,5 +154,6 @@ export const urls = {
   preview: (id) => '/api/items/' + encodeURIComponent(id) + '/preview',
   original: (id) => '/api/items/' + encodeURIComponent(id) + '/original',
   full: (id) => '/api/items/' + encodeURIComponent(id) + '/full',
+  rendition: (id) => '/api/items/' + encodeURIComponent(id) + '/rendition',
   download: (id) => '/api/items/' + encodeURIComponent(id) + '/original?download=1',
 };

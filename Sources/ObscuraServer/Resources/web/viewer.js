@@ -1,9 +1,11 @@
 // viewer.js: one item at a time, full screen. Photos show their preview with
 // zoom, and the original once zoomed past the preview's pixels; videos play from
-// the original (the server answers Range requests, so seeking works);
+// the original, or from their rendition when browsers cannot play the original (HEVC),
+// with the conversion's progress shown until it is ready (the server answers Range
+// requests, so seeking works); downloads always give the original;
 // previous/next by buttons, ←/→, swipe; Esc closes.
 
-import { post, urls } from './api.js';
+import { get, post, urls } from './api.js';
 import { captureTime } from './catalog.js';
 import { bytes, dateTime } from './format.js';
 import { toast } from './dialogs.js';
@@ -151,8 +153,45 @@ export class Viewer {
     if (isVideo) {
       if (item.hasThumbnail) this.video.poster = urls.preview(item.id);
       else this.video.removeAttribute('poster');
-      this.video.src = urls.original(item.id);
       this.video.setAttribute('aria-label', item.name);
+      this.playVideo(item);
+    }
+  }
+
+  /** Plays the rendition if the item has one, the original if it needs none (or its
+   * conversion failed); while it is being made, says how far it is and waits. */
+  playVideo(item) {
+    const note = $('viewer-rendition');
+    note.hidden = item.rendition !== 'pending' && item.rendition !== 'failed';
+    if (item.rendition === 'pending') {
+      note.textContent = 'Preparing this video for playback…';
+      this.waitForRendition(item);
+      return;
+    }
+    if (item.rendition === 'failed') note.textContent = 'This video could not be converted for the browser; the original may not play here. Download it to watch.';
+    this.video.src = item.rendition === 'ready' ? urls.rendition(item.id) : urls.original(item.id);
+  }
+
+  /** Polls the background conversion until the shown item's rendition is settled. */
+  async waitForRendition(item) {
+    while (this.current === item && this.isOpen) {
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      if (this.current !== item || !this.isOpen) return;
+      try {
+        const status = await get('/api/renditions');
+        if (status.current === item.id) {
+          $('viewer-rendition').textContent = 'Preparing this video for playback… ' + Math.floor(status.progress * 100) + '%';
+          continue;
+        }
+        const fresh = await get('/api/items/' + encodeURIComponent(item.id));
+        if (!fresh || fresh.rendition === 'pending') continue;
+        if (this.current !== item) return;
+        item.rendition = fresh.rendition;
+        this.playVideo(item);
+        return;
+      } catch {
+        return; // locked, or the item is gone: the page's own handlers take over
+      }
     }
   }
 
@@ -210,6 +249,7 @@ export class Viewer {
   }
 
   stopVideo() {
+    $('viewer-rendition').hidden = true;
     if (this.video.getAttribute('src')) {
       this.video.pause();
       this.video.removeAttribute('src');
