@@ -156,3 +156,41 @@ def test_a_photos_place_is_shown_and_searched(roll):
     wait(roll, lambda: item_count(roll) == 1 and "sydney.jpg" in " ".join(t[2] for t in tiles(roll)), 10, "Sydney by its country")
     el(roll, "#search-clear").click()
     wait(roll, lambda: item_count(roll) == before + 2, 10, "every photo again")
+
+
+def test_an_hevc_clip_plays_its_rendition_and_seeks(roll):
+    """A phone's HEVC clip: Chromium here cannot decode H.265, so the viewer plays the
+    H.264 rendition made in the background, shows the conversion's progress meanwhile,
+    and seeks in it by HTTP Range; the download stays the original."""
+    path = roll.roll_dir / "IMG_0042.MOV"
+    subprocess.run(["/usr/bin/ffmpeg", "-v", "error", "-f", "lavfi", "-i", "testsrc2=duration=8:size=640x360:rate=30",
+                    "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000:duration=8",
+                    "-c:v", "libx265", "-preset", "ultrafast", "-x265-params", "log-level=error", "-tag:v", "hvc1",
+                    "-pix_fmt", "yuv420p", "-c:a", "aac", "-y", str(path)], check=True)
+    before = item_count(roll)
+    el(roll, "#file-input").send_keys(str(path))
+    wait(roll, lambda: item_count(roll) == before + 1, 60, "the clip imported")
+    close_uploads(roll)
+    tile = tile_named(roll, "IMG_0042.MOV")
+    item = roll.execute_script("return fetch('/api/items/' + arguments[0]).then(r => r.json())", tile)
+    assert item["kind"] == "video" and item["rendition"] in ("pending", "ready"), item
+    roll.execute_script(f"document.querySelector(\".tile[data-id='{tile}'] .tile-open\").click()")
+    wait(roll, lambda: (roll.execute_script("return document.getElementById('viewer-video').getAttribute('src')") or "")
+         .endswith("/rendition"), 180, "the rendition in the viewer")
+    assert not shown(roll, "#viewer-rendition"), "the progress note is gone once it plays"
+    video = "document.getElementById('viewer-video')"
+    roll.execute_script(f"const v = {video}; v.muted = true; v.play();")
+    wait(roll, lambda: roll.execute_script(f"return {video}.currentTime") > 0.5, 20,
+         lambda: "playing: " + str(roll.execute_script(f"const v = {video}; return [v.readyState, v.currentTime, v.error && v.error.code]")))
+    size = roll.execute_script(f"const v = {video}; return [v.videoWidth, v.videoHeight, v.duration]")
+    assert size[0] == 640 and size[1] == 360 and abs(size[2] - 8) < 0.3, size
+    roll.execute_script(f"const v = {video}; v.seekedAt = null; v.addEventListener('seeked', () => v.seekedAt = v.currentTime, {{once: true}}); v.currentTime = 6;")
+    wait(roll, lambda: (roll.execute_script(f"return {video}.seekedAt") or 0) >= 5.9, 20, "the seek to 6 s")
+    wait(roll, lambda: roll.execute_script(f"return {video}.currentTime") > 6.3, 20, "playing on after the seek")
+    shoot(roll, "viewer-hevc-rendition")
+    download = roll.execute_script("return document.getElementById('viewer-download').getAttribute('href')")
+    assert download.endswith("/original?download=1"), download
+    head = roll.execute_script("return fetch(arguments[0]).then(r => [r.headers.get('content-type'), r.headers.get('content-length')])", download)
+    assert head == ["video/quicktime", str(path.stat().st_size)], head
+    el(roll, "#viewer-close").click()
+    wait(roll, lambda: not shown(roll, "#viewer"), 5, "the viewer closed")
