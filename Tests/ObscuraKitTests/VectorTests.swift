@@ -133,18 +133,32 @@ import Testing
             let header = try SlotHeader.decode(slot)
             try manifest.check(against: header)
             let mek = try SlotCodec.unwrapKey(header: header, password: SecureBytes(copying: Array(v.fields["vault_password"]!.utf8)))
-            guard try payload.integer(UInt8.self) == 1 else { return "damaged" }
-            let context = try payload.bytes(16)
-            let media = try payload.bytes(try payload.integer(UInt64.self))
-            guard try payload.integer(UInt8.self) == 0, payload.atEnd else { return "damaged" }
-            let chunked = try ChunkedHeader.decode(media)
-            let cipher = try ChunkCipher(header: chunked, key: mek, outerKey: nil, context: context)
-            var photo = [UInt8]()
-            for i in 0..<chunked.chunkCount {
-                let start = Int(chunked.fileOffset(ofChunk: i))
-                photo += try cipher.open(media[start..<(start + chunked.plaintextLength(ofChunk: i) + 16)], index: i)
+            // Every record, then exactly the files the manifest names (§7.3).
+            var files = [String: (kind: UInt8, body: [UInt8])]()
+            while true {
+                let kind = try payload.integer(UInt8.self)
+                if kind == 0 { break }
+                guard kind == 1 || kind == 2 else { return "damaged" }
+                let id = UUID(uuid: try payload.bytes(16).withUnsafeBytes { $0.load(as: uuid_t.self) }).uuidString.lowercased()
+                files[id] = (kind, try payload.bytes(try payload.integer(UInt64.self)))
             }
+            guard payload.atEnd, Set(files.keys) == Set(manifest.items.flatMap(\.fileIds)) else { return "damaged" }
+            func open(_ id: String) throws -> [UInt8] {
+                guard let (kind, media) = files[id], kind == 1 else { throw ExportError.damaged("not an original record") }
+                let chunked = try ChunkedHeader.decode(media)
+                let cipher = try ChunkCipher(header: chunked, key: mek, outerKey: nil, context: Vault.context(id))
+                var plain = [UInt8]()
+                for i in 0..<chunked.chunkCount {
+                    let start = Int(chunked.fileOffset(ofChunk: i))
+                    plain += try cipher.open(media[start..<(start + chunked.plaintextLength(ofChunk: i) + 16)], index: i)
+                }
+                return plain
+            }
+            let item = manifest.items[0]
+            let photo = try open(item.mediaId)
+            let rendition = try item.renditionId.map { VectorSet.hex(SHA256Digest.hash(try open($0))) }
             return "\(manifest.items.count)" == v.fields["items"] && VectorSet.hex(SHA256Digest.hash(photo)) == v.fields["photo_sha256"]
+                && rendition == v.fields["rendition_sha256"]
                 ? "success" : "wrong plaintext"
         } catch ExportError.notAnExport {
             return "unsupported"

@@ -293,12 +293,22 @@ class Export:
             pos += 24 + length
         if pos != len(payload):
             raise FormatError("trailing payload")
+        # §7.3: exactly the files the manifest names, each once, of its kind.
+        named = set()
+        for item in self.manifest["items"]:
+            named.add((1, item["media_id"]))
+            if item.get("thumb_id") is not None:
+                named.add((2, item["thumb_id"]))
+            if item.get("rendition_id") is not None:
+                named.add((1, item["rendition_id"]))
+        if set(self.files) != named:
+            raise FormatError("file records differ from the manifest's files")
         vault = self.manifest["vault"]
         if (self.slot[8:12] != struct.pack(">I", vault["iterations"])
                 or self.slot[12:44] != b64(vault["salt"]) or self.slot[44:104] != b64(vault["wrapped_key"])):
             raise FormatError("manifest and slot disagree")
         for item in self.items:
-            for key in ("media_id", "thumb_id"):
+            for key in ("media_id", "thumb_id", "rendition_id"):
                 if item.get(key) is not None and not CANONICAL_UUID.fullmatch(item[key]):
                     raise FormatError(f"{key} is not a canonical UUID")
 
@@ -313,6 +323,11 @@ class Export:
     def original(self, item: dict, mek: bytes) -> bytes:
         data = self.files[(1, item["media_id"])]
         return decrypt_chunked(data, mek, context=uuid.UUID(item["media_id"]).bytes)
+
+    def rendition(self, item: dict, mek: bytes) -> bytes:
+        """§3.3, §7.3: a rendition travels as an original record and opens as one."""
+        data = self.files[(1, item["rendition_id"])]
+        return decrypt_chunked(data, mek, context=uuid.UUID(item["rendition_id"]).bytes)
 
     def thumbnail(self, item: dict, mek: bytes) -> bytes:
         data = self.files[(2, item["thumb_id"])]

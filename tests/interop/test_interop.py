@@ -146,6 +146,43 @@ def test_the_clis_media_is_version_2_and_its_hashes_are_keyed(export):
         assert hashes[item["id"]] != hashlib.sha256(plaintext).digest()
 
 
+@pytest.fixture(scope="module")
+def video_export():
+    """An export of a vault holding a phone's HEVC clip, whose rendition `add` made."""
+    with tempfile.TemporaryDirectory() as tmp:
+        home = pathlib.Path(tmp)
+        clip = home / "IMG_0007.MOV"
+        subprocess.run(["/usr/bin/ffmpeg", "-v", "error", "-f", "lavfi", "-i", "testsrc2=duration=2:size=320x240:rate=25",
+                        "-c:v", "libx265", "-preset", "ultrafast", "-x265-params", "log-level=error", "-tag:v", "hvc1",
+                        "-pix_fmt", "yuv420p", str(clip)], check=True)
+        run(["init"], "", home)
+        run(["create", "--password-stdin"], "vault password\n", home)
+        run(["add", "--password-stdin", str(clip)], "vault password\n", home)
+        out = run(["export", "--password-stdin", "--generate-password", "-o", str(home / "v.obscura")],
+                  "vault password\n", home)
+        password = out.split(": ")[1].split("\n")[0].strip()
+        yield {"path": str(home / "v.obscura"), "password": password, "clip": clip.read_bytes()}
+
+
+def test_a_videos_rendition_travels_in_the_export_and_opens_as_an_original(video_export):
+    """§3.3 renditions, §7.3, §7.4 through this reader: the manifest names the rendition,
+    its file comes as an original record and decrypts under the MEK with its own UUID; it
+    is an H.264 MP4 that ffprobe reads, the original is the clip as it was, and the carried
+    catalog says the rendition is ready."""
+    e = reader.Export(video_export["path"], video_export["password"])
+    mek = e.open_vault("vault password")
+    (clip,) = e.items
+    assert clip["kind"] == "video" and clip["rendition_id"] not in (clip["media_id"], clip.get("thumb_id"))
+    assert e.original(clip, mek) == video_export["clip"]
+    mp4 = e.rendition(clip, mek)
+    assert mp4[4:8] == b"ftyp"
+    probe = subprocess.run(["/usr/bin/ffprobe", "-v", "error", "-select_streams", "v:0", "-show_entries",
+                            "stream=codec_name,width,height", "-of", "csv=p=0", "-"], input=mp4, capture_output=True)
+    assert probe.stdout.decode().strip() == "h264,320,240"
+    row = e.catalog("vault password").execute("SELECT renditionId, renditionState FROM item").fetchall()
+    assert row == [(clip["rendition_id"], "ready")]
+
+
 def vectors(kind):
     for path in sorted((ROOT / "testdata" / kind).iterdir()):
         raw = path.read_bytes()
@@ -222,8 +259,10 @@ def test_export_vectors(name, fields, body, tmp_path):
     else:
         # Outside the try: a file that reads must never pass as "damaged" for lack of
         # the fields only success vectors carry.
+        rendition = e.items[0].get("rendition_id") and hashlib.sha256(e.rendition(e.items[0], mek)).hexdigest()
         ok = (str(len(e.items)) == fields.get("items")
-              and hashlib.sha256(photo).hexdigest() == fields.get("photo_sha256"))
+              and hashlib.sha256(photo).hexdigest() == fields.get("photo_sha256")
+              and (rendition or None) == fields.get("rendition_sha256"))
         outcome = "success" if ok else "wrong plaintext"
     assert outcome == fields["expect"], name
 

@@ -189,10 +189,11 @@ extension VectorSet {
         let valid = exportHeader + (try seal(payload, key: kek, context: exportHeader, prefix: prefix, chunkSize: ExportFormat.chunkSize))
 
         var out = [String: [UInt8]]()
-        func add(_ name: String, _ expect: String, _ bytes: [UInt8], password typed: String = password, _ comment: String) {
+        func add(_ name: String, _ expect: String, _ bytes: [UInt8], password typed: String = password,
+                 extra: [(String, String)] = [], _ comment: String) {
             var fields = [("expect", expect), ("password", typed), ("vault_password", "vault pw")]
             if expect == "success" {
-                fields += [("items", "1"), ("photo_sha256", hex(SHA256Digest.hash(photo)))]
+                fields += [("items", "1"), ("photo_sha256", hex(SHA256Digest.hash(photo)))] + extra
             }
             fields.append(("comment", comment))
             out["export/" + name] = file(fields, bytes)
@@ -250,6 +251,36 @@ extension VectorSet {
         add("valid_media_v2", "success",
             exportHeaderV2 + (try seal(payloadV2, key: kekV2, context: exportHeaderV2, prefix: prefixV2, chunkSize: ExportFormat.chunkSize)),
             "one item whose original is a version 2 chunked file; the payload itself stays version 1 (§7.3)")
+
+        // Drawn after every byte above likewise: a video whose rendition (§3.3) travels as
+        // an original record of its own (§7.3, §7.4 `rendition_id`), under a fresh salt.
+        let renditionId = "3c9e1f70-5a2b-4d8c-9e6f-a1b2c3d4e5f6"
+        let rendition = random.bytes(3000)
+        let renditionFile = try sealV2(rendition, key: mek, context: Vault.context(renditionId),
+                                       salt: random.bytes(ChunkedFormatV2.saltSize), chunkSize: 4096)
+        var video = manifest
+        video.items[0].kind = "video"
+        video.items[0].name = "vector.mov"
+        video.items[0].mimeType = "video/quicktime"
+        video.items[0].renditionId = renditionId
+        let saltR = random.bytes(32)
+        let kekR = try PasswordKDF.deriveKey(
+            password: ExportFormat.canonicalPassword(SecureBytes(copying: Array(password.utf8))), salt: saltR,
+            iterations: iterations)
+        let prefixR = random.bytes(ChunkedFormat.noncePrefixSize)
+        let headerPrefixR = ExportFormat.headerPrefix(iterations: iterations, salt: saltR)
+        let exportHeaderR = headerPrefixR + (try ExportFormat.verificationTag(kek: kekR, headerPrefix: headerPrefixR)) + prefixR
+        func videoExport(_ records: [(ExportFormat.RecordKind, [UInt8], [UInt8])]) throws -> [UInt8] {
+            let payload = try ExportFormat.payloadPlaintext(manifest: video, slot: slot, records: records)
+            return exportHeaderR + (try seal(payload, key: kekR, context: exportHeaderR, prefix: prefixR, chunkSize: ExportFormat.chunkSize))
+        }
+        let original = (ExportFormat.RecordKind.original, Vault.context(mediaId), mediaV2)
+        add("valid_rendition", "success",
+            try videoExport([original, (.original, Vault.context(renditionId), renditionFile)]),
+            extra: [("rendition_sha256", hex(SHA256Digest.hash(rendition)))],
+            "a video and its rendition: the manifest's rendition_id names a second original record (§7.3, §7.4)")
+        add("rendition_missing", "damaged", try videoExport([original]),
+            "the manifest names a rendition_id the records do not carry")
         return out
     }
 
