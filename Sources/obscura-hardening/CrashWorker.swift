@@ -11,7 +11,7 @@ enum CrashWorker {
     /// Every write the loop interrupts.
     enum Op: String, CaseIterable, Codable {
         case persist, importFiles = "import", delete, protect, move, passwd, export
-        case importExport = "import-export", destroy, create
+        case importExport = "import-export", destroy, create, rendition
     }
 
     /// What `op` wrote for `check`: the write, and the images before and after it.
@@ -61,6 +61,11 @@ enum CrashWorker {
         switch op {
         case .importFiles: _ = try sources(ws, tag: tag)
         case .importExport: try makeSourceExport(ws)
+        case .rendition:
+            // An HEVC clip imported now, outside the window: the write killed is the
+            // rendition's own commit, from "pending" (old) to "ready" (new).
+            try importClip(ws, tag: tag)
+            old = try ws.audit()
         case .export:
             if unlink(ws.exportPath) == 0 { old.export = .absent }
         default: break
@@ -129,7 +134,29 @@ enum CrashWorker {
             try directory.destroy(try directory.unlock(password: Workspace.labels[label].passwords[0]))
         case .create:
             _ = try directory.createVault(password: Workspace.labels[3].passwords[0], iterations: Workspace.iterations)
+        case .rendition:
+            let outcome = try a.makeRenditions()
+            // Two when an earlier kill left one pending.
+            guard outcome.made >= 1 else { throw WorkerError("rendition not made: \(outcome)") }
         }
+    }
+
+    /// Imports into vault a a new HEVC clip named after `tag`, whose rendition is pending.
+    static func importClip(_ ws: Workspace, tag: String) throws {
+        let clip = ws.root + "/src/clip-\(tag).mov"
+        let ffmpeg = Process()
+        ffmpeg.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
+        ffmpeg.arguments = ["-v", "error", "-f", "lavfi", "-i", "testsrc2=duration=1:size=320x240:rate=25",
+                            "-c:v", "libx265", "-preset", "ultrafast", "-x265-params", "log-level=error", "-tag:v", "hvc1",
+                            "-pix_fmt", "yuv420p", "-metadata", "comment=\(tag)", "-y", clip]
+        try ffmpeg.run()
+        ffmpeg.waitUntilExit()
+        guard ffmpeg.terminationStatus == 0 else { throw WorkerError("ffmpeg could not make the clip") }
+        let directory = try ws.open()
+        let a = try ws.vaultA(directory)
+        defer { a.lock() }
+        let report = try a.importFiles([clip])
+        guard report.imported.first?.renditionState == .pending else { throw WorkerError("the clip needs no rendition: \(report)") }
     }
 
     /// Two new files to import, named after `tag`: a photo (the fixture JPEG with random

@@ -110,9 +110,12 @@ public enum VaultAudit {
                 state.folders.append(try vault.folderPath(folder) + (folder.isProtected ? " (protected)" : ""))
             }
             for view in try vault.items() {
-                state.items.append((view.folderPath ?? "") + "/" + view.record.name)
+                // A made rendition is part of the item's state: its commit is one write.
+                let rendition = view.record.renditionState == .ready ? " [rendition]" : ""
+                state.items.append((view.folderPath ?? "") + "/" + view.record.name + rendition)
                 named.insert(view.record.mediaId + ".data.enc")
                 if let thumb = view.record.thumbId { named.insert(thumb + ".thumb.enc") }
+                if let made = view.record.renditionId { named.insert(made + ".data.enc") }
             }
             state.items.sort()
             let (_, skipped, problems) = try vault.verify()

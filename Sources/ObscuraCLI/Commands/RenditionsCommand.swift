@@ -16,7 +16,15 @@ struct RenditionsCommand: ParsableCommand {
     @Flag(help: "Try again the videos whose copy could not be made before.")
     var retryFailed = false
 
+    @Flag(help: .hidden)
+    var printFfmpegArguments = false
+
     func run() throws {
+        if printFfmpegArguments {
+            // For scripts/bench-rendition: the reference run is this very command.
+            for argument in Vault.renditionArguments { Terminal.output(argument) }
+            return
+        }
         let session = try VaultSession(global: global, passwords: passwords)
         if retryFailed {
             let count = try session.vault.retryFailedRenditions()

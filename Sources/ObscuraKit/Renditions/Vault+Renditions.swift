@@ -10,6 +10,10 @@ extension Vault {
     /// The MIME type of every rendition: MP4 (H.264 and AAC).
     public static let renditionMimeType = Rendition.mimeType
 
+    /// ffmpeg's arguments for a rendition, its input on standard input (`pipe:0`): what
+    /// scripts/bench-rendition runs alone as the reference.
+    public static var renditionArguments: [String] { Rendition.arguments() }
+
     /// The items of this session (locked folders' left out) whose rendition is still to
     /// be made.
     public func pendingRenditions() throws -> [String] {
