@@ -21,6 +21,37 @@ import Testing
         return try JSONSerialization.jsonObject(with: Data(out.stdout.utf8)) as? [[String: Any]] ?? []
     }
 
+    @Test func anHEVCClipGetsItsRenditionFromAddOrFromTheRenditionsCommand() throws {
+        let cli = try CLIRunner()
+        let dir = cli.root + "/src"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        let first = try TestImages.hevcVideo(in: dir, name: "first.mov", seconds: 1, width: 320, height: 240)
+        let second = try TestImages.hevcVideo(in: dir, name: "second.mov", seconds: 2, width: 320, height: 240)
+        try cli.run(["init"])
+        try cli.run(["create", "--password-stdin"], stdin: "pw\n")
+
+        let add = try cli.run(["add", "--password-stdin", first], stdin: "pw\n")
+        #expect(add.code == 0, "\(add.stderr)")
+        #expect(add.stdout.contains("Made 1 playable copy of videos browsers cannot play."), "\(add.stdout)")
+        let later = try cli.run(["add", "--password-stdin", "--no-renditions", second], stdin: "pw\n")
+        #expect(later.code == 0 && !later.stdout.contains("playable"))
+        var states = Dictionary(uniqueKeysWithValues: try items(cli).map { ($0["name"] as? String ?? "", $0["rendition"] as? String ?? "null") })
+        #expect(states == ["first.mov": "ready", "second.mov": "pending"])
+
+        let made = try cli.run(["renditions", "--password-stdin"], stdin: "pw\n")
+        #expect(made.code == 0 && made.stdout.contains("Made 1 playable copy"), "\(made.stdout)\(made.stderr)")
+        states = Dictionary(uniqueKeysWithValues: try items(cli).map { ($0["name"] as? String ?? "", $0["rendition"] as? String ?? "null") })
+        #expect(states == ["first.mov": "ready", "second.mov": "ready"])
+        let nothing = try cli.run(["renditions", "--password-stdin"], stdin: "pw\n")
+        #expect(nothing.code == 0 && nothing.stdout.isEmpty)
+        // `get` gives the original, not the rendition.
+        let id = try #require(try items(cli).first { $0["name"] as? String == "first.mov" }?["id"] as? String)
+        try cli.run(["get", "--password-stdin", id, "-o", cli.root + "/out.mov"], stdin: "pw\n")
+        #expect(FileManager.default.contentsEqual(atPath: cli.root + "/out.mov", andPath: first))
+        let verify = try cli.run(["verify", "--password-stdin"], stdin: "pw\n")
+        #expect(verify.code == 0, "\(verify.stdout)\(verify.stderr)")
+    }
+
     @Test func addListGetCatMoveRemoveVerify() throws {
         let cli = try CLIRunner()
         let src = try makeSources(cli)
@@ -92,7 +123,10 @@ import Testing
         let b = try #require(try items(cli).first?["id"] as? String)
         #expect(try cli.run(["rm", "--password-stdin", b], stdin: "pw\n").code == 0)
         #expect(try cli.files("media").count == 4, "b.png waits in the trash with its thumbnail")
-        #expect(try cli.run(["trash", "empty", "--password-stdin"], stdin: "pw\n").stdout == "Deleted 1 item for good.\n")
+        #expect(try cli.run(["rm", "--password-stdin", "--folder", "Secret", id], stdin: "pw\nfolderpw\n").code == 0)
+        let emptied = try cli.run(["trash", "empty", "--password-stdin"], stdin: "pw\n")
+        #expect(emptied.stdout == "Deleted 1 item for good.\n")
+        #expect(emptied.stderr.contains("1 item stays in the trash: its protected folder is locked"), "\(emptied.stderr)")
         #expect(try items(cli).isEmpty)
         let media = try cli.files("media")
         #expect(media.count == 2, "the protected item and its thumbnail: \(media)")

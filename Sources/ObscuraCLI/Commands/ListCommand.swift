@@ -33,6 +33,7 @@ struct ListCommand: ParsableCommand {
         var favorite: Bool
         var place: String?
         var deletedAt: String?
+        var rendition: String?
 
         /// Encodes every key, nulls included.
         func encode(to encoder: Encoder) throws {
@@ -43,10 +44,11 @@ struct ListCommand: ParsableCommand {
             try c.encode(folder, forKey: .folder); try c.encode(width, forKey: .width); try c.encode(height, forKey: .height)
             try c.encode(duration, forKey: .duration); try c.encode(favorite, forKey: .favorite)
             try c.encode(place, forKey: .place); try c.encode(deletedAt, forKey: .deletedAt)
+            try c.encode(rendition, forKey: .rendition)
         }
         enum CodingKeys: String, CodingKey {
             case id, name, kind, mimeType = "mime_type", size, takenAt = "taken_at", importedAt = "imported_at"
-            case folder, width, height, duration, favorite, place, deletedAt = "deleted_at"
+            case folder, width, height, duration, favorite, place, deletedAt = "deleted_at", rendition
         }
 
         init(_ v: ItemView) {
@@ -54,6 +56,7 @@ struct ListCommand: ParsableCommand {
             size = v.record.size; takenAt = Format.date(v.record.takenAt); importedAt = Format.date(v.record.importedAt)
             folder = v.folderPath; width = v.record.width; height = v.record.height; duration = v.record.duration
             favorite = v.record.favorite; place = v.record.place; deletedAt = Format.date(v.record.deletedAt)
+            rendition = v.record.renditionState?.rawValue
         }
     }
 
