@@ -86,6 +86,10 @@ struct TrashCommand: ParsableCommand {
             try TrashCommand.purge(session.vault)
             let count = try session.vault.emptyTrash()
             Terminal.output("Deleted \(count) item\(count == 1 ? "" : "s") for good.")
+            let left = try session.vault.lockedTrashCount()
+            if left > 0 {
+                Terminal.note("\(left) item\(left == 1 ? " stays" : "s stay") in the trash: \(left == 1 ? "its" : "their") protected folder is locked (name it with --folder to empty \(left == 1 ? "it" : "them") too).")
+            }
         }
     }
 }

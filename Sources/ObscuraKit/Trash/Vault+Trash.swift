@@ -38,8 +38,7 @@ extension Vault {
     public func emptyTrash() throws -> Int {
         try enter()
         defer { leave() }
-        let folders = Dictionary(uniqueKeysWithValues: try catalog.folders().map { ($0.id, $0) })
-        let visible = try catalog.trashedItems().filter { row in row.folderId.flatMap { folders[$0] }.map(isOpen) ?? true }
+        let visible = try trashedItems(inOpenFolders: true)
         // By rows, not ids: an empty at the same moment may have deleted some already,
         // which then are no error (their rows and files are simply gone).
         try deleteRows(visible)
@@ -64,5 +63,20 @@ extension Vault {
     /// How many items of the trash this session can see.
     public func trashCount() throws -> Int {
         try itemsPage(scope: .trash, limit: 1).total
+    }
+
+    /// How many items in the trash belong to locked protected folders: what
+    /// ``emptyTrash()`` leaves. (The folder list counts a locked folder's items too.)
+    public func lockedTrashCount() throws -> Int {
+        try enter()
+        defer { leave() }
+        return try trashedItems(inOpenFolders: false).count
+    }
+
+    /// The trashed items whose folder is open (or that have none), or those of locked
+    /// folders.
+    private func trashedItems(inOpenFolders open: Bool) throws -> [ItemRecord] {
+        let folders = Dictionary(uniqueKeysWithValues: try catalog.folders().map { ($0.id, $0) })
+        return try catalog.trashedItems().filter { row in (row.folderId.flatMap { folders[$0] }.map(isOpen) ?? true) == open }
     }
 }

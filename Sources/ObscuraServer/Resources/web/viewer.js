@@ -46,6 +46,7 @@ export class Viewer {
     $('viewer-zoom-in').addEventListener('click', () => this.zoom.by(1.5));
     $('viewer-zoom-out').addEventListener('click', () => this.zoom.by(1 / 1.5));
     $('viewer-favorite').addEventListener('click', () => this.toggleFavorite());
+    $('viewer-restore').addEventListener('click', () => this.restore());
     document.addEventListener('keydown', (event) => this.key(event));
     // The poster is the 256-pixel thumbnail, blurred when stretched to the screen: it
     // only bridges the wait, and goes as soon as the video's own first frame is decoded.
@@ -126,6 +127,7 @@ export class Viewer {
     $('viewer-position').textContent = (index + 1).toLocaleString() + ' / ' + total.toLocaleString();
     $('viewer-prev').disabled = index === 0;
     $('viewer-next').disabled = index >= total - 1;
+    $('viewer-restore').hidden = !item.deletedAt;
     $('viewer-download').href = urls.download(item.id);
     $('viewer-download').setAttribute('download', item.name);
     this.paintFavorite();
@@ -192,6 +194,20 @@ export class Viewer {
       } catch {
         return; // locked, or the item is gone: the page's own handlers take over
       }
+    }
+  }
+
+  /** Takes the item shown out of the trash; it leaves the trash's list, and the viewer
+   * moves on to its neighbour. */
+  async restore() {
+    const item = this.item;
+    if (!item?.deletedAt) return;
+    try {
+      await post('/api/trash/restore', { ids: [item.id] });
+      toast('Restored ' + item.name);
+      this.catalog.drop([item.id]);
+    } catch (failure) {
+      toast(failure.message, 'error');
     }
   }
 
