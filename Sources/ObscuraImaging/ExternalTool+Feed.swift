@@ -89,8 +89,12 @@ extension ExternalTool {
         withExtendedLifetime((out, err)) { process.waitUntilExit() }
         if let fed { throw fed }
         if let failed { throw failed }
+        let name = (tool as NSString).lastPathComponent
+        guard process.terminationReason == .exit else {
+            throw ImagingError.toolKilled("\(name) was killed (signal \(process.terminationStatus))")
+        }
         guard process.terminationStatus == 0 else {
-            throw ImagingError.toolFailed("\((tool as NSString).lastPathComponent) failed (exit \(process.terminationStatus))")
+            throw ImagingError.toolFailed("\(name) failed (exit \(process.terminationStatus))")
         }
     }
 
@@ -116,10 +120,13 @@ extension ExternalTool {
     /// end when the feed is done, so that the tool sees the end of its input.
     private final class Feeder: @unchecked Sendable {
         // @unchecked: `error` is written by the thread before it signals, read after the
-        // wait; `fd` is shut down from the other thread only to wake a blocked send.
+        // wait; `open` is guarded by `lock`, so that `stop()` never shuts down a descriptor
+        // number the thread has closed and something else has since been given.
         private var error: Error? = nil
         private let done = DispatchSemaphore(value: 0)
         private let fd: Int32
+        private let lock = NSLock()
+        private var open = true
 
         init(fd: Int32, feed: @escaping Feed, onError: @escaping @Sendable () -> Void) {
             self.fd = fd
@@ -133,13 +140,16 @@ extension ExternalTool {
                     self.error = error
                     onError()
                 }
-                close(fd)
+                lock.withLock {
+                    close(fd)
+                    open = false
+                }
                 done.signal()
             }.start()
         }
 
         /// Makes a send in progress, and every later one, fail.
-        func stop() { shutdown(fd, Int32(SHUT_RDWR)) }
+        func stop() { lock.withLock { if open { _ = shutdown(fd, Int32(SHUT_RDWR)) } } }
 
         /// Waits for the feed to end; returns what it threw.
         func wait() -> Error? {

@@ -14,6 +14,9 @@ public enum ImagingError: ObscuraError, Equatable {
     case toolMissing(String)
     /// A helper program failed.
     case toolFailed(String)
+    /// A helper program was killed by a signal (out of memory, say): not a verdict on
+    /// its input.
+    case toolKilled(String)
 
     public var description: String {
         switch self {
@@ -23,7 +26,7 @@ public enum ImagingError: ObscuraError, Equatable {
         case let .tooLarge(w, h, limit):
             return "image too large: \(w)x\(h) is over the \(limit / 1_000_000)-megapixel limit"
         case let .toolMissing(tool): return "\(tool) is not installed"
-        case let .toolFailed(why): return why
+        case let .toolFailed(why), let .toolKilled(why): return why
         }
     }
 }

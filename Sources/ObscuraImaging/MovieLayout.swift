@@ -21,6 +21,12 @@ public enum MovieLayout {
 
     /// The largest `moov` read into memory (an hour of 4K video indexes in a few MiB).
     public static let maximumIndexSize: UInt64 = 64 << 20
+    /// The most top-level boxes read before `moov`: a camera writes a handful, and each
+    /// costs a read of the sealed original (a crafted file of millions of empty boxes
+    /// would otherwise cost hours and gigabytes).
+    public static let maximumBoxes = 10_000
+    /// The deepest nesting of boxes walked inside `moov` (the offset tables sit at depth 5).
+    public static let maximumDepth = 16
 
     /// The pieces to feed instead of the file, in order; nil when the file can be fed as it
     /// is (its `moov` comes first, or it is not made of boxes at all, which ffmpeg then
@@ -59,15 +65,21 @@ public enum MovieLayout {
         var contentStart: UInt64
     }
 
-    /// The top-level boxes, or nil when the bytes are not a sequence of boxes.
+    /// The top-level boxes up to `moov` (or all of them, `moov` absent), or nil when the
+    /// bytes are not a sequence of boxes. What follows `moov` is not read: it is fed as
+    /// it is, whatever it holds.
+    ///
+    /// - Throws: ``ImagingError/corruptMovie(_:)`` past ``maximumBoxes``.
     static func topLevelBoxes(size: UInt64, read: (Range<UInt64>) throws -> [UInt8]) throws -> [Box]? {
         var boxes = [Box]()
         var at: UInt64 = 0
         while at < size {
+            guard boxes.count < maximumBoxes else { throw ImagingError.corruptMovie("more than \(maximumBoxes) boxes") }
             guard size - at >= 8 else { return nil }
             let head = try read(at..<min(at + 16, size))
             guard let box = parse(head, at: at, limit: size) else { return nil }
             boxes.append(box)
+            if box.type == "moov" { break }
             at = box.range.upperBound
         }
         return boxes
@@ -98,7 +110,10 @@ public enum MovieLayout {
 
     /// Adds `delta` to every chunk offset inside `range` of `index` (a `moov` box, or a
     /// box within it) that falls in `moved`.
-    static func shiftOffsets(in index: inout [UInt8], within range: Range<Int>, moved: Range<UInt64>, by delta: UInt64) throws {
+    static func shiftOffsets(
+        in index: inout [UInt8], within range: Range<Int>, moved: Range<UInt64>, by delta: UInt64, depth: Int = 0
+    ) throws {
+        guard depth < maximumDepth else { throw ImagingError.corruptMovie("the movie's index is nested too deeply") }
         // moov's own header first, then its children; each container's children likewise.
         var at = range.lowerBound
         if at == 0, let box = parse(index[0...], at: 0, limit: UInt64(index.count)) {
@@ -110,7 +125,7 @@ public enum MovieLayout {
             }
             let content = Int(box.contentStart)..<Int(box.range.upperBound)
             if containers.contains(box.type) {
-                try shiftOffsets(in: &index, within: content, moved: moved, by: delta)
+                try shiftOffsets(in: &index, within: content, moved: moved, by: delta, depth: depth + 1)
             } else if box.type == "stco" || box.type == "co64" {
                 let width = box.type == "stco" ? 4 : 8
                 // Full box: version and flags (4 bytes), entry count (4), the entries.

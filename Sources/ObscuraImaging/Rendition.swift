@@ -63,11 +63,27 @@ public enum Rendition {
         feeding feed: @escaping ExternalTool.Feed, duration: Double?,
         progress: @escaping @Sendable (Double) -> Void, output: (UnsafeRawBufferPointer) throws -> Void
     ) throws {
+        let reached = Reached()
         try ExternalTool.stream("ffmpeg", arguments(), feeding: feed, diagnostics: { line in
             // `out_time_us` is the output's position in microseconds.
-            guard let duration, duration > 0, line.hasPrefix("out_time_us="),
-                  let us = Double(line.dropFirst("out_time_us=".count)) else { return }
+            guard line.hasPrefix("out_time_us="), let us = Double(line.dropFirst("out_time_us=".count)) else { return }
+            reached.seconds = us / 1e6
+            guard let duration, duration > 0 else { return }
             progress(min(max(us / 1e6 / duration, 0), 1))
         }, output: output)
+        // ffmpeg reading a pipe ends without an error when it cannot reach the samples (an
+        // index behind junk it could not skip): an MP4 with no frames, or a stub of the
+        // video, is no rendition.
+        guard reached.seconds > 0 else { throw ImagingError.toolFailed("ffmpeg wrote no frame") }
+        if let duration, duration > 1, reached.seconds < duration / 2 {
+            throw ImagingError.toolFailed("ffmpeg wrote \(Int(reached.seconds)) s of \(Int(duration)) s")
+        }
+    }
+
+    /// How far ffmpeg's output got, written by its progress reader.
+    private final class Reached: @unchecked Sendable {
+        // @unchecked: written by the progress thread, read after ffmpeg has exited and
+        // that thread has ended (ExternalTool.stream waits for it).
+        var seconds: Double = 0
     }
 }

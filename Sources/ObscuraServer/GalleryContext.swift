@@ -25,11 +25,20 @@ public struct GalleryContext: RequestContext {
         return session
     }
 
-    /// The rendition worker of this request's session's vault, or 401 locked.
+    /// The rendition worker of this request's session's vault, or 401 locked. Asking
+    /// does not count as activity (the viewer polls it while a video is converted, and
+    /// must not keep the vault from locking itself).
     func renditions() throws -> RenditionWorker {
-        _ = try vault()
-        guard let binding = session?.binding else { throw APIError.locked }
+        guard let session, let store, store.unlockedVault(of: session) != nil, let binding = session.binding else {
+            throw APIError.locked
+        }
         return binding.renditions
+    }
+
+    /// The unlocked vault of this request's session without counting as activity, or 401.
+    func vaultWithoutActivity() throws -> Vault {
+        guard let session, let store, let vault = store.unlockedVault(of: session) else { throw APIError.locked }
+        return vault
     }
 
     /// The unlocked vault of this request's session, or 401 locked.

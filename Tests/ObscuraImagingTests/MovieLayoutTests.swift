@@ -56,6 +56,31 @@ import Testing
         #expect(Rendition.isNeeded(info))
     }
 
+    @Test func junkAfterTheIndexIsFedAsItIs() throws {
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let file = try bytes(try TestImages.hevcVideo(in: dir)) + Array("JUNK".utf8)
+        let moved = laidOut(file, try #require(try order(file)))
+        #expect(try framesDecoded(from: moved) == 60)
+    }
+
+    @Test func millionsOfBoxesOrADeepIndexAreRefusedNotWalked() throws {
+        // 20,000 empty `free` boxes, then an mdat and a moov: refused after 10,000 reads.
+        var file = [UInt8]()
+        for _ in 0..<20_000 { file += [0, 0, 0, 8] + Array("free".utf8) }
+        file += [0, 0, 0, 8] + Array("mdat".utf8) + [0, 0, 0, 8] + Array("moov".utf8)
+        #expect(throws: ImagingError.corruptMovie("more than 10000 boxes")) { try order(file) }
+        // A moov of traks within traks, 40 deep, after its mdat.
+        var inner = [UInt8]()
+        for _ in 0..<40 {
+            let size = UInt32(inner.count + 8)
+            inner = [UInt8(size >> 24), UInt8(size >> 16 & 0xFF), UInt8(size >> 8 & 0xFF), UInt8(size & 0xFF)] + Array("trak".utf8) + inner
+        }
+        let moovSize = UInt32(inner.count + 8)
+        let deep = [0, 0, 0, 16] + Array("mdat".utf8) + [UInt8](repeating: 0, count: 8)
+            + [UInt8(moovSize >> 24), UInt8(moovSize >> 16 & 0xFF), UInt8(moovSize >> 8 & 0xFF), UInt8(moovSize & 0xFF)] + Array("moov".utf8) + inner
+        #expect(throws: ImagingError.corruptMovie("the movie's index is nested too deeply")) { try order(deep) }
+    }
+
     @Test func bytesThatAreNotBoxesAreLeftToFfmpeg() throws {
         #expect(try order(Array("not a movie at all, just text".utf8)) == nil)
         #expect(try order([]) == nil)

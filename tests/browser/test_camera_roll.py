@@ -9,8 +9,8 @@ import time
 import pytest
 
 from conftest import chromium, serving, shoot
-from test_gallery import (PASSWORD, UNLOCK_WAIT, close_uploads, el, item_count, search_for, shown, text, tile_named,
-                          tiles, type_into, wait)
+from test_gallery import (PASSWORD, UNLOCK_WAIT, close_uploads, el, item_count, search_for, select_tile, show_view,
+                          shown, text, tile_named, tiles, type_into, wait)
 
 
 def tiff_ifd(entries, at):
@@ -169,7 +169,7 @@ def test_an_hevc_clip_plays_its_rendition_and_seeks(roll):
                     "-pix_fmt", "yuv420p", "-c:a", "aac", "-y", str(path)], check=True)
     before = item_count(roll)
     el(roll, "#file-input").send_keys(str(path))
-    wait(roll, lambda: item_count(roll) == before + 1, 60, "the clip imported")
+    wait(roll, lambda: item_count(roll) == before + 1, 180, "the clip imported")
     close_uploads(roll)
     tile = tile_named(roll, "IMG_0042.MOV")
     item = roll.execute_script("return fetch('/api/items/' + arguments[0]).then(r => r.json())", tile)
@@ -194,3 +194,30 @@ def test_an_hevc_clip_plays_its_rendition_and_seeks(roll):
     assert head == ["video/quicktime", str(path.stat().st_size)], head
     el(roll, "#viewer-close").click()
     wait(roll, lambda: not shown(roll, "#viewer"), 5, "the viewer closed")
+
+
+def test_the_viewer_restores_a_video_from_the_trash_with_its_rendition(roll):
+    """The viewer of a trashed item offers Restore; the clip comes back where it was, its
+    rendition still made (a trashed item keeps its files)."""
+    show_view(roll, "all")
+    clip = tile_named(roll, "IMG_0042.MOV")
+    select_tile(roll, clip)
+    el(roll, "#sel-delete").click()
+    wait(roll, lambda: shown(roll, "#confirm-dialog"), 5, "the confirm dialog")
+    el(roll, "#confirm-submit").click()
+    wait(roll, lambda: clip not in [t[0] for t in tiles(roll)], 10, "the clip to leave All photos")
+    show_view(roll, "trash")
+    wait(roll, lambda: clip in [t[0] for t in tiles(roll)], 10, "the clip in the Trash")
+    roll.execute_script(f"document.querySelector(\".tile[data-id='{clip}'] .tile-open\").click()")
+    wait(roll, lambda: shown(roll, "#viewer-restore"), 10, "Restore in the viewer")
+    assert "In the trash: 30 days left" in text(roll, "#viewer-date")
+    el(roll, "#viewer-restore").click()
+    wait(roll, lambda: clip not in [t[0] for t in tiles(roll)], 10,
+         lambda: "the clip to leave the Trash: " + str(roll.execute_script(
+             "return fetch('/api/items/' + arguments[0]).then(r => r.json())", clip)) + " toast: " + text(roll, "#toast"))
+    if shown(roll, "#viewer"):
+        el(roll, "#viewer-close").click()
+    show_view(roll, "all")
+    wait(roll, lambda: clip in [t[0] for t in tiles(roll)], 10, "the clip back in All photos")
+    item = roll.execute_script("return fetch('/api/items/' + arguments[0]).then(r => r.json())", clip)
+    assert item["deletedAt"] is None and item["rendition"] == "ready", item

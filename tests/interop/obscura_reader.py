@@ -275,7 +275,9 @@ class Export:
         payload = decrypt_chunked(body, kek, context=header)
         (m,) = struct.unpack(">I", payload[:4])
         self.manifest = json.loads(payload[4:4 + m])
-        if self.manifest.get("format") != 1:
+        # §7.4: 1, or 2 exactly when some item carries a rendition.
+        renditions = any(item.get("rendition_id") is not None for item in self.manifest.get("items", []))
+        if self.manifest.get("format") != (2 if renditions else 1):
             raise FormatError("manifest format")
         pos = 4 + m
         (s,) = struct.unpack(">Q", payload[pos:pos + 8])

@@ -33,15 +33,20 @@ struct AddCommand: ParsableCommand {
             Terminal.output("Skipped \(report.duplicates.count) duplicate\(report.duplicates.count == 1 ? "" : "s") already in the vault:")
             for path in report.duplicates { Terminal.output("  " + TerminalText.escaped(path)) }
         }
-        // After the import, which is committed already: an interrupted conversion loses
-        // nothing, and the next `add` or `renditions` picks it up.
-        if !noRenditions, report.imported.contains(where: { $0.renditionState == .pending }) {
-            try RenditionsCommand.make(in: session.vault)
-        }
         if !report.failures.isEmpty {
             Terminal.note("Failed \(report.failures.count) file\(report.failures.count == 1 ? "" : "s"):")
             for failure in report.failures { Terminal.note("  \(TerminalText.escaped(failure.path)): \(failure.message)") }
-            throw ExitCode(CLIError.failureExitCode)
         }
+        // After the import, which is committed already: an interrupted conversion loses
+        // nothing, the next `add` or `renditions` picks it up, and it does not make the
+        // import a failure.
+        if !noRenditions, report.imported.contains(where: { $0.renditionState == .pending }) {
+            do {
+                try RenditionsCommand.make(in: session.vault)
+            } catch {
+                Terminal.note("Playable copies of videos were not made (\(error)); `obscura renditions` makes them later.")
+            }
+        }
+        if !report.failures.isEmpty { throw ExitCode(CLIError.failureExitCode) }
     }
 }

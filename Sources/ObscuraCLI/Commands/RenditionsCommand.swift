@@ -4,7 +4,8 @@ import ObscuraKit
 
 /// `obscura renditions`: makes the browser-playable copies of videos browsers cannot play
 /// (HEVC from phones) that are still to be made: after an `add --no-renditions`, an
-/// interrupted `add`, an import, or a move into or out of a protected folder.
+/// interrupted `add`, or a move into or out of a protected folder (name the folder with
+/// `--folder` to reach its videos).
 struct RenditionsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "renditions",
@@ -16,6 +17,9 @@ struct RenditionsCommand: ParsableCommand {
     @Flag(help: "Try again the videos whose copy could not be made before.")
     var retryFailed = false
 
+    @Option(help: ArgumentHelp("Also make those of this protected folder (its password is asked).", valueName: "name"))
+    var folder: String?
+
     @Flag(help: .hidden)
     var printFfmpegArguments = false
 
@@ -26,6 +30,7 @@ struct RenditionsCommand: ParsableCommand {
             return
         }
         let session = try VaultSession(global: global, passwords: passwords)
+        _ = try session.folder(folder)
         if retryFailed {
             let count = try session.vault.retryFailedRenditions()
             if count > 0 { Terminal.output("Trying \(count) failed video\(count == 1 ? "" : "s") again.") }
@@ -46,6 +51,9 @@ struct RenditionsCommand: ParsableCommand {
         }
         if outcome.failed > 0 {
             Terminal.note("\(outcome.failed) video\(outcome.failed == 1 ? "" : "s") could not be converted; the gallery offers the original.")
+        }
+        if outcome.skipped > 0 {
+            Terminal.note("\(outcome.skipped) video\(outcome.skipped == 1 ? " was" : "s were") skipped for now (--verbose says more); `obscura renditions` tries again.")
         }
     }
 }

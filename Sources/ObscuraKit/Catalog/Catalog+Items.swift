@@ -91,6 +91,11 @@ extension Catalog {
         try write { db in for item in items { try item.insert(db) } }
     }
 
+    /// The stored rows of the items `ids` that exist (protected ones as stored, sealed).
+    func rows(ids: [String]) throws -> [ItemRecord] {
+        try read { db in try ItemRecord.fetchAll(db, keys: ids) }
+    }
+
     /// Replaces the rows of `items` (matched by id), all or none.
     func update(_ items: [ItemRecord]) throws {
         try write { db in for item in items { try item.update(db) } }

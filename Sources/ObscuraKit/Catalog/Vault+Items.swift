@@ -89,11 +89,15 @@ extension Vault {
     /// ``deleteItems(_:)`` for rows already read.
     func deleteRows(_ doomed: [ItemRecord]) throws {
         let pool = directory.pool
-        // Before any row goes: an id that cannot be a pool path refuses the whole delete.
-        let files = try doomed.flatMap { try pool.files(of: $0) }
-        try catalog.delete(doomed)
-        try persist()
-        for file in files { try pool.remove(file) }
+        try rowsGate.withLock {
+            // The rows as they are now: a rendition recorded since they were read is theirs.
+            let current = try catalog.rows(ids: doomed.map(\.id))
+            // Before any row goes: an id that cannot be a pool path refuses the whole delete.
+            let files = try current.flatMap { try pool.files(of: $0) }
+            try catalog.delete(current)
+            try persist()
+            for file in files { try pool.remove(file) }
+        }
         try pool.sync()
     }
 
@@ -104,6 +108,12 @@ extension Vault {
     public func moveItems(_ ids: [String], to folder: FolderRecord?) throws {
         try enter()
         defer { leave() }
+        // Rows are read, re-sealed and written back whole: no rendition may be recorded
+        // in between (it would be written over, its file left unnamed).
+        try rowsGate.withLock { try moveRows(ids, to: folder) }
+    }
+
+    private func moveRows(_ ids: [String], to folder: FolderRecord?) throws {
         let items = try ids.map(item)
         // A trashed item is restored where it was deleted from: moving it would change that.
         if let trashed = items.first(where: \.isTrashed) { throw VaultError.inTrash(trashed.id) }

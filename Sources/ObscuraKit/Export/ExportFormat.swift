@@ -21,8 +21,16 @@ public enum ExportFormat {
     public static let verificationNonce = [UInt8](repeating: 0, count: AESGCM.nonceSize)
     /// §7.3: payload chunk size, 1 MiB.
     public static let chunkSize = 1 << 20
-    /// §7.4: the manifest's `format` value; readers refuse any other.
+    /// §7.4: the manifest's `format` value when no item carries a rendition.
     static let manifestFormat = 1
+    /// §7.4: the `format` of a manifest some item of which carries a rendition: readers
+    /// that know only format 1 refuse it whole, rather than as an "unexpected file".
+    static let manifestFormatWithRenditions = 2
+
+    /// §7.4: the `format` a manifest of `items` is written with.
+    static func manifestFormat(for items: [ExportManifest.Item]) -> Int {
+        items.contains { $0.renditionId != nil } ? manifestFormatWithRenditions : manifestFormat
+    }
     /// §7.3: record kinds in the payload's file section.
     enum RecordKind: UInt8 { case end = 0, original = 1, thumbnail = 2 }
     /// §7.2: characters of a generated export password (100 bits).
@@ -178,7 +186,10 @@ struct ExportManifest: Codable {
     /// Refuses a manifest of another `format`, or whose `vault` does not repeat the
     /// carried slot's header: iteration count, salt and wrapped MEK (§7.4).
     func check(against header: SlotHeader) throws {
-        guard format == ExportFormat.manifestFormat else { throw ExportError.damaged("manifest format") }
+        guard format == ExportFormat.manifestFormat || format == ExportFormat.manifestFormatWithRenditions else {
+            throw ExportError.damaged("manifest format")
+        }
+        guard format == ExportFormat.manifestFormat(for: items) else { throw ExportError.damaged("manifest format \(format) for its items") }
         guard header.salt == Array(vault.salt), header.wrappedKey == Array(vault.wrappedKey),
               vault.iterations == Int(header.iterations) else {
             throw ExportError.damaged("manifest and slot disagree")

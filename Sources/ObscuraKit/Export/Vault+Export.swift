@@ -62,9 +62,12 @@ extension Vault {
     public func prepareExport(password: SecureBytes, iterations: Int = PasswordKDF.exportIterations) throws -> PreparedExport {
         try enter()
         defer { leave() }
-        let (slot, header) = try exportedSlot()
-        let (items, folders) = try catalog.itemsAndFolders()
-        let manifest = ExportManifest(
+        // One moment for both: a rendition recorded between them would be named by the
+        // manifest and not by the carried catalog.
+        let (exported, rows) = try rowsGate.withLock { (try exportedSlot(), try catalog.itemsAndFolders()) }
+        let (slot, header) = exported
+        let (items, folders) = rows
+        var manifest = ExportManifest(
             format: ExportFormat.manifestFormat, createdAt: Date().timeIntervalSince1970,
             vault: .init(iterations: Int(header.iterations), salt: Data(header.salt), wrappedKey: Data(header.wrappedKey)),
             folders: folders.map { .init(id: $0.id, parentId: $0.parentId, name: $0.name, protected: $0.isProtected) },
@@ -73,6 +76,7 @@ extension Vault {
                       takenAt: $0.takenAt, folderId: $0.folderId, mediaId: $0.mediaId, thumbId: $0.thumbId,
                       renditionId: $0.renditionId)
             })
+        manifest.format = ExportFormat.manifestFormat(for: manifest.items)
         let json = try manifest.encoded()
 
         var segments: [PayloadSource.Segment] = []

@@ -27,7 +27,7 @@ public struct ImportFailure: Sendable, Equatable, CustomStringConvertible {
             case .corrupt: message = "This image is damaged or incomplete, so it was not added."
             case let .tooLarge(width, height, limit):
                 message = "This image is too large: \(width) × \(height) pixels is over the \(limit / 1_000_000)-megapixel limit."
-            case .toolMissing, .toolFailed, .corruptMovie: message = "This video could not be read, so it was not added."
+            case .toolMissing, .toolFailed, .toolKilled, .corruptMovie: message = "This video could not be read, so it was not added."
             }
         case let error as StorageError where error.code == EACCES:
             detail = "cannot read: permission denied"

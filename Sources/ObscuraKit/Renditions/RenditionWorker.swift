@@ -44,7 +44,8 @@ public final class RenditionWorker: @unchecked Sendable {
                     }
                 } catch {
                     // Locked, or ffmpeg missing: the items stay pending for the next start.
-                    vault?.directory.logger.info("renditions stopped", metadata: ["error": "\(error)"])
+                    // No description: it could name a folder (SECURITY.md, the log).
+                    vault?.directory.logger.debug("renditions stopped")
                 }
                 // Decided under the lock that start() takes: a start after this sees the
                 // worker stopped and starts it again.

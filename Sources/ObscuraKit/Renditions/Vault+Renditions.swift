@@ -45,9 +45,10 @@ extension Vault {
         guard let reader else { return nil }
         let spool = try RenditionSpool(path: directory.pool.temporaryPath(), random: directory.random)
         do {
+            let window = ReadWindow(reader)
             let pieces = try MovieLayout.streamingOrder(size: reader.size) { range in
-                try checkStillOpen()
-                return try reader.read(range)
+                try checkStillOpen(item)
+                return try window.read(range)
             } ?? [.range(0..<reader.size)]
             try Rendition.make(feeding: { write in
                 for piece in pieces {
@@ -57,7 +58,7 @@ extension Vault {
                     case let .range(range):
                         var at = range.lowerBound
                         while at < range.upperBound {
-                            try self.checkStillOpen()
+                            try self.checkStillOpen(item)
                             let next = min(at + UInt64(RenditionSpool.pieceSize), range.upperBound)
                             var plain = try reader.read(at..<next)
                             defer { plain.withUnsafeMutableBytes { if let b = $0.baseAddress { secureZero(b, $0.count) } } }
@@ -71,9 +72,19 @@ extension Vault {
             }
             try spool.finish()
         } catch let error as ImagingError {
-            if case .toolMissing = error { throw error }
-            // Whatever else stopped ffmpeg would stop it again: recorded, not retried.
-            directory.logger.info("rendition failed", metadata: ["error": "\(error)"])
+            switch error {
+            case .toolMissing, .toolKilled:
+                // Not a verdict on the video: it stays pending for the next run.
+                throw error
+            default:
+                // What stopped ffmpeg would stop it again: recorded, not retried. The log
+                // holds no description: nothing per vault reaches it (SECURITY.md).
+                directory.logger.debug("rendition failed")
+                return try settle(item, renditionId: nil, state: .failed) ? .failed : nil
+            }
+        } catch is CryptoError, is StreamError {
+            // The original does not decrypt: damaged, and no rendition can come of it.
+            directory.logger.debug("rendition failed: the original is damaged")
             return try settle(item, renditionId: nil, state: .failed) ? .failed : nil
         }
 
@@ -101,19 +112,33 @@ extension Vault {
     /// `progress` gets the item, its place in the queue, the queue's length and the share
     /// of the item done.
     ///
-    /// - Returns: how many were made and how many failed.
+    /// A video whose rendition cannot be made now for a reason of its own (ffmpeg killed,
+    /// a file that cannot be read) is skipped and stays pending; the rest go on.
+    ///
+    /// - Returns: how many were made, how many failed for good, and how many were skipped.
+    /// - Throws: ``VaultError/locked`` once the vault is locked, and
+    ///   ``ImagingError/toolMissing(_:)``: then nothing more can be made.
     @discardableResult
     public func makeRenditions(
         progress: @escaping @Sendable (_ id: String, _ index: Int, _ count: Int, _ done: Double) -> Void = { _, _, _, _ in }
-    ) throws -> (made: Int, failed: Int) {
+    ) throws -> (made: Int, failed: Int, skipped: Int) {
         let ids = try pendingRenditions()
-        var outcome = (made: 0, failed: 0)
+        var outcome = (made: 0, failed: 0, skipped: 0)
         for (index, id) in ids.enumerated() {
             progress(id, index, ids.count, 0)
-            switch try makeRendition(id, progress: { progress(id, index, ids.count, $0) }) {
-            case .ready: outcome.made += 1
-            case .failed: outcome.failed += 1
-            case .pending, nil: break
+            do {
+                switch try makeRendition(id, progress: { progress(id, index, ids.count, $0) }) {
+                case .ready: outcome.made += 1
+                case .failed: outcome.failed += 1
+                case .pending, nil: break
+                }
+            } catch VaultError.locked {
+                throw VaultError.locked
+            } catch ImagingError.toolMissing(let tool) {
+                throw ImagingError.toolMissing(tool)
+            } catch {
+                directory.logger.debug("rendition skipped")
+                outcome.skipped += 1
             }
         }
         return outcome
@@ -146,16 +171,46 @@ extension Vault {
     private func settle(_ item: ItemRecord, renditionId: String?, state: RenditionState) throws -> Bool {
         try enter()
         defer { leave() }
-        guard try catalog.settleRendition(item.id, mediaId: item.mediaId, renditionId: renditionId, state: state) else {
-            return false
+        return try rowsGate.withLock {
+            guard try catalog.settleRendition(item.id, mediaId: item.mediaId, renditionId: renditionId, state: state) else {
+                return false
+            }
+            try persist()
+            return true
         }
-        try persist()
-        return true
     }
 
-    /// Throws ``VaultError/locked`` once the vault is locked or locking.
-    private func checkStillOpen() throws {
+    /// Throws ``VaultError/locked`` once the vault is locked or locking, and
+    /// ``VaultError/folderLocked(_:)`` once the item's folder is: no more of its original
+    /// is decrypted after either.
+    private func checkStillOpen(_ item: ItemRecord) throws {
         try enter()
-        leave()
+        defer { leave() }
+        _ = try outerKey(forFolder: item.folderId)
+    }
+}
+
+/// Reads of a sealed original through a window of 1 MiB, so that reading many small
+/// headers one after another (``MovieLayout``) decrypts each chunk once, not once a read.
+private final class ReadWindow {
+    private let reader: ChunkedFileReader
+    private var start: UInt64 = 0
+    private var bytes: [UInt8] = []
+
+    init(_ reader: ChunkedFileReader) { self.reader = reader }
+
+    deinit { bytes.withUnsafeMutableBytes { if let b = $0.baseAddress { secureZero(b, $0.count) } } }
+
+    func read(_ range: Range<UInt64>) throws -> [UInt8] {
+        let end = min(range.upperBound, reader.size)
+        guard range.lowerBound < end else { return [] }
+        if range.lowerBound < start || end > start + UInt64(bytes.count) {
+            bytes.withUnsafeMutableBytes { if let b = $0.baseAddress { secureZero(b, $0.count) } }
+            // Large reads (the index itself) go straight through.
+            if end - range.lowerBound > UInt64(RenditionSpool.pieceSize) { return try reader.read(range.lowerBound..<end) }
+            start = range.lowerBound
+            bytes = try reader.read(start..<min(start + UInt64(RenditionSpool.pieceSize), reader.size))
+        }
+        return Array(bytes[Int(range.lowerBound - start)..<Int(end - start)])
     }
 }

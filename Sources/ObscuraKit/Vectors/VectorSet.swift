@@ -230,7 +230,9 @@ extension VectorSet {
             return exportHeader + (try seal(try payloadBytes(edited), key: kek, context: exportHeader, prefix: prefix,
                                             chunkSize: ExportFormat.chunkSize))
         }
-        add("manifest_format_2", "damaged", try resealed { $0.format = 2 }, "the manifest's format is 2")
+        add("manifest_format_3", "damaged", try resealed { $0.format = 3 }, "the manifest's format is 3")
+        add("manifest_format_2_without_rendition", "damaged", try resealed { $0.format = 2 },
+            "format 2, which says some item carries a rendition, and none does")
         add("manifest_iterations_disagree", "damaged", try resealed { $0.vault.iterations += 1 },
             "the manifest's vault iterations differ from the carried slot header's")
 
@@ -263,6 +265,7 @@ extension VectorSet {
         video.items[0].name = "vector.mov"
         video.items[0].mimeType = "video/quicktime"
         video.items[0].renditionId = renditionId
+        video.format = ExportFormat.manifestFormatWithRenditions
         let saltR = random.bytes(32)
         let kekR = try PasswordKDF.deriveKey(
             password: ExportFormat.canonicalPassword(SecureBytes(copying: Array(password.utf8))), salt: saltR,
@@ -281,6 +284,10 @@ extension VectorSet {
             "a video and its rendition: the manifest's rendition_id names a second original record (§7.3, §7.4)")
         add("rendition_missing", "damaged", try videoExport([original]),
             "the manifest names a rendition_id the records do not carry")
+        video.format = ExportFormat.manifestFormat
+        add("rendition_in_format_1", "damaged",
+            try videoExport([original, (.original, Vault.context(renditionId), renditionFile)]),
+            "a rendition_id in a manifest of format 1, which a reader of format 1 alone would refuse as an unexpected file")
         return out
     }
 

@@ -109,6 +109,8 @@ struct ItemRoutes {
                 let target = try body.folder.map { try Self.folder($0, in: vault) }
                 try vault.moveItems(body.ids, to: target)
             }
+            // A video moved across a protection boundary gets its rendition made again.
+            try context.renditions().start()
             return JSON.noContent()
         }
         router.post("/api/items/:id/favorite") { request, context -> Response in

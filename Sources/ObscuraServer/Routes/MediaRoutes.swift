@@ -57,28 +57,38 @@ struct MediaRoutes {
             var shown = item
             shown.mimeType = Vault.renditionMimeType
             shown.mediaId = item.renditionId ?? item.mediaId
-            return Self.original(shown, reader: reader, request: request)
+            return Self.original(shown, reader: reader, request: request, downloadable: false)
         }
-        router.get("/api/renditions") { _, context -> Response in
+        router.get("/api/renditions") { request, context -> Response in
             let status = try context.renditions().status
-            return try JSON.response(RenditionStatusJSON(pending: status.pending, current: status.current, progress: status.progress))
+            // The state of one item, for the viewer waiting on it; read without counting
+            // as activity, like the status itself.
+            var state: String? = nil
+            if let id = request.uri.queryParameters["id"].map(String.init) {
+                let vault = try context.vaultWithoutActivity()
+                state = try await Blocking.run { try vault.item(id).renditionState?.rawValue }
+            }
+            return try JSON.response(RenditionStatusJSON(
+                pending: status.pending, current: status.current, progress: status.progress, state: state))
         }
     }
 
-    /// What the background conversion is doing (docs/API.md, "Renditions").
+    /// What the background conversion is doing (docs/API.md, "Items").
     struct RenditionStatusJSON: Encodable {
         var pending: Int
         var current: String?
         var progress: Double
+        var state: String?
 
         func encode(to encoder: Encoder) throws {
             var c = encoder.container(keyedBy: CodingKeys.self)
             try c.encode(pending, forKey: .pending)
             try c.encode(current, forKey: .current)
             try c.encode(progress, forKey: .progress)
+            try c.encodeIfPresent(state, forKey: .state)
         }
 
-        private enum CodingKeys: String, CodingKey { case pending, current, progress }
+        private enum CodingKeys: String, CodingKey { case pending, current, progress, state }
     }
 
     static func jpeg(_ bytes: [UInt8]) -> Response {
@@ -86,7 +96,7 @@ struct MediaRoutes {
     }
 
     /// The original, whole or one range of it, streamed.
-    static func original(_ item: ItemRecord, reader: OriginalReader, request: Request) -> Response {
+    static func original(_ item: ItemRecord, reader: OriginalReader, request: Request, downloadable: Bool = true) -> Response {
         let size = reader.size
         // Strong validator: the pool file is replaced (new media id) whenever the bytes
         // could change, and an item's bytes never change in place.
@@ -96,7 +106,7 @@ struct MediaRoutes {
             .acceptRanges: "bytes",
             .eTag: etag,
         ]
-        if request.uri.queryParameters["download"] == "1" {
+        if downloadable && request.uri.queryParameters["download"] == "1" {
             headers[.contentDisposition] = contentDisposition(filename: item.name)
         }
         var range = ByteRange.resolve(request.headers[.range], size: size)

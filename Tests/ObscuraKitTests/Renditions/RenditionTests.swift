@@ -122,11 +122,67 @@ import Testing
             try db.execute(sql: "UPDATE item SET kind = 'video', renditionState = 'pending' WHERE id = ?", arguments: [item.id])
         }
         try v.persist()
-        #expect(try v.makeRenditions() == (made: 0, failed: 1))
+        #expect(try v.makeRenditions() == (made: 0, failed: 1, skipped: 0))
         #expect(try v.item(item.id).renditionState == .failed)
         #expect(try poolFiles(root).count == 1)
         #expect(try v.retryFailedRenditions() == 1)
         #expect(try v.item(item.id).renditionState == .pending)
+    }
+
+    @Test func aDamagedOriginalFailsAloneAndTheOthersAreMade() throws {
+        let root = try TestRoot()
+        let v = try vault(root)
+        let report = try v.importFiles([
+            try TestImages.hevcVideo(in: root.path, name: "a.mov", seconds: 1),
+            try TestImages.hevcVideo(in: root.path, name: "b.mov", seconds: 2),
+        ])
+        #expect(report.imported.count == 2)
+        // The one the queue takes first (by id), its first chunk flipped on disk.
+        let first = try #require(report.imported.map(\.id).sorted().first)
+        let path = root.vaultPath + "/media/" + (try v.item(first).mediaId) + ".data.enc"
+        var sealed = try bytes(path)
+        sealed[200] ^= 1
+        try Data(sealed).write(to: URL(fileURLWithPath: path))
+        let outcome = try v.makeRenditions()
+        #expect(outcome == (made: 1, failed: 1, skipped: 0), "\(outcome)")
+        #expect(try v.item(first).renditionState == .failed)
+    }
+
+    @Test func aMovieWhoseSamplesFfmpegCannotReachFromAPipeFailsRatherThanPlayNothing() throws {
+        let root = try TestRoot()
+        let v = try vault(root)
+        // A box of unprintable type after ftyp: ffprobe, reading the file, skips it; the
+        // layout cannot be read, so the file is fed as it is, its index after its data.
+        var clip = try bytes(try TestImages.hevcVideo(in: root.path))
+        let ftypSize = Int(clip[3])
+        clip.insert(contentsOf: [0, 0, 0, 16, 1, 2, 3, 4] + [UInt8](repeating: 0, count: 8), at: ftypSize)
+        try Data(clip).write(to: URL(fileURLWithPath: root.path + "/odd.mov"))
+        let item = try #require(try v.importFiles([root.path + "/odd.mov"]).imported.first)
+        #expect(item.renditionState == .pending)
+        #expect(try v.makeRenditions() == (made: 0, failed: 1, skipped: 0))
+        let stored = try v.item(item.id)
+        #expect(stored.renditionState == .failed && stored.renditionId == nil)
+        #expect(try Set(poolFiles(root)) == Set(v.directory.pool.files(of: stored).map { ($0 as NSString).lastPathComponent }),
+                "no rendition was kept")
+    }
+
+    @Test func lockingTheItemsFolderStopsItsRendition() throws {
+        let root = try TestRoot()
+        let v = try vault(root)
+        let secret = try v.createFolder("Secret", password: pw("folder"), iterations: testIterations)
+        let item = try #require(try v.importFiles([try TestImages.hevcVideo(in: root.path, seconds: 4)], into: secret).imported.first)
+        let locked = Counter()
+        let outcome = try v.makeRenditions { _, _, _, done in
+            if done > 0 && locked.value == 0 {
+                locked.add()
+                v.lockFolder(secret)
+            }
+        }
+        #expect(locked.value == 1)
+        #expect(outcome == (made: 0, failed: 0, skipped: 1))
+        try v.unlockFolder(secret, password: pw("folder"))
+        #expect(try v.item(item.id).renditionState == .pending)
+        #expect(try poolFiles(root).count == 2)
     }
 
     @Test func anItemDeletedWhileItsRenditionIsMadeLeavesNothingBehind() throws {

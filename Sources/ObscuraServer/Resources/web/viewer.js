@@ -174,40 +174,35 @@ export class Viewer {
     this.video.src = item.rendition === 'ready' ? urls.rendition(item.id) : urls.original(item.id);
   }
 
-  /** Polls the background conversion until the shown item's rendition is settled. */
+  /** Polls the background conversion until the shown item's rendition is settled: while
+   * the page is in view, and only as long as the conversion is at work (a vault left open
+   * on a video must still lock itself; the status does not count as activity). */
   async waitForRendition(item) {
+    let idle = 0;
+    const note = $('viewer-rendition');
     while (this.current === item && this.isOpen) {
       await new Promise((resolve) => setTimeout(resolve, 1000));
       if (this.current !== item || !this.isOpen) return;
+      if (document.hidden) continue;
+      let status;
       try {
-        const status = await get('/api/renditions');
-        if (status.current === item.id) {
-          $('viewer-rendition').textContent = 'Preparing this video for playback… ' + Math.floor(status.progress * 100) + '%';
-          continue;
-        }
-        const fresh = await get('/api/items/' + encodeURIComponent(item.id));
-        if (!fresh || fresh.rendition === 'pending') continue;
-        if (this.current !== item) return;
-        item.rendition = fresh.rendition;
-        this.playVideo(item);
-        return;
+        status = await get('/api/renditions?id=' + encodeURIComponent(item.id));
       } catch {
         return; // locked, or the item is gone: the page's own handlers take over
       }
-    }
-  }
-
-  /** Takes the item shown out of the trash; it leaves the trash's list, and the viewer
-   * moves on to its neighbour. */
-  async restore() {
-    const item = this.item;
-    if (!item?.deletedAt) return;
-    try {
-      await post('/api/trash/restore', { ids: [item.id] });
-      toast('Restored ' + item.name);
-      this.catalog.drop([item.id]);
-    } catch (failure) {
-      toast(failure.message, 'error');
+      if (this.current !== item) return;
+      if (status.state && status.state !== 'pending') {
+        item.rendition = status.state;
+        this.playVideo(item);
+        return;
+      }
+      if (status.current === item.id) {
+        idle = 0;
+        note.textContent = 'Preparing this video for playback… ' + Math.floor(status.progress * 100) + '%';
+      } else if (status.pending === 0 && ++idle >= 5) {
+        note.textContent = 'This video waits to be prepared for playback: it will be the next time the vault is unlocked.';
+        return;
+      }
     }
   }
 
