@@ -162,6 +162,12 @@ export class Grid {
     this.paint();
   }
 
+  /** Lays the grid out again if the list changed while it could not be (hidden behind
+   * the viewer, where it has no width): a restore from the viewer, say. */
+  catchUp() {
+    if (this.catalog.epoch !== this.epoch) this.layout();
+  }
+
   clear() {
     this.canvas.classList.remove('selecting');
     this.sticky.hidden = true;

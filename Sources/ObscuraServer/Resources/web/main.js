@@ -45,6 +45,7 @@ const library = new Library({
 const viewer = new Viewer({
   catalog,
   onClose: (index) => {
+    grid.catchUp();
     grid.reveal(index);
     grid.focusTile(index);
   },

@@ -206,6 +206,20 @@ export class Viewer {
     }
   }
 
+  /** Takes the item shown out of the trash; it leaves the trash's list, and the viewer
+   * moves on to its neighbour. */
+  async restore() {
+    const item = this.item;
+    if (!item?.deletedAt) return;
+    try {
+      await post('/api/trash/restore', { ids: [item.id] });
+      toast('Restored ' + item.name);
+      this.catalog.drop([item.id]);
+    } catch (failure) {
+      toast(failure.message, 'error');
+    }
+  }
+
   loaded() {
     $('viewer-spinner').hidden = true;
     this.image.classList.add('ready');
