@@ -243,15 +243,19 @@ extension VectorSet {
                                  chunkSize: 4096)
         let payloadV2 = try ExportFormat.payloadPlaintext(
             manifest: manifest, slot: slot, records: [(.original, Vault.context(mediaId), mediaV2)])
-        let saltV2 = random.bytes(32)
-        let kekV2 = try PasswordKDF.deriveKey(
-            password: ExportFormat.canonicalPassword(SecureBytes(copying: Array(password.utf8))), salt: saltV2,
-            iterations: iterations)
-        let prefixV2 = random.bytes(ChunkedFormat.noncePrefixSize)
-        let headerPrefixV2 = ExportFormat.headerPrefix(iterations: iterations, salt: saltV2)
-        let exportHeaderV2 = headerPrefixV2 + (try ExportFormat.verificationTag(kek: kekV2, headerPrefix: headerPrefixV2)) + prefixV2
-        add("valid_media_v2", "success",
-            exportHeaderV2 + (try seal(payloadV2, key: kekV2, context: exportHeaderV2, prefix: prefixV2, chunkSize: ExportFormat.chunkSize)),
+        /// A new export header and key under a fresh salt (drawn first, then the prefix),
+        /// and a function sealing a payload under them.
+        func freshExport() throws -> ([UInt8]) throws -> [UInt8] {
+            let salt = random.bytes(32)
+            let kek = try PasswordKDF.deriveKey(
+                password: ExportFormat.canonicalPassword(SecureBytes(copying: Array(password.utf8))), salt: salt,
+                iterations: iterations)
+            let prefix = random.bytes(ChunkedFormat.noncePrefixSize)
+            let headerPrefix = ExportFormat.headerPrefix(iterations: iterations, salt: salt)
+            let header = headerPrefix + (try ExportFormat.verificationTag(kek: kek, headerPrefix: headerPrefix)) + prefix
+            return { payload in header + (try seal(payload, key: kek, context: header, prefix: prefix, chunkSize: ExportFormat.chunkSize)) }
+        }
+        add("valid_media_v2", "success", try freshExport()(payloadV2),
             "one item whose original is a version 2 chunked file; the payload itself stays version 1 (§7.3)")
 
         // Drawn after every byte above likewise: a video whose rendition (§3.3) travels as
@@ -266,16 +270,9 @@ extension VectorSet {
         video.items[0].mimeType = "video/quicktime"
         video.items[0].renditionId = renditionId
         video.format = ExportFormat.manifestFormatWithRenditions
-        let saltR = random.bytes(32)
-        let kekR = try PasswordKDF.deriveKey(
-            password: ExportFormat.canonicalPassword(SecureBytes(copying: Array(password.utf8))), salt: saltR,
-            iterations: iterations)
-        let prefixR = random.bytes(ChunkedFormat.noncePrefixSize)
-        let headerPrefixR = ExportFormat.headerPrefix(iterations: iterations, salt: saltR)
-        let exportHeaderR = headerPrefixR + (try ExportFormat.verificationTag(kek: kekR, headerPrefix: headerPrefixR)) + prefixR
+        let sealR = try freshExport()
         func videoExport(_ records: [(ExportFormat.RecordKind, [UInt8], [UInt8])]) throws -> [UInt8] {
-            let payload = try ExportFormat.payloadPlaintext(manifest: video, slot: slot, records: records)
-            return exportHeaderR + (try seal(payload, key: kekR, context: exportHeaderR, prefix: prefixR, chunkSize: ExportFormat.chunkSize))
+            try sealR(try ExportFormat.payloadPlaintext(manifest: video, slot: slot, records: records))
         }
         let original = (ExportFormat.RecordKind.original, Vault.context(mediaId), mediaV2)
         add("valid_rendition", "success",

@@ -9,14 +9,6 @@ import Testing
 /// preview; one with nothing to show is kept as a file; a damaged one is refused and
 /// leaves nothing behind.
 @Suite struct RawImportTests {
-    func vault(_ root: TestRoot) throws -> Vault {
-        try root.initialized().createVault(password: pw("pw"), iterations: testIterations)
-    }
-
-    func poolFiles(_ root: TestRoot) throws -> [String] {
-        try FileManager.default.contentsOfDirectory(atPath: root.vaultPath + "/media").sorted()
-    }
-
     func size(_ jpeg: [UInt8]) throws -> (Int, Int) {
         let info = try jpeg.withUnsafeBytes { try Imaging.probe($0) }
         return (info.width, info.height)
@@ -29,7 +21,7 @@ import Testing
 
     @Test func aDNGImportsAsAPhotoShownThroughItsPreview() throws {
         let root = try TestRoot()
-        let v = try vault(root)
+        let v = try root.newVault()
         defer { v.lock() }
         let src = try ImporterTests.Sources()
         // Red to blue (purple on average); the DNG's first image, which libvips would
@@ -64,7 +56,7 @@ import Testing
 
     @Test func theRawsOrientationTurnsThumbnailAndPreview() throws {
         let root = try TestRoot()
-        let v = try vault(root)
+        let v = try root.newVault()
         defer { v.lock() }
         let src = try ImporterTests.Sources()
         try src.write("portrait.dng", TestRaws.dng(preview: try TestImages.image("jpg", width: 480, height: 360), orientation: 6))
@@ -81,7 +73,7 @@ import Testing
 
     @Test func aNikonRawImportsThroughItsJpgFromRaw() throws {
         let root = try TestRoot()
-        let v = try vault(root)
+        let v = try root.newVault()
         defer { v.lock() }
         let src = try ImporterTests.Sources()
         try src.write("DSC_0001.NEF", TestRaws.tiffRaw(make: "NIKON CORPORATION", preview: try TestImages.image("jpg", width: 600, height: 400)))
@@ -94,7 +86,7 @@ import Testing
 
     @Test func aRawWithNothingToShowIsKeptAsAFile() throws {
         let root = try TestRoot()
-        let v = try vault(root)
+        let v = try root.newVault()
         defer { v.lock() }
         let src = try ImporterTests.Sources()
         // Sensor data only, as pidng writes a DNG: no preview, nothing libvips shows.
@@ -121,7 +113,7 @@ import Testing
 
     @Test func aDamagedRawIsRefusedAndLeavesNothing() throws {
         let root = try TestRoot()
-        let v = try vault(root)
+        let v = try root.newVault()
         defer { v.lock() }
         let src = try ImporterTests.Sources()
         let preview = try TestImages.image("jpg", width: 480, height: 360)
@@ -136,14 +128,14 @@ import Testing
         let messages = Dictionary(uniqueKeysWithValues: report.failures.map { (($0.path as NSString).lastPathComponent, $0.message) })
         #expect(messages["cut.dng"]?.hasPrefix("not imported: damaged or truncated image") == true, "\(messages)")
         #expect(messages["noise.raf"]?.hasPrefix("not imported: damaged or truncated image") == true, "\(messages)")
-        #expect(try poolFiles(root).isEmpty)
+        #expect(try root.poolFiles().isEmpty)
         #expect(try FileIO.read(src.path + "/cut.dng") == cut, "the source is untouched")
         #expect(ImportFailure(ImagingError.corrupt("x")).message == "This image is damaged or incomplete, so it was not added.")
     }
 
     @Test func aPlainTIFFStaysATIFF() throws {
         let root = try TestRoot()
-        let v = try vault(root)
+        let v = try root.newVault()
         defer { v.lock() }
         let src = try ImporterTests.Sources()
         try src.write("scan.tif", try TestImages.image("tif", width: 640, height: 480))
@@ -154,7 +146,7 @@ import Testing
     @Test(arguments: [Int.max, 0])
     func anUploadedRawImportsFromMemoryOrSharedMemory(_ secretLimit: Int) throws {
         let root = try TestRoot()
-        let v = try vault(root)
+        let v = try root.newVault()
         defer { v.lock() }
         let dng = TestRaws.dng(preview: try TestImages.image("jpg", width: 480, height: 360), orientation: 8)
         let buffer = try UploadBuffer(secretLimit: secretLimit)

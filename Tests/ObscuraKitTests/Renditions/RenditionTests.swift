@@ -7,14 +7,6 @@ import Testing
 @testable import ObscuraKit
 
 @Suite struct RenditionTests {
-    func vault(_ root: TestRoot) throws -> Vault {
-        try root.initialized().createVault(password: pw("pw"), iterations: testIterations)
-    }
-
-    func poolFiles(_ root: TestRoot) throws -> [String] {
-        try FileManager.default.contentsOfDirectory(atPath: root.vaultPath + "/media").sorted()
-    }
-
     func bytes(_ path: String) throws -> [UInt8] { [UInt8](try Data(contentsOf: URL(fileURLWithPath: path))) }
 
     /// The rendition's whole plaintext.
@@ -23,24 +15,14 @@ import Testing
         return try reader.read(0..<reader.size)
     }
 
-    func contains(_ haystack: [UInt8], _ needle: [UInt8]) -> Bool {
-        guard haystack.count >= needle.count, let first = needle.first else { return false }
-        var i = 0
-        while i <= haystack.count - needle.count {
-            if haystack[i] == first && Array(haystack[i..<(i + needle.count)]) == needle { return true }
-            i += 1
-        }
-        return false
-    }
-
     @Test func anHEVCVideoGetsAPlayableRenditionSealedInThePoolAndTheOriginalStays() throws {
         let root = try TestRoot()
-        let v = try vault(root)
+        let v = try root.newVault()
         let source = try TestImages.hevcVideo(in: root.path)
         let imported = try #require(try v.importFiles([source]).imported.first)
         #expect(imported.renditionState == .pending && imported.renditionId == nil)
         #expect(try v.pendingRenditions() == [imported.id])
-        #expect(try poolFiles(root).count == 2)
+        #expect(try root.poolFiles().count == 2)
 
         let seen = Counter()
         let outcome = try v.makeRenditions { _, _, _, _ in seen.add() }
@@ -48,7 +30,7 @@ import Testing
         let item = try v.item(imported.id)
         #expect(item.renditionState == .ready)
         let renditionId = try #require(item.renditionId)
-        #expect(try poolFiles(root).count == 3 && poolFiles(root).contains(renditionId + ".data.enc"))
+        #expect(try root.poolFiles().count == 3 && root.poolFiles().contains(renditionId + ".data.enc"))
         #expect(try v.pendingRenditions().isEmpty)
 
         let mp4 = try rendition(v, item)
@@ -67,7 +49,7 @@ import Testing
             _ = FileManager.default.fileExists(atPath: root.vaultPath + "/" + relative, isDirectory: &isDirectory)
             if isDirectory.boolValue { continue }
             let file = try bytes(root.vaultPath + "/" + relative)
-            for needle in needles { #expect(!contains(file, needle), "rendition plaintext in \(relative)") }
+            for needle in needles { #expect(!file.contains(subsequence: needle), "rendition plaintext in \(relative)") }
             #expect(!relative.hasPrefix("media/."), "a temporary was left: \(relative)")
         }
 
@@ -80,7 +62,7 @@ import Testing
 
     @Test func aVideoBrowsersPlayNeedsNoRendition() throws {
         let root = try TestRoot()
-        let v = try vault(root)
+        let v = try root.newVault()
         let item = try #require(try v.importFiles([try TestImages.video(in: root.path)]).imported.first)
         #expect(item.renditionState == nil)
         #expect(try v.pendingRenditions().isEmpty)
@@ -89,7 +71,7 @@ import Testing
 
     @Test func deletingAnItemRemovesItsRenditionAndAMoveAcrossProtectionMakesItAgain() throws {
         let root = try TestRoot()
-        let v = try vault(root)
+        let v = try root.newVault()
         let first = try #require(try v.importFiles([try TestImages.hevcVideo(in: root.path)]).imported.first)
         try v.makeRenditions()
         let before = try rendition(v, v.item(first.id))
@@ -98,7 +80,7 @@ import Testing
         try v.moveItems([first.id], to: secret)
         var moved = try v.item(first.id)
         #expect(moved.renditionState == .pending && moved.renditionId == nil)
-        #expect(try poolFiles(root).count == 2, "the old rendition went with the old original")
+        #expect(try root.poolFiles().count == 2, "the old rendition went with the old original")
         try v.makeRenditions()
         moved = try v.item(first.id)
         #expect(moved.renditionState == .ready)
@@ -111,12 +93,12 @@ import Testing
 
         try v.unlockFolder(secret, password: pw("folder"))
         try v.deleteItems([first.id])
-        #expect(try poolFiles(root).isEmpty)
+        #expect(try root.poolFiles().isEmpty)
     }
 
     @Test func aVideoFfmpegCannotConvertIsMarkedFailedAndKept() throws {
         let root = try TestRoot()
-        let v = try vault(root)
+        let v = try root.newVault()
         let item = try v.addRaw(Array(repeating: 0x42, count: 100_000), name: "broken.mov")
         try v.catalog.database.write { db in
             try db.execute(sql: "UPDATE item SET kind = 'video', renditionState = 'pending' WHERE id = ?", arguments: [item.id])
@@ -124,14 +106,14 @@ import Testing
         try v.persist()
         #expect(try v.makeRenditions() == (made: 0, failed: 1, skipped: 0))
         #expect(try v.item(item.id).renditionState == .failed)
-        #expect(try poolFiles(root).count == 1)
+        #expect(try root.poolFiles().count == 1)
         #expect(try v.retryFailedRenditions() == 1)
         #expect(try v.item(item.id).renditionState == .pending)
     }
 
     @Test func aDamagedOriginalFailsAloneAndTheOthersAreMade() throws {
         let root = try TestRoot()
-        let v = try vault(root)
+        let v = try root.newVault()
         let report = try v.importFiles([
             try TestImages.hevcVideo(in: root.path, name: "a.mov", seconds: 1),
             try TestImages.hevcVideo(in: root.path, name: "b.mov", seconds: 2),
@@ -150,7 +132,7 @@ import Testing
 
     @Test func aMovieWhoseSamplesFfmpegCannotReachFromAPipeFailsRatherThanPlayNothing() throws {
         let root = try TestRoot()
-        let v = try vault(root)
+        let v = try root.newVault()
         // A box of unprintable type after ftyp: ffprobe, reading the file, skips it; the
         // layout cannot be read, so the file is fed as it is, its index after its data.
         var clip = try bytes(try TestImages.hevcVideo(in: root.path))
@@ -162,13 +144,13 @@ import Testing
         #expect(try v.makeRenditions() == (made: 0, failed: 1, skipped: 0))
         let stored = try v.item(item.id)
         #expect(stored.renditionState == .failed && stored.renditionId == nil)
-        #expect(try Set(poolFiles(root)) == Set(v.directory.pool.files(of: stored).map { ($0 as NSString).lastPathComponent }),
+        #expect(try Set(root.poolFiles()) == Set(v.directory.pool.files(of: stored).map { ($0 as NSString).lastPathComponent }),
                 "no rendition was kept")
     }
 
     @Test func lockingTheItemsFolderStopsItsRendition() throws {
         let root = try TestRoot()
-        let v = try vault(root)
+        let v = try root.newVault()
         let secret = try v.createFolder("Secret", password: pw("folder"), iterations: testIterations)
         let item = try #require(try v.importFiles([try TestImages.hevcVideo(in: root.path, seconds: 4)], into: secret).imported.first)
         let locked = Counter()
@@ -182,12 +164,12 @@ import Testing
         #expect(outcome == (made: 0, failed: 0, skipped: 1))
         try v.unlockFolder(secret, password: pw("folder"))
         #expect(try v.item(item.id).renditionState == .pending)
-        #expect(try poolFiles(root).count == 2)
+        #expect(try root.poolFiles().count == 2)
     }
 
     @Test func anItemDeletedWhileItsRenditionIsMadeLeavesNothingBehind() throws {
         let root = try TestRoot()
-        let v = try vault(root)
+        let v = try root.newVault()
         let item = try #require(try v.importFiles([try TestImages.hevcVideo(in: root.path)]).imported.first)
         let deleted = Counter()
         #expect(try v.makeRendition(item.id, progress: { _ in
@@ -198,13 +180,13 @@ import Testing
             }
         }) == nil)
         #expect(deleted.value == 1)
-        #expect(try poolFiles(root).isEmpty)
+        #expect(try root.poolFiles().isEmpty)
         #expect(try v.consistencyProblems().isEmpty)
     }
 
     @Test func lockingTheVaultStopsTheWorkAndLeavesItPending() throws {
         let root = try TestRoot()
-        let v = try vault(root)
+        let v = try root.newVault()
         let item = try #require(try v.importFiles([try TestImages.hevcVideo(in: root.path, seconds: 4)]).imported.first)
         let worker = RenditionWorker(vault: v)
         worker.start()
@@ -217,13 +199,13 @@ import Testing
         #expect(worker.status == .init(pending: 0, current: nil, progress: 0))
         let reopened = try v.directory.unlock(password: pw("pw"))
         #expect(try reopened.item(item.id).renditionState == .pending)
-        #expect(try poolFiles(root).count == 2)
+        #expect(try root.poolFiles().count == 2)
         #expect(try reopened.consistencyProblems().isEmpty)
     }
 
     @Test func anExportCarriesTheRenditionAndTheImportedVaultPlaysIt() throws {
         let a = try TestRoot(), b = try TestRoot()
-        let v = try vault(a)
+        let v = try a.newVault()
         let item = try #require(try v.importFiles([try TestImages.hevcVideo(in: a.path)]).imported.first)
         try v.makeRenditions()
         let mp4 = try rendition(v, v.item(item.id))

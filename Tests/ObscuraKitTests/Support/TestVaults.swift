@@ -176,3 +176,15 @@ extension TestRoot {
         return (vault, try vault.importFiles([photo]).imported[0], photo)
     }
 }
+
+extension TestRoot {
+    /// A new vault ("pw") in this root's directory, at the tests' iteration count.
+    func newVault() throws -> Vault {
+        try initialized().createVault(password: pw("pw"), iterations: testIterations)
+    }
+
+    /// The names in the media pool, sorted.
+    func poolFiles() throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: vaultPath + "/media").sorted()
+    }
+}
