@@ -29,6 +29,17 @@ import Testing
         }
     }
 
+    /// The types of every top-level box, in order (MovieLayout itself stops at `moov`).
+    func boxTypes(_ file: [UInt8]) -> [String] {
+        var types = [String]()
+        var at = 0
+        while at < file.count, let box = MovieLayout.parse(file[at...], at: UInt64(at), limit: UInt64(file.count)) {
+            types.append(box.type)
+            at = Int(box.range.upperBound)
+        }
+        return types
+    }
+
     /// ffmpeg decodes every frame of a stream it cannot seek in, and counts them.
     func framesDecoded(from stream: [UInt8]) throws -> Int {
         let out = try ExternalTool.run("ffprobe", ["-v", "error", "-count_frames", "-select_streams", "v:0",
@@ -46,8 +57,8 @@ import Testing
         let moved = laidOut(file, pieces)
         #expect(moved.count == file.count)
         #expect(Array(moved[4..<8]) == Array("ftyp".utf8))
-        let boxes = try #require(try MovieLayout.topLevelBoxes(size: UInt64(moved.count)) { Array(moved[Int($0.lowerBound)..<min(Int($0.upperBound), moved.count)]) })
-        #expect(boxes.map(\.type).firstIndex(of: "moov")! < boxes.map(\.type).firstIndex(of: "mdat")!)
+        let types = boxTypes(moved)
+        #expect(types.firstIndex(of: "moov") ?? .max < types.firstIndex(of: "mdat") ?? -1, "\(types)")
         #expect(try framesDecoded(from: moved) == 60)
         // Already in streaming order: nothing to do.
         #expect(try order(moved) == nil)
@@ -115,7 +126,7 @@ import Testing
         #expect(!Rendition.isNeeded(info))
         // Every frame of the three seconds, from a stream read once from its start.
         #expect(try framesDecoded(from: mp4) == 90)
-        let types = try #require(try MovieLayout.topLevelBoxes(size: UInt64(mp4.count)) { Array(mp4[Int($0.lowerBound)..<min(Int($0.upperBound), mp4.count)]) }).map(\.type)
+        let types = boxTypes(mp4)
         #expect(Array(types.prefix(2)) == ["ftyp", "moov"])
         #expect(types.contains("moof") && types.last == "mfra")
     }
