@@ -29,9 +29,8 @@ public struct GalleryContext: RequestContext {
     /// does not count as activity (the viewer polls it while a video is converted, and
     /// must not keep the vault from locking itself).
     func renditions() throws -> RenditionWorker {
-        guard let session, let store, store.unlockedVault(of: session) != nil, let binding = session.binding else {
-            throw APIError.locked
-        }
+        _ = try vaultWithoutActivity()
+        guard let binding = session?.binding else { throw APIError.locked }
         return binding.renditions
     }
 

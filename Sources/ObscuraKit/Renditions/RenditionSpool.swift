@@ -17,8 +17,7 @@ final class RenditionSpool {
     private let path: String
     private let key: SecureBytes
     private var pending = [UInt8]()
-    private var pieces: UInt64 = 0
-    /// Each piece's plaintext length.
+    /// Each piece's plaintext length, in order.
     private var lengths: [Int] = []
     private var finished = false
     /// Plaintext bytes in the spool.
@@ -68,7 +67,7 @@ final class RenditionSpool {
         return { [self] buffer in
             if used == plain.count {
                 plain.withUnsafeMutableBytes { if let base = $0.baseAddress { secureZero(base, $0.count) } }
-                guard piece < pieces else { return 0 }
+                guard piece < UInt64(lengths.count) else { return 0 }
                 let sealedLength = lengths[Int(piece)] + AESGCM.tagSize
                 var sealed = [UInt8](repeating: 0, count: sealedLength)
                 let n = sealed.withUnsafeMutableBytes { pread(fd, $0.baseAddress!, sealedLength, off_t(offset)) }
@@ -77,7 +76,7 @@ final class RenditionSpool {
                 try sealed.withUnsafeBytes { s in
                     try plain.withUnsafeMutableBytes { p in
                         try AESGCM.openDetached(s, key: key, nonce: ChunkedFormatV2.nonce(piece),
-                                                authenticating: Self.associatedData(piece, last: piece == pieces - 1), into: p)
+                                                authenticating: Self.associatedData(piece, last: piece == UInt64(lengths.count - 1)), into: p)
                     }
                 }
                 offset += UInt64(sealedLength)
@@ -94,12 +93,11 @@ final class RenditionSpool {
 
     private func seal(last: Bool) throws {
         let sealed = try pending.withUnsafeBytes {
-            try AESGCM.sealDetached($0, key: key, nonce: ChunkedFormatV2.nonce(pieces),
-                                    authenticating: Self.associatedData(pieces, last: last))
+            try AESGCM.sealDetached($0, key: key, nonce: ChunkedFormatV2.nonce(UInt64(lengths.count)),
+                                    authenticating: Self.associatedData(UInt64(lengths.count), last: last))
         }
         try sealed.withUnsafeBytes { try FileIO.writeAll(fd, $0, path: path) }
         lengths.append(pending.count)
-        pieces += 1
         pending.withUnsafeMutableBytes { if let base = $0.baseAddress { secureZero(base, $0.count) } }
         pending.removeAll(keepingCapacity: true)
     }
