@@ -77,6 +77,15 @@ int obscura_vips_probe(const void *buffer, size_t length, obscura_vips_info *inf
     copy_field(image, "exif-ifd3-GPSLatitudeRef", info->gps_latitude_ref, sizeof(info->gps_latitude_ref));
     copy_field(image, "exif-ifd3-GPSLongitude", info->gps_longitude, sizeof(info->gps_longitude));
     copy_field(image, "exif-ifd3-GPSLongitudeRef", info->gps_longitude_ref, sizeof(info->gps_longitude_ref));
+    const void *exif = NULL;
+    size_t exif_length = 0;
+    // A JPEG's APP1 segment holds at most 64 KiB; a larger block is not read.
+    if (vips_image_get_typeof(image, VIPS_META_EXIF_NAME)
+        && vips_image_get_blob(image, VIPS_META_EXIF_NAME, &exif, &exif_length) == 0
+        && exif && exif_length > 0 && exif_length <= 65536) {
+        info->exif = g_memdup2(exif, exif_length);
+        info->exif_length = exif_length;
+    }
     g_object_unref(image);
     return 0;
 }

@@ -18,6 +18,9 @@ public struct ImageInfo: Sendable, Equatable {
     public var latitude: Double?
     /// EXIF GPS longitude in decimal degrees, east positive; nil exactly when ``latitude`` is.
     public var longitude: Double?
+    /// Apple's content identifier (the MakerNote's tag 0x0011), which a Live Photo's
+    /// still shares with its motion (``LivePhoto``); nil when absent.
+    public var contentIdentifier: String? = nil
 }
 
 /// Image probing and thumbnails through libvips, entirely in memory.
@@ -41,13 +44,16 @@ public enum Imaging {
             _ = lastError()
             throw ImagingError.unsupported
         }
+        defer { obscura_vips_free(raw.exif) }
+        let exif = raw.exif.map { [UInt8](UnsafeRawBufferPointer(start: $0, count: raw.exif_length)) } ?? []
         let position = GPS.coordinates(
             latitude: string(raw.gps_latitude), latitudeRef: string(raw.gps_latitude_ref),
             longitude: string(raw.gps_longitude), longitudeRef: string(raw.gps_longitude_ref))
         let info = ImageInfo(
             width: Int(raw.width), height: Int(raw.height), orientation: Int(raw.orientation),
             format: format(fromLoader: string(raw.loader)), takenAt: exifDate(string(raw.date_taken)),
-            latitude: position?.latitude, longitude: position?.longitude)
+            latitude: position?.latitude, longitude: position?.longitude,
+            contentIdentifier: LivePhoto.identifier(exif: exif))
         let pixels = info.width.multipliedReportingOverflow(by: info.height)
         guard !pixels.overflow, pixels.partialValue <= pixelLimit else {
             throw ImagingError.tooLarge(width: info.width, height: info.height, limit: pixelLimit)

@@ -24,6 +24,9 @@ public enum Video {
         public var videoCodec: String?
         /// ffmpeg's name of the first audio stream's codec (`aac`, ...); nil when silent.
         public var audioCodec: String?
+        /// Apple's content identifier (`com.apple.quicktime.content.identifier`), which the
+        /// motion of a Live Photo shares with its photo (``LivePhoto``); nil when absent.
+        public var contentIdentifier: String? = nil
     }
 
     /// Duration, display size and codecs, from `ffprobe`.
@@ -51,8 +54,10 @@ public enum Video {
         let audio = streams.first { $0["codec_type"] as? String == "audio" }
         let format = json["format"] as? [String: Any]
         let duration = (format?["duration"] as? String).flatMap(Double.init)
+        let tags = format?["tags"] as? [String: Any]
         return Info(duration: duration, width: video?["width"] as? Int, height: video?["height"] as? Int,
-                    videoCodec: video?["codec_name"] as? String, audioCodec: audio?["codec_name"] as? String)
+                    videoCodec: video?["codec_name"] as? String, audioCodec: audio?["codec_name"] as? String,
+                    contentIdentifier: LivePhoto.identifier(tags?[LivePhoto.movieTag] as? String))
     }
 
     /// A JPEG poster frame, one second in (or the first frame of a shorter video), whose

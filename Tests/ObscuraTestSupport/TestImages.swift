@@ -81,4 +81,40 @@ public enum TestImages {
             "-pix_fmt", "yuv420p", "-c:a", "aac", "-b:a", "96k", "-y", path])
         return path
     }
+
+    /// A Live Photo's still: a JPEG whose EXIF holds an Apple MakerNote with `identifier`
+    /// as its content identifier (tag 0x0011), laid out as an iPhone writes it: IFD0 →
+    /// Exif IFD → MakerNote ("Apple iOS\0", version 1, "MM", then a big-endian IFD whose
+    /// offsets count from the MakerNote's start). exiftool cannot create a MakerNote, so
+    /// the bytes are made here; `exiftool -MakerNotes:all` reads them back (LivePhotoTests).
+    public static func livePhotoJPEG(identifier: String, width: Int = 64, height: Int = 48) throws -> [UInt8] {
+        let jpeg = try image("jpg", width: width, height: height)
+        func u16(_ v: Int) -> [UInt8] { [UInt8(v >> 8 & 0xFF), UInt8(v & 0xFF)] }
+        func u32(_ v: Int) -> [UInt8] { u16(v >> 16) + u16(v & 0xFFFF) }
+        func entry(_ tag: Int, _ type: Int, _ count: Int, _ value: Int) -> [UInt8] { u16(tag) + u16(type) + u32(count) + u32(value) }
+        let text = Array(identifier.utf8) + [0]
+        var note = Array("Apple iOS".utf8) + [0] + u16(1) + Array("MM".utf8)
+        note += u16(1) + entry(0x0011, 2, text.count, 14 + 2 + 12 + 4) + u32(0) + text
+        // TIFF header (8), IFD0 at 8 (18 bytes), Exif IFD at 26 (18 bytes), MakerNote at 44.
+        var tiff = Array("MM".utf8) + u16(42) + u32(8)
+        tiff += u16(1) + entry(0x8769, 4, 1, 26) + u32(0)
+        tiff += u16(1) + entry(0x927C, 7, note.count, 44) + u32(0)
+        tiff += note
+        let app1 = [0xFF, 0xE1] + u16(2 + 6 + tiff.count) + Array("Exif".utf8) + [0, 0] + tiff
+        return Array(jpeg.prefix(2)) + app1 + Array(jpeg.dropFirst(2))
+    }
+
+    /// A Live Photo's motion: a one-second HEVC `.mov` as ``hevcVideo(in:name:seconds:width:height:)``
+    /// makes it, carrying `identifier` as its `com.apple.quicktime.content.identifier`
+    /// in a QuickTime `keys` entry, where a camera writes it (exiftool reads it back as
+    /// Keys:ContentIdentifier; its 12.57 cannot write that tag).
+    public static func livePhotoMovie(in directory: String, identifier: String, name: String = "IMG_0001.MOV") throws -> String {
+        let path = directory + "/" + name
+        _ = try run("/usr/bin/ffmpeg", [
+            "-v", "error", "-f", "lavfi", "-i", "testsrc2=duration=1:size=320x240:rate=30",
+            "-c:v", "libx265", "-preset", "ultrafast", "-x265-params", "log-level=error", "-tag:v", "hvc1",
+            "-pix_fmt", "yuv420p", "-movflags", "use_metadata_tags",
+            "-metadata", "com.apple.quicktime.content.identifier=" + identifier, "-y", path])
+        return path
+    }
 }

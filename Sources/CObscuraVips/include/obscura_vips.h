@@ -25,13 +25,19 @@ typedef struct {
     char gps_latitude_ref[32];
     char gps_longitude[128];
     char gps_longitude_ref[32];
+    // The image's raw EXIF block (libvips's "exif-data"), at most 64 KiB, or NULL: a copy
+    // to release with obscura_vips_free. Read for what libexif does not name (Apple's
+    // MakerNote).
+    void *exif;
+    size_t exif_length;
 } obscura_vips_info;
 
 /// Starts libvips once (later calls return the first result); 0 on success.
 /// Also keeps decoded pixels in memory (no disc spill) and turns the operation cache off.
 int obscura_vips_init(void);
 
-/// Reads only the header of the image in `buffer`; 0 on success.
+/// Reads only the header of the image in `buffer`; 0 on success. On success `info->exif`
+/// may hold a copy to release with obscura_vips_free.
 int obscura_vips_probe(const void *buffer, size_t length, obscura_vips_info *info);
 
 /// Makes a JPEG thumbnail, EXIF-rotated, whose longest side is at most `max_side`.

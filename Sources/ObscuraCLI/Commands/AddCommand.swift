@@ -29,6 +29,9 @@ struct AddCommand: ParsableCommand {
         }
         bar.finish()
         Terminal.output("Imported \(report.imported.count) file\(report.imported.count == 1 ? "" : "s") (\(Format.bytes(report.bytes))).")
+        if !report.motions.isEmpty {
+            Terminal.output("Joined \(report.motions.count) Live Photo motion\(report.motions.count == 1 ? "" : "s") to \(report.motions.count == 1 ? "its still" : "their stills").")
+        }
         if !report.duplicates.isEmpty {
             Terminal.output("Skipped \(report.duplicates.count) duplicate\(report.duplicates.count == 1 ? "" : "s") already in the vault:")
             for path in report.duplicates { Terminal.output("  " + TerminalText.escaped(path)) }
@@ -40,7 +43,7 @@ struct AddCommand: ParsableCommand {
         // After the import, which is committed already: an interrupted conversion loses
         // nothing, the next `add` or `renditions` picks it up, and it does not make the
         // import a failure.
-        if !noRenditions, report.imported.contains(where: { $0.renditionState == .pending }) {
+        if !noRenditions, report.imported.contains(where: { $0.renditionState == .pending }) || !report.motions.isEmpty {
             do {
                 try RenditionsCommand.make(in: session.vault)
             } catch {

@@ -57,10 +57,14 @@ extension Catalog {
         guard !values.isEmpty else { return [] }
         let marks = Array(repeating: "?", count: values.count).joined(separator: ", ")
         return try read { db in
-            // item_by_hash answers this without reading the other rows.
-            try Row.fetchAll(db, sql: "SELECT folderId, contentHash FROM item WHERE contentHash IN (\(marks)) AND deletedAt IS NULL",
-                             arguments: StatementArguments(values))
-                .map { ($0["folderId"], $0["contentHash"]) }
+            // item_by_hash and item_by_companion_hash answer this without reading the other
+            // rows. A Live Photo's motion is a file the vault holds too.
+            try Row.fetchAll(db, sql: """
+                SELECT folderId, contentHash AS hash FROM item WHERE contentHash IN (\(marks)) AND deletedAt IS NULL
+                UNION ALL
+                SELECT folderId, companionHash FROM item WHERE companionHash IN (\(marks)) AND deletedAt IS NULL
+                """, arguments: StatementArguments(values + values))
+                .map { ($0["folderId"], $0["hash"]) }
         }
     }
 

@@ -126,6 +126,22 @@ enum CatalogSchema {
                 CREATE INDEX item_rendition_pending ON item(id) WHERE renditionState = 'pending';
                 """)
         }
+        migrator.registerMigration("v6") { db in
+            // Live Photos (issue 17; docs/FORMAT.md §3.3): an item's second original (the
+            // motion), and the keyed identifier that pairs a still and a motion imported
+            // apart. The index holds only the rows still waiting for their other half.
+            try db.execute(sql: """
+                ALTER TABLE item ADD COLUMN companionId TEXT;
+                ALTER TABLE item ADD COLUMN companionRole TEXT;
+                ALTER TABLE item ADD COLUMN companionName TEXT;
+                ALTER TABLE item ADD COLUMN companionMimeType TEXT;
+                ALTER TABLE item ADD COLUMN companionSize INTEGER;
+                ALTER TABLE item ADD COLUMN companionHash BLOB;
+                ALTER TABLE item ADD COLUMN pairKey BLOB;
+                CREATE INDEX item_by_pair_key ON item(pairKey) WHERE pairKey IS NOT NULL;
+                CREATE INDEX item_by_companion_hash ON item(companionHash) WHERE companionHash IS NOT NULL;
+                """)
+        }
         return migrator
     }
 

@@ -64,8 +64,27 @@ public struct ItemRecord: Codable, FetchableRecord, PersistableRecord, Sendable,
     /// Id of the sealed rendition in the media pool (a video browsers cannot play,
     /// ``RenditionState``), once it is made.
     public var renditionId: String? = nil
-    /// Where the item's rendition stands; nil when it needs none.
+    /// Where the item's rendition stands; nil when it needs none. A Live Photo's
+    /// rendition is of its motion.
     public var renditionState: RenditionState? = nil
+
+    /// Id of the item's second original in the media pool (a Live Photo's motion,
+    /// ``CompanionRole``); nil for an item of one file.
+    public var companionId: String? = nil
+    /// What the second original is; nil exactly when ``companionId`` is.
+    public var companionRole: CompanionRole? = nil
+    /// The second original's file name; empty for items of a protected folder.
+    public var companionName: String? = nil
+    /// The second original's MIME type; empty for items of a protected folder.
+    public var companionMimeType: String? = nil
+    /// The second original's plaintext size in bytes.
+    public var companionSize: Int64? = nil
+    /// The second original's keyed content hash, as ``contentHash`` (docs/FORMAT.md §6.7).
+    public var companionHash: Data? = nil
+    /// What pairs a Live Photo's still and motion imported apart: Apple's content
+    /// identifier, keyed like a content hash (docs/FORMAT.md §6.7, §3.3); nil when the
+    /// file has none, or once the item is paired.
+    public var pairKey: Data? = nil
 
     /// Whether the item is in the trash.
     public var isTrashed: Bool { deletedAt != nil }
@@ -89,6 +108,10 @@ public struct ProtectedMeta: Codable, Sendable, Equatable {
     public var longitude: Double? = nil
     /// Place name of the capture.
     public var place: String? = nil
+    /// The second original's file name (``ItemRecord/companionName``).
+    public var companionName: String? = nil
+    /// The second original's MIME type.
+    public var companionMimeType: String? = nil
 }
 
 /// One row of the `folder` table.

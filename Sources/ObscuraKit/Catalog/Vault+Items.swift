@@ -47,7 +47,8 @@ extension Vault {
     func concealed(_ item: ItemRecord, key folderKey: SecureBytes) throws -> ItemRecord {
         var row = item
         let meta = ProtectedMeta(name: item.name, mimeType: item.mimeType, takenAt: item.takenAt, width: item.width, height: item.height,
-                                 latitude: item.latitude, longitude: item.longitude, place: item.place)
+                                 latitude: item.latitude, longitude: item.longitude, place: item.place,
+                                 companionName: item.companionName, companionMimeType: item.companionMimeType)
         row.protectedMeta = Data(try meta.sealed(folderKey: folderKey, itemId: item.id, using: directory.random))
         row.name = ""
         row.mimeType = ""
@@ -57,6 +58,10 @@ extension Vault {
         row.latitude = nil
         row.longitude = nil
         row.place = nil
+        if row.companionId != nil {
+            row.companionName = ""
+            row.companionMimeType = ""
+        }
         return row
     }
 
@@ -73,6 +78,10 @@ extension Vault {
         row.latitude = meta.latitude
         row.longitude = meta.longitude
         row.place = meta.place
+        if row.companionId != nil {
+            row.companionName = meta.companionName
+            row.companionMimeType = meta.companionMimeType
+        }
         return row
     }
 
@@ -130,9 +139,21 @@ extension Vault {
                     let (media, thumb, sha256) = try reseal(row, into: folder?.id)
                     row.contentHash = try contentHash(sha256: sha256, folderId: folder?.id)
                     created += [try directory.pool.dataPath(media)] + (try thumb.map { [try directory.pool.thumbPath($0)] } ?? [])
+                    // A Live Photo's motion is re-encrypted with its still.
+                    let companion = try row.motion.map { motion in
+                        let (id, _, sha256) = try reseal(motion, into: folder?.id)
+                        created.append(try directory.pool.dataPath(id))
+                        return (id: id, hash: try contentHash(sha256: sha256, folderId: folder?.id))
+                    }
                     replaced += try directory.pool.files(of: row)
                     row.mediaId = media
                     row.thumbId = thumb
+                    if let companion {
+                        row.companionId = companion.id
+                        row.companionHash = companion.hash
+                    }
+                    // Keyed under the old key, an unpaired half's value would match nothing.
+                    row.pairKey = nil
                     // A rendition is made again under the new key rather than re-encrypted:
                     // it is a copy of the original, made in the background.
                     if row.renditionState != nil {
@@ -218,6 +239,15 @@ extension Vault {
                 _ = try thumbnail(item)
             } catch {
                 problems.append(Problem(itemId: item.id, message: "thumbnail: \(error)"))
+            }
+            if let motion = item.motion {
+                do {
+                    var size: UInt64 = 0
+                    try export(motion) { size += UInt64($0.count) }
+                    if size != UInt64(motion.size) { throw VaultError.corrupt("size \(size), catalog says \(motion.size)") }
+                } catch {
+                    problems.append(Problem(itemId: item.id, message: "motion: \(error)"))
+                }
             }
             if item.renditionState == .ready {
                 do {

@@ -26,10 +26,17 @@ public enum ExportFormat {
     /// §7.4: the `format` of a manifest some item of which carries a rendition: readers
     /// that know only format 1 refuse it whole, rather than as an "unexpected file".
     static let manifestFormatWithRenditions = 2
+    /// §7.4: the `format` of a manifest some item of which carries a second original (a
+    /// Live Photo's motion), renditions or not.
+    static let manifestFormatWithCompanions = 3
+    /// §7.4: every `format` this version reads.
+    static let manifestFormats = manifestFormat...manifestFormatWithCompanions
 
-    /// §7.4: the `format` a manifest of `items` is written with.
+    /// §7.4: the `format` a manifest of `items` is written with: the lowest whose readers
+    /// know every field it carries.
     static func manifestFormat(for items: [ExportManifest.Item]) -> Int {
-        items.contains { $0.renditionId != nil } ? manifestFormatWithRenditions : manifestFormat
+        if items.contains(where: { $0.companionId != nil }) { return manifestFormatWithCompanions }
+        return items.contains { $0.renditionId != nil } ? manifestFormatWithRenditions : manifestFormat
     }
     /// §7.3: record kinds in the payload's file section.
     enum RecordKind: UInt8 { case end = 0, original = 1, thumbnail = 2 }
@@ -164,9 +171,14 @@ struct ExportManifest: Codable {
         var thumbId: String?
         /// The rendition's pool id (§3.3), carried as an original record (§7.3).
         var renditionId: String? = nil
+        /// The second original's pool id (§3.3, a Live Photo's motion), carried as an
+        /// original record (§7.3); format 3.
+        var companionId: String? = nil
 
-        /// The ids of the item's pool files: original, thumbnail, rendition.
-        var fileIds: [String] { [mediaId] + (thumbId.map { [$0] } ?? []) + (renditionId.map { [$0] } ?? []) }
+        /// The ids of the item's pool files: original, thumbnail, rendition, second original.
+        var fileIds: [String] {
+            [mediaId] + (thumbId.map { [$0] } ?? []) + (renditionId.map { [$0] } ?? []) + (companionId.map { [$0] } ?? [])
+        }
     }
     var format: Int
     var createdAt: Double
@@ -186,7 +198,7 @@ struct ExportManifest: Codable {
     /// Refuses a manifest of another `format`, or whose `vault` does not repeat the
     /// carried slot's header: iteration count, salt and wrapped MEK (§7.4).
     func check(against header: SlotHeader) throws {
-        guard format == ExportFormat.manifestFormat || format == ExportFormat.manifestFormatWithRenditions else {
+        guard ExportFormat.manifestFormats.contains(format) else {
             throw ExportError.damaged("manifest format")
         }
         guard format == ExportFormat.manifestFormat(for: items) else { throw ExportError.damaged("manifest format \(format) for its items") }

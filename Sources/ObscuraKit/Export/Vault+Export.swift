@@ -74,7 +74,7 @@ extension Vault {
             items: items.map {
                 .init(id: $0.id, kind: $0.kind.rawValue, name: $0.name, mimeType: $0.mimeType, size: $0.size,
                       takenAt: $0.takenAt, folderId: $0.folderId, mediaId: $0.mediaId, thumbId: $0.thumbId,
-                      renditionId: $0.renditionId)
+                      renditionId: $0.renditionId, companionId: $0.companionId)
             })
         manifest.format = ExportFormat.manifestFormat(for: manifest.items)
         let json = try manifest.encoded()
@@ -91,6 +91,8 @@ extension Vault {
             if let thumb = item.thumbId { files.append((.thumbnail, thumb, try pool.thumbPath(thumb))) }
             // A rendition is a sealed file like an original, and travels as one (§7.3).
             if let rendition = item.renditionId { files.append((.original, rendition, try pool.dataPath(rendition))) }
+            // So is a Live Photo's motion.
+            if let companion = item.companionId { files.append((.original, companion, try pool.dataPath(companion))) }
             for (kind, id, file) in files {
                 let size = Int64(try FileIO.size(file))
                 var record = [kind.rawValue] + Self.context(id)

@@ -128,6 +128,7 @@ extension VaultDirectory {
         let files = try manifest.items.flatMap { item in
             [try pool.dataPath(item.mediaId)] + (try item.thumbId.map { [try pool.thumbPath($0)] } ?? [])
                 + (try item.renditionId.map { [try pool.dataPath($0)] } ?? [])
+                + (try item.companionId.map { [try pool.dataPath($0)] } ?? [])
         }
         var st = stat()
         if files.contains(where: { lstat($0, &st) == 0 || errno != ENOENT }) {

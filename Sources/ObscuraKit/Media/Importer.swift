@@ -16,6 +16,9 @@ public struct ImportReport: Sendable {
     public var imported: [ItemRecord] = []
     /// Source paths skipped because the vault already holds the same content.
     public var duplicates: [String] = []
+    /// Source paths of movies that became the motion of a Live Photo: of a still of this
+    /// import (in ``imported``) or of one already in the vault.
+    public var motions: [String] = []
     /// Files that failed; the rest of the batch went on.
     public var failures: [Failure] = []
     /// Plaintext bytes imported.
@@ -70,14 +73,13 @@ extension Vault {
             batch.fileDone()
         }
 
-        var rows = [ItemRecord]()
-        var written = [String]()
+        var rows = [ImportedRow]()
+        var importedPaths = [String]()
         for (file, outcome) in zip(files, try results.values()) {
             switch outcome {
             case let .imported(row, plain, paths):
-                rows.append(row)
-                report.imported.append(plain)
-                written += paths
+                rows.append(ImportedRow(stored: row, plain: plain, written: paths))
+                importedPaths.append(file.path)
             case .duplicate: report.duplicates.append(file.path)
             case let .failed(failure): report.failures.append(.init(path: file.path, message: failure.detail))
             }
@@ -85,18 +87,18 @@ extension Vault {
         directory.logger.debug("import batch sealed", metadata: [
             "files": "\(files.count)", "imported": "\(rows.count)", "failed": "\(report.failures.count)"])
         guard !rows.isEmpty else { return report }
+        // The pool's new names are made durable before the catalog that names them.
         do {
-            // The pool's new names are made durable before the catalog that names them.
             try directory.pool.sync()
-            try catalog.insert(rows)
-            // A failed persist resets the session's catalog to what the slot holds, rows
-            // or no rows (resynchronize()), so the next persist cannot name lost media.
-            try persist()
         } catch {
-            // A persist that failed after its slot was replaced leaves the rows on disk,
-            // and their files must stay: only files the catalog does not name go.
-            cleanUp(created: written)
+            cleanUp(created: rows.flatMap(\.written))
             throw error
+        }
+        for (source, committed) in zip(importedPaths, try commitImports(rows)) {
+            switch committed {
+            case let .item(row): report.imported.append(row)
+            case .motion: report.motions.append(source)
+            }
         }
         return report
     }
@@ -218,6 +220,7 @@ extension Vault {
                     row.orientation = info.orientation
                     row.takenAt = info.takenAt?.timeIntervalSince1970
                     row.locate(latitude: info.latitude, longitude: info.longitude)
+                    row.pairKey = try info.contentIdentifier.map { try pairKey(identifier: $0, folderId: folderId) }
                     thumbnail = try Imaging.thumbnail(raw, maxSide: Imaging.thumbnailSize, pixelLimit: pixelLimit)
                 }
             case let (.video, .file(fd, path)):
@@ -229,6 +232,7 @@ extension Vault {
                     row.height = info.height
                     // Made after the import, in the background (Vault+Renditions).
                     row.renditionState = Rendition.isNeeded(info) ? .pending : nil
+                    row.pairKey = try info.contentIdentifier.map { try pairKey(identifier: $0, folderId: folderId) }
                 }
                 thumbnail = try? Video.poster(path: path, standardInput: toolInput)
             case (.video, .memory), (.file, _):

@@ -32,11 +32,13 @@ final class MediaPool {
     /// The path of thumbnail `id`; refused unless `id` is canonical (``isCanonicalId(_:)``).
     func thumbPath(_ id: String) throws -> String { path + "/" + (try Self.checked(id)) + Self.thumbSuffix }
 
-    /// The paths of `item`'s original, thumbnail and rendition (a rendition is a sealed
-    /// file like an original, §4); refused unless every id is canonical.
+    /// The paths of `item`'s original, thumbnail, rendition and second original (a
+    /// rendition and a Live Photo's motion are sealed files like an original, §4);
+    /// refused unless every id is canonical.
     func files(of item: ItemRecord) throws -> [String] {
         [try dataPath(item.mediaId)] + (try item.thumbId.map { [try thumbPath($0)] } ?? [])
             + (try item.renditionId.map { [try dataPath($0)] } ?? [])
+            + (try item.companionId.map { [try dataPath($0)] } ?? [])
     }
 
     /// docs/FORMAT.md §4: a pool file's id is a UUID as 36 characters of lower-case hex in

@@ -8,6 +8,9 @@ extension Vault {
     public enum UploadOutcome: Sendable, Equatable {
         /// Imported; the item as the session sees it.
         case imported(ItemRecord)
+        /// A movie that became the motion of a Live Photo whose still was already in the
+        /// vault; the still as the session sees it now.
+        case motion(of: ItemRecord)
         /// The vault already holds the same content.
         case duplicate
         /// Not imported: a plain sentence to show, and the detail for a log.
@@ -51,15 +54,14 @@ extension Vault {
             do {
                 // The pool's new names are durable before the catalog that names them.
                 try directory.pool.sync()
-                try catalog.insert([row])
-                try persist()
             } catch {
-                // As for importFiles: a failed persist leaves the session's catalog as the
-                // slot holds it, and only files that catalog does not name go.
                 cleanUp(created: written)
                 throw error
             }
-            return .imported(plain)
+            switch try commitImports([ImportedRow(stored: row, plain: plain, written: written)])[0] {
+            case let .item(item): return .imported(item)
+            case let .motion(of: still): return .motion(of: still)
+            }
         }
     }
 

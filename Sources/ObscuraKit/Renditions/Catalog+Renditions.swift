@@ -13,14 +13,15 @@ extension Catalog {
         }
     }
 
-    /// Records the outcome of making the rendition of item `id` from original `mediaId`:
+    /// Records the outcome of making the rendition of item `id` from original `mediaId`
+    /// (its own, or a Live Photo's motion):
     /// only if the item still has that original and still waits for it (it may have been
     /// deleted, or moved to another folder's key, meanwhile). Returns whether it did.
     func settleRendition(_ id: String, mediaId: String, renditionId: String?, state: RenditionState) throws -> Bool {
         try write { db in
             try db.execute(sql: """
                 UPDATE item SET renditionId = ?, renditionState = ?
-                WHERE id = ? AND mediaId = ? AND renditionState = 'pending'
+                WHERE id = ? AND ? IN (mediaId, companionId) AND renditionState = 'pending'
                 """, arguments: [renditionId, state.rawValue, id, mediaId])
             return db.changesCount == 1
         }

@@ -39,7 +39,9 @@ extension Vault {
         let (item, reader) = try { () throws -> (ItemRecord, ChunkedFileReader?) in
             try enter()
             defer { leave() }
-            let row = try self.item(id)
+            // A Live Photo's rendition is of its motion.
+            let stored = try self.item(id)
+            let row = stored.motion ?? stored
             return (row, row.renditionState == .pending ? try originalReader(row) : nil)
         }()
         guard let reader else { return nil }

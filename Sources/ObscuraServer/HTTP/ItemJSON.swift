@@ -22,6 +22,15 @@ struct ItemJSON: Encodable {
     var deletedAt: Double?
     /// `pending`, `ready` or `failed` for a video browsers cannot play; nil otherwise.
     var rendition: String?
+    /// A Live Photo's motion (its file name, type and size); nil for other items.
+    var motion: MotionJSON?
+
+    /// A Live Photo's second original.
+    struct MotionJSON: Encodable {
+        var name: String
+        var mimeType: String
+        var size: Int64
+    }
 
     init(_ item: ItemRecord) {
         id = item.id
@@ -43,6 +52,7 @@ struct ItemJSON: Encodable {
         longitude = item.longitude
         deletedAt = item.deletedAt
         rendition = item.renditionState?.rawValue
+        motion = item.motion.map { MotionJSON(name: $0.name, mimeType: $0.mimeType, size: $0.size) }
     }
 
     // Nulls are written out, so every item has every key.
@@ -67,11 +77,12 @@ struct ItemJSON: Encodable {
         try c.encode(longitude, forKey: .longitude)
         try c.encode(deletedAt, forKey: .deletedAt)
         try c.encode(rendition, forKey: .rendition)
+        try c.encode(motion, forKey: .motion)
     }
 
     private enum CodingKeys: String, CodingKey {
         case id, kind, name, mimeType, size, width, height, orientation, duration, takenAt, importedAt, favorite, folderId, hasThumbnail
-        case place, latitude, longitude, deletedAt, rendition
+        case place, latitude, longitude, deletedAt, rendition, motion
     }
 }
 

@@ -80,12 +80,14 @@ struct ZipRoutes {
         return form
     }
 
-    /// The items `ids` name, in order, each once.
+    /// The originals of the items `ids` name, in order, each once: a Live Photo's still
+    /// and then its motion, as two entries.
     static func items(_ ids: [String], in vault: Vault) throws -> [ItemRecord] {
         var seen = Set<String>()
-        return try ids.compactMap { id in
+        return try ids.flatMap { id -> [ItemRecord] in
             let item = try vault.item(id)
-            return seen.insert(item.id).inserted ? item : nil
+            guard seen.insert(item.id).inserted else { return [] }
+            return [item] + (item.motion.map { [$0] } ?? [])
         }
     }
 

@@ -155,5 +155,6 @@ export const urls = {
   original: (id) => '/api/items/' + encodeURIComponent(id) + '/original',
   full: (id) => '/api/items/' + encodeURIComponent(id) + '/full',
   rendition: (id) => '/api/items/' + encodeURIComponent(id) + '/rendition',
+  motion: (id) => '/api/items/' + encodeURIComponent(id) + '/motion',
   download: (id) => '/api/items/' + encodeURIComponent(id) + '/original?download=1',
 };

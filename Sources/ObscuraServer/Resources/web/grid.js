@@ -343,7 +343,7 @@ export class Grid {
     open.type = 'button';
     open.className = 'tile-open';
     open.dataset.index = String(index);
-    const kind = item.kind === 'video' ? 'Video' : item.kind === 'photo' ? 'Photo' : 'File';
+    const kind = item.kind === 'video' ? 'Video' : item.motion ? 'Live Photo' : item.kind === 'photo' ? 'Photo' : 'File';
     open.setAttribute('aria-label', kind + ' ' + item.name + ', ' + dateTime(captureTime(item)));
     if (item.hasThumbnail) {
       const img = document.createElement('img');
@@ -370,6 +370,11 @@ export class Grid {
       const badge = document.createElement('span');
       badge.className = 'tile-badge';
       badge.append(icon('play'), document.createTextNode(duration(item.duration)));
+      tile.append(badge);
+    } else if (item.motion) {
+      const badge = document.createElement('span');
+      badge.className = 'tile-badge tile-live';
+      badge.textContent = 'Live';
       tile.append(badge);
     }
     const heart = icon('heart', 'tile-fav');

@@ -35,6 +35,7 @@ export class Viewer {
     this.root = $('viewer');
     this.image = $('viewer-image');
     this.video = $('viewer-video');
+    this.motion = $('viewer-motion');
     this.zoom = new Zoom($('viewer-stage'), this.image, {
       onSwipe: (step) => this.step(step),
       onScale: (scale) => this.maybeLoadOriginal(scale),
@@ -47,6 +48,17 @@ export class Viewer {
     $('viewer-zoom-out').addEventListener('click', () => this.zoom.by(1 / 1.5));
     $('viewer-favorite').addEventListener('click', () => this.toggleFavorite());
     $('viewer-restore').addEventListener('click', () => this.restore());
+    // A Live Photo's motion plays while the badge is hovered, or the photo pressed
+    // (touch, or a held mouse button); a click on the badge plays it once.
+    const live = $('viewer-live');
+    live.addEventListener('pointerenter', () => this.playMotion());
+    live.addEventListener('pointerleave', () => this.stopMotion());
+    live.addEventListener('click', () => this.playMotion());
+    this.image.addEventListener('pointerdown', (event) => {
+      if (this.current?.motion && !this.zoom.zoomed && event.button === 0) this.playMotion();
+    });
+    for (const type of ['pointerup', 'pointercancel']) this.image.addEventListener(type, () => this.stopMotion());
+    this.motion.addEventListener('ended', () => this.stopMotion());
     document.addEventListener('keydown', (event) => this.key(event));
     // The poster is the 256-pixel thumbnail, blurred when stretched to the screen: it
     // only bridges the wait, and goes as soon as the video's own first frame is decoded.
@@ -78,6 +90,7 @@ export class Viewer {
   close() {
     if (!this.isOpen) return;
     this.stopVideo();
+    this.stopMotion();
     this.image.removeAttribute('src');
     this.original = null;
     this.dropOriginal();
@@ -107,6 +120,8 @@ export class Viewer {
     this.onShow(item);
     this.zoom.reset();
     this.stopVideo();
+    this.stopMotion();
+    $('viewer-live').hidden = !item.motion;
     $('viewer-name').textContent = item.name;
     this.original = null;
     this.dropOriginal();
@@ -204,6 +219,38 @@ export class Viewer {
         return;
       }
     }
+  }
+
+  /** Plays the shown Live Photo's motion over its still: the rendition when the movie
+   * needed one (asked for again if it was still being made when the item was shown). */
+  async playMotion() {
+    const item = this.current;
+    if (!item?.motion || !this.motion.hidden) return;
+    if (item.rendition === 'pending') {
+      try {
+        const status = await get('/api/renditions?id=' + encodeURIComponent(item.id));
+        if (status.state) item.rendition = status.state;
+      } catch {
+        return;
+      }
+      if (this.current !== item) return;
+      if (item.rendition === 'pending') return toast('The motion of this Live Photo is still being prepared for playback');
+    }
+    if (item.rendition === 'failed') return toast('The motion of this Live Photo could not be converted for the browser; download it to watch.');
+    $('viewer-live').setAttribute('aria-pressed', 'true');
+    this.motion.src = urls.motion(item.id);
+    this.motion.hidden = false;
+    this.motion.play().catch(() => {});
+  }
+
+  /** Back to the still. */
+  stopMotion() {
+    $('viewer-live').setAttribute('aria-pressed', 'false');
+    if (this.motion.hidden) return;
+    this.motion.pause();
+    this.motion.hidden = true;
+    this.motion.removeAttribute('src');
+    this.motion.load();
   }
 
   /** Takes the item shown out of the trash; it leaves the trash's list, and the viewer
