@@ -137,7 +137,9 @@ import Glibc
                 fields["vault"] = vault
             }
         }
-        #expect(throws: ExportError.damaged("manifest format")) { try reimport { $0["format"] = 3 } }
+        #expect(throws: ExportError.damaged("manifest format")) { try reimport { $0["format"] = 4 } }
+        // Format 3 says an item carries a second original (a Live Photo's motion).
+        #expect(throws: ExportError.damaged("manifest format 3 for its items")) { try reimport { $0["format"] = 3 } }
         // Format 2 says an item carries a rendition; none here does.
         #expect(throws: ExportError.damaged("manifest format 2 for its items")) { try reimport { $0["format"] = 2 } }
         #expect(try target.decoyNames().count == 10, "nothing was imported")

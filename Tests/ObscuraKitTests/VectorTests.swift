@@ -157,8 +157,9 @@ import Testing
             let item = manifest.items[0]
             let photo = try open(item.mediaId)
             let rendition = try item.renditionId.map { VectorSet.hex(SHA256Digest.hash(try open($0))) }
+            let companion = try item.companionId.map { VectorSet.hex(SHA256Digest.hash(try open($0))) }
             return "\(manifest.items.count)" == v.fields["items"] && VectorSet.hex(SHA256Digest.hash(photo)) == v.fields["photo_sha256"]
-                && rendition == v.fields["rendition_sha256"]
+                && rendition == v.fields["rendition_sha256"] && companion == v.fields["companion_sha256"]
                 ? "success" : "wrong plaintext"
         } catch ExportError.notAnExport {
             return "unsupported"

@@ -275,9 +275,12 @@ class Export:
         payload = decrypt_chunked(body, kek, context=header)
         (m,) = struct.unpack(">I", payload[:4])
         self.manifest = json.loads(payload[4:4 + m])
-        # §7.4: 1, or 2 exactly when some item carries a rendition.
-        renditions = any(item.get("rendition_id") is not None for item in self.manifest.get("items", []))
-        if self.manifest.get("format") != (2 if renditions else 1):
+        # §7.4: 3 when some item carries a second original (companion_id); else 2 when
+        # some item carries a rendition; else 1.
+        items = self.manifest.get("items", [])
+        companions = any(item.get("companion_id") is not None for item in items)
+        renditions = any(item.get("rendition_id") is not None for item in items)
+        if self.manifest.get("format") != (3 if companions else 2 if renditions else 1):
             raise FormatError("manifest format")
         pos = 4 + m
         (s,) = struct.unpack(">Q", payload[pos:pos + 8])
@@ -303,6 +306,8 @@ class Export:
                 named.add((2, item["thumb_id"]))
             if item.get("rendition_id") is not None:
                 named.add((1, item["rendition_id"]))
+            if item.get("companion_id") is not None:
+                named.add((1, item["companion_id"]))
         if set(self.files) != named:
             raise FormatError("file records differ from the manifest's files")
         vault = self.manifest["vault"]
@@ -310,7 +315,7 @@ class Export:
                 or self.slot[12:44] != b64(vault["salt"]) or self.slot[44:104] != b64(vault["wrapped_key"])):
             raise FormatError("manifest and slot disagree")
         for item in self.items:
-            for key in ("media_id", "thumb_id", "rendition_id"):
+            for key in ("media_id", "thumb_id", "rendition_id", "companion_id"):
                 if item.get(key) is not None and not CANONICAL_UUID.fullmatch(item[key]):
                     raise FormatError(f"{key} is not a canonical UUID")
 
@@ -330,6 +335,11 @@ class Export:
         """§3.3, §7.3: a rendition travels as an original record and opens as one."""
         data = self.files[(1, item["rendition_id"])]
         return decrypt_chunked(data, mek, context=uuid.UUID(item["rendition_id"]).bytes)
+
+    def companion(self, item: dict, mek: bytes) -> bytes:
+        """§3.3, §7.3: a Live Photo's motion travels as an original record and opens as one."""
+        data = self.files[(1, item["companion_id"])]
+        return decrypt_chunked(data, mek, context=uuid.UUID(item["companion_id"]).bytes)
 
     def thumbnail(self, item: dict, mek: bytes) -> bytes:
         data = self.files[(2, item["thumb_id"])]

@@ -260,9 +260,11 @@ def test_export_vectors(name, fields, body, tmp_path):
         # Outside the try: a file that reads must never pass as "damaged" for lack of
         # the fields only success vectors carry.
         rendition = e.items[0].get("rendition_id") and hashlib.sha256(e.rendition(e.items[0], mek)).hexdigest()
+        companion = e.items[0].get("companion_id") and hashlib.sha256(e.companion(e.items[0], mek)).hexdigest()
         ok = (str(len(e.items)) == fields.get("items")
               and hashlib.sha256(photo).hexdigest() == fields.get("photo_sha256")
-              and (rendition or None) == fields.get("rendition_sha256"))
+              and (rendition or None) == fields.get("rendition_sha256")
+              and (companion or None) == fields.get("companion_sha256"))
         outcome = "success" if ok else "wrong plaintext"
     assert outcome == fields["expect"], name
 

@@ -230,7 +230,7 @@ extension VectorSet {
             return exportHeader + (try seal(try payloadBytes(edited), key: kek, context: exportHeader, prefix: prefix,
                                             chunkSize: ExportFormat.chunkSize))
         }
-        add("manifest_format_3", "damaged", try resealed { $0.format = 3 }, "the manifest's format is 3")
+        add("manifest_format_4", "damaged", try resealed { $0.format = 4 }, "the manifest's format is 4")
         add("manifest_format_2_without_rendition", "damaged", try resealed { $0.format = 2 },
             "format 2, which says some item carries a rendition, and none does")
         add("manifest_iterations_disagree", "damaged", try resealed { $0.vault.iterations += 1 },
@@ -285,6 +285,30 @@ extension VectorSet {
         add("rendition_in_format_1", "damaged",
             try videoExport([original, (.original, Vault.context(renditionId), renditionFile)]),
             "a rendition_id in a manifest of format 1, which a reader of format 1 alone would refuse as an unexpected file")
+
+        // Drawn after every byte above likewise: a Live Photo, a still whose motion (§3.3
+        // `companionId`) travels as an original record of its own (§7.3, §7.4
+        // `companion_id`, format 3), under a fresh salt.
+        let companionId = "8d7c6b5a-4f3e-4a2b-9c1d-0e9f8a7b6c5d"
+        let motion = random.bytes(5000)
+        let motionFile = try sealV2(motion, key: mek, context: Vault.context(companionId),
+                                    salt: random.bytes(ChunkedFormatV2.saltSize), chunkSize: 4096)
+        var live = manifest
+        live.items[0].companionId = companionId
+        live.format = ExportFormat.manifestFormatWithCompanions
+        let sealL = try freshExport()
+        func liveExport(_ records: [(ExportFormat.RecordKind, [UInt8], [UInt8])]) throws -> [UInt8] {
+            try sealL(try ExportFormat.payloadPlaintext(manifest: live, slot: slot, records: records))
+        }
+        let motionRecord = (ExportFormat.RecordKind.original, Vault.context(companionId), motionFile)
+        add("valid_live_photo", "success", try liveExport([original, motionRecord]),
+            extra: [("companion_sha256", hex(SHA256Digest.hash(motion)))],
+            "a Live Photo: the manifest's companion_id names a second original record, the motion (§7.3, §7.4)")
+        add("companion_missing", "damaged", try liveExport([original]),
+            "the manifest names a companion_id the records do not carry")
+        live.format = ExportFormat.manifestFormatWithRenditions
+        add("companion_in_format_2", "damaged", try liveExport([original, motionRecord]),
+            "a companion_id in a manifest of format 2, which a reader of formats 1 and 2 would refuse as an unexpected file")
         return out
     }
 
