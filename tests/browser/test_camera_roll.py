@@ -1,12 +1,14 @@
 """Issue 17 in the browser: a camera roll's own files. A DNG shows its embedded preview
 as thumbnail and in the viewer; a photo's GPS position becomes a place in its details,
-and the search finds it by that place. One vault of its own, at desktop size."""
+and the search finds it by that place; an HEVC clip plays its rendition; a Live Photo is
+one item whose motion plays in the viewer. One vault of its own, at desktop size."""
 
 import struct
 import subprocess
 import time
 
 import pytest
+from selenium.webdriver.common.action_chains import ActionChains
 
 from conftest import chromium, serving, shoot
 from test_gallery import (PASSWORD, UNLOCK_WAIT, close_uploads, el, item_count, search_for, select_tile, show_view,
@@ -223,3 +225,82 @@ def test_the_viewer_restores_a_video_from_the_trash_with_its_rendition(roll):
     wait(roll, lambda: clip in [t[0] for t in tiles(roll)], 10, "the clip back in All photos")
     item = roll.execute_script("return fetch('/api/items/' + arguments[0]).then(r => r.json())", clip)
     assert item["deletedAt"] is None and item["rendition"] == "ready", item
+
+
+def live_still(identifier, width=96, height=64):
+    """A Live Photo's still: a JPEG whose EXIF holds Apple's MakerNote as an iPhone lays it
+    out (IFD0 -> Exif IFD -> MakerNote "Apple iOS\\0", version 1, "MM", a big-endian IFD
+    whose offsets count from the MakerNote's start), its tag 0x0011 the content
+    identifier. exiftool reads it (MediaGroupUUID) but cannot create a MakerNote."""
+    text = identifier.encode() + b"\0"
+    note = b"Apple iOS\0" + struct.pack(">H", 1) + b"MM"
+    note += struct.pack(">H", 1) + struct.pack(">HHII", 0x0011, 2, len(text), 14 + 2 + 12 + 4) + struct.pack(">I", 0) + text
+    tiff = b"MM\x00*" + struct.pack(">I", 8)
+    tiff += struct.pack(">H", 1) + struct.pack(">HHII", 0x8769, 4, 1, 26) + struct.pack(">I", 0)
+    tiff += struct.pack(">H", 1) + struct.pack(">HHII", 0x927C, 7, len(note), 44) + struct.pack(">I", 0) + note
+    payload = b"Exif\x00\x00" + tiff
+    body = jpeg(width, height, "#3366cc")
+    return body[:2] + b"\xff\xe1" + struct.pack(">H", len(payload) + 2) + payload + body[2:]
+
+
+def exiftool(tag, path):
+    return subprocess.run(["/usr/bin/exiftool", "-s3", tag, str(path)], check=True, capture_output=True, text=True).stdout.strip()
+
+
+def test_a_live_photo_is_one_item_whose_motion_plays_in_the_viewer(roll):
+    """A still and its HEVC motion uploaded one after the other (the motion first) become
+    one item: the still's tile with a Live badge, the movie's own tile gone. In the viewer
+    the motion plays over the still while the badge is hovered, from its H.264 rendition."""
+    identifier = "0B7E5F3C-9A41-4D2E-8C6B-1F2A3B4C5D6E"
+    still, movie = roll.roll_dir / "IMG_0100.JPG", roll.roll_dir / "IMG_0100.MOV"
+    still.write_bytes(live_still(identifier))
+    subprocess.run(["/usr/bin/ffmpeg", "-v", "error", "-f", "lavfi", "-i", "testsrc2=duration=3:size=320x240:rate=30",
+                    "-c:v", "libx265", "-preset", "ultrafast", "-x265-params", "log-level=error", "-tag:v", "hvc1",
+                    "-pix_fmt", "yuv420p", "-movflags", "use_metadata_tags",
+                    "-metadata", "com.apple.quicktime.content.identifier=" + identifier, "-y", str(movie)], check=True)
+    # What a second reader sees in the two files: the same identifier.
+    assert exiftool("-MakerNotes:MediaGroupUUID", still) == identifier
+    assert exiftool("-Keys:ContentIdentifier", movie) == identifier
+
+    show_view(roll, "all")
+    before = item_count(roll)
+    el(roll, "#file-input").send_keys(str(movie))
+    wait(roll, lambda: item_count(roll) == before + 1, 120, "the movie imported on its own")
+    close_uploads(roll)
+    el(roll, "#file-input").send_keys(str(still))
+    wait(roll, lambda: any(" IMG_0100.JPG," in t[2] for t in tiles(roll)), 60, "the still's tile")
+    close_uploads(roll)
+    wait(roll, lambda: item_count(roll) == before + 1, 20, "one item for the two files")
+    assert not any(" IMG_0100.MOV," in t[2] for t in tiles(roll)), "the movie's own tile is gone"
+    tile = tile_named(roll, "IMG_0100.JPG")
+    assert roll.execute_script(f"return document.querySelector(\".tile[data-id='{tile}'] .tile-live\")?.textContent") == "Live"
+    label = [t[2] for t in tiles(roll) if t[0] == tile][0]
+    assert label.startswith("Live Photo IMG_0100.JPG"), label
+    item = roll.execute_script("return fetch('/api/items/' + arguments[0]).then(r => r.json())", tile)
+    assert item["kind"] == "photo" and item["motion"] == {"name": "IMG_0100.MOV", "mimeType": "video/quicktime",
+                                                          "size": movie.stat().st_size}, item
+    wait(roll, lambda: roll.execute_script("return fetch('/api/renditions?id=' + arguments[0]).then(r => r.json())", tile)
+         .get("state") == "ready", 120, "the motion's rendition")
+
+    roll.execute_script(f"document.querySelector(\".tile[data-id='{tile}'] .tile-open\").click()")
+    wait(roll, lambda: shown(roll, "#viewer-live"), 10, "the Live badge in the viewer")
+    wait(roll, lambda: roll.execute_script("return document.getElementById('viewer-image').classList.contains('ready')"), 10,
+         "the still shown")
+    assert not shown(roll, "#viewer-motion")
+    ActionChains(roll).move_to_element(el(roll, "#viewer-live")).perform()
+    motion = "document.getElementById('viewer-motion')"
+    wait(roll, lambda: roll.execute_script(f"return {motion}.currentTime") > 0.3, 30,
+         lambda: "the motion playing: " + str(roll.execute_script(
+             f"const v = {motion}; return [v.hidden, v.getAttribute('src'), v.readyState, v.currentTime, v.error && v.error.code]")))
+    assert roll.execute_script(f"return {motion}.getAttribute('src')").endswith("/motion")
+    assert roll.execute_script(f"return [{motion}.videoWidth, {motion}.videoHeight]") == [320, 240]
+    shoot(roll, "viewer-live-photo")
+    ActionChains(roll).move_to_element(el(roll, "#viewer-name")).perform()
+    wait(roll, lambda: not shown(roll, "#viewer-motion"), 10, "back to the still when the pointer leaves")
+    # The motion downloads as it was imported; the item's own download is the still.
+    head = roll.execute_script("return fetch('/api/items/' + arguments[0] + '/motion?download=1')"
+                               ".then(r => [r.headers.get('content-type'), r.headers.get('content-length')])", tile)
+    assert head == ["video/quicktime", str(movie.stat().st_size)], head
+    assert roll.execute_script("return document.getElementById('viewer-download').getAttribute('href')").endswith("/original?download=1")
+    el(roll, "#viewer-close").click()
+    wait(roll, lambda: not shown(roll, "#viewer"), 5, "the viewer closed")
