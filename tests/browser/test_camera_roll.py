@@ -3,14 +3,19 @@ as thumbnail and in the viewer; a photo's GPS position becomes a place in its de
 and the search finds it by that place; an HEVC clip plays its rendition; a Live Photo is
 one item whose motion plays in the viewer. One vault of its own, at desktop size."""
 
+import pathlib
 import struct
 import subprocess
+import sys
 import time
 
 import pytest
 from selenium.webdriver.common.action_chains import ActionChains
 
 from conftest import chromium, serving, shoot
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
+import live_photo_samples as live_photo  # noqa: E402 (after its path)
 from test_gallery import (PASSWORD, UNLOCK_WAIT, close_uploads, el, item_count, search_for, select_tile, show_view,
                           shown, text, tile_named, tiles, type_into, wait)
 
@@ -227,40 +232,17 @@ def test_the_viewer_restores_a_video_from_the_trash_with_its_rendition(roll):
     assert item["deletedAt"] is None and item["rendition"] == "ready", item
 
 
-def live_still(identifier, width=96, height=64):
-    """A Live Photo's still: a JPEG whose EXIF holds Apple's MakerNote as an iPhone lays it
-    out (IFD0 -> Exif IFD -> MakerNote "Apple iOS\\0", version 1, "MM", a big-endian IFD
-    whose offsets count from the MakerNote's start), its tag 0x0011 the content
-    identifier. exiftool reads it (MediaGroupUUID) but cannot create a MakerNote."""
-    text = identifier.encode() + b"\0"
-    note = b"Apple iOS\0" + struct.pack(">H", 1) + b"MM"
-    note += struct.pack(">H", 1) + struct.pack(">HHII", 0x0011, 2, len(text), 14 + 2 + 12 + 4) + struct.pack(">I", 0) + text
-    tiff = b"MM\x00*" + struct.pack(">I", 8)
-    tiff += struct.pack(">H", 1) + struct.pack(">HHII", 0x8769, 4, 1, 26) + struct.pack(">I", 0)
-    tiff += struct.pack(">H", 1) + struct.pack(">HHII", 0x927C, 7, len(note), 44) + struct.pack(">I", 0) + note
-    payload = b"Exif\x00\x00" + tiff
-    body = jpeg(width, height, "#3366cc")
-    return body[:2] + b"\xff\xe1" + struct.pack(">H", len(payload) + 2) + payload + body[2:]
-
-
-def exiftool(tag, path):
-    return subprocess.run(["/usr/bin/exiftool", "-s3", tag, str(path)], check=True, capture_output=True, text=True).stdout.strip()
-
-
 def test_a_live_photo_is_one_item_whose_motion_plays_in_the_viewer(roll):
     """A still and its HEVC motion uploaded one after the other (the motion first) become
     one item: the still's tile with a Live badge, the movie's own tile gone. In the viewer
     the motion plays over the still while the badge is hovered, from its H.264 rendition."""
     identifier = "0B7E5F3C-9A41-4D2E-8C6B-1F2A3B4C5D6E"
     still, movie = roll.roll_dir / "IMG_0100.JPG", roll.roll_dir / "IMG_0100.MOV"
-    still.write_bytes(live_still(identifier))
-    subprocess.run(["/usr/bin/ffmpeg", "-v", "error", "-f", "lavfi", "-i", "testsrc2=duration=3:size=320x240:rate=30",
-                    "-c:v", "libx265", "-preset", "ultrafast", "-x265-params", "log-level=error", "-tag:v", "hvc1",
-                    "-pix_fmt", "yuv420p", "-movflags", "use_metadata_tags",
-                    "-metadata", "com.apple.quicktime.content.identifier=" + identifier, "-y", str(movie)], check=True)
+    still.write_bytes(live_photo.still(identifier))
+    live_photo.movie(movie, identifier)
     # What a second reader sees in the two files: the same identifier.
-    assert exiftool("-MakerNotes:MediaGroupUUID", still) == identifier
-    assert exiftool("-Keys:ContentIdentifier", movie) == identifier
+    assert live_photo.exiftool("-MakerNotes:MediaGroupUUID", still) == identifier
+    assert live_photo.exiftool("-Keys:ContentIdentifier", movie) == identifier
 
     show_view(roll, "all")
     before = item_count(roll)

@@ -8,10 +8,13 @@ import json
 import os
 import pathlib
 import subprocess
+import sys
 import tempfile
 
 import pytest
 
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
+import live_photo_samples as live_photo  # noqa: E402 (after its path)
 import obscura_container as container
 import obscura_reader as reader
 
@@ -181,6 +184,46 @@ def test_a_videos_rendition_travels_in_the_export_and_opens_as_an_original(video
     assert probe.stdout.decode().strip() == "h264,320,240"
     row = e.catalog("vault password").execute("SELECT renditionId, renditionState FROM item").fetchall()
     assert row == [(clip["rendition_id"], "ready")]
+
+
+@pytest.fixture(scope="module")
+def live_export():
+    """An export of a vault holding a Live Photo that `add` paired from its two halves."""
+    with tempfile.TemporaryDirectory() as tmp:
+        home = pathlib.Path(tmp)
+        identifier = "6F1E2D3C-4B5A-4978-8695-A4B3C2D1E0F9"
+        still, movie = home / "IMG_0200.JPG", home / "IMG_0200.MOV"
+        still.write_bytes(live_photo.still(identifier))
+        live_photo.movie(movie, identifier, seconds=1)
+        run(["init"], "", home)
+        run(["create", "--password-stdin"], "vault password\n", home)
+        run(["add", "--password-stdin", str(still), str(movie)], "vault password\n", home)
+        out = run(["export", "--password-stdin", "--generate-password", "-o", str(home / "v.obscura")],
+                  "vault password\n", home)
+        password = out.split(": ")[1].split("\n")[0].strip()
+        yield {"path": str(home / "v.obscura"), "password": password, "still": still.read_bytes(),
+               "movie": movie.read_bytes(), "identifier": identifier}
+
+
+def test_a_live_photos_motion_travels_in_the_export_as_a_second_original(live_export):
+    """§3.3 Live Photos, §6.7, §7.3, §7.4 through this reader: one item, manifest format 3,
+    whose companion_id names an original record that decrypts to the movie; the carried
+    catalog names it with the movie's name, size and keyed hash, and holds the content
+    identifier nowhere."""
+    e = reader.Export(live_export["path"], live_export["password"])
+    mek = e.open_vault("vault password")
+    assert e.manifest["format"] == 3
+    (item,) = e.items
+    assert item["kind"] == "photo" and item["name"] == "IMG_0200.JPG"
+    assert e.original(item, mek) == live_export["still"]
+    assert e.companion(item, mek) == live_export["movie"]
+    db = e.catalog("vault password")
+    row = db.execute("SELECT companionId, companionRole, companionName, companionSize, companionHash, pairKey,"
+                     " renditionState FROM item").fetchall()
+    assert row == [(item["companion_id"], "motion", "IMG_0200.MOV", len(live_export["movie"]),
+                    reader.content_hash(mek, live_export["movie"]), None, "ready")]
+    identifier = live_export["identifier"].encode()
+    assert identifier not in db.serialize() and identifier.lower() not in db.serialize()
 
 
 def vectors(kind):
