@@ -114,7 +114,7 @@ let package = Package(
         // and by obscura-hardening's kill loop.
         .target(name: "ObscuraCrashSupport", dependencies: ["ObscuraKit"], path: "Tests/ObscuraCrashSupport"),
         // Crash-loop worker and concurrency stress driver (scripts/crash-kill, scripts/tsan).
-        .executableTarget(name: "obscura-hardening", dependencies: ["ObscuraKit", "ObscuraCrashSupport"]),
+        .executableTarget(name: "obscura-hardening", dependencies: ["ObscuraKit", "ObscuraCrashSupport", "ObscuraTestSupport"]),
     ]
 )
 

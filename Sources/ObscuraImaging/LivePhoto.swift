@@ -31,13 +31,18 @@ public enum LivePhoto {
     /// An identifier is a UUID (36 characters); anything longer is not one.
     package static let maximumLength = 64
 
-    /// The identifier a movie's tag holds, normalised (``identifier(_:)``).
+    /// The identifier `text` holds, normalised as docs/FORMAT.md §3.3 says: ASCII white
+    /// space around it removed, then 1 to 64 printable ASCII characters (0x21-0x7E), with
+    /// `a`-`z` in upper case. Anything else (a non-ASCII character, which a Unicode upper
+    /// casing could turn into ASCII) is no identifier.
     public static func identifier(_ text: String?) -> String? {
         guard let text else { return nil }
-        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines).uppercased()
-        guard (1...maximumLength).contains(trimmed.utf8.count),
-              trimmed.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else { return nil }
-        return trimmed
+        let isSpace = { (byte: UInt8) in byte == 0x20 || (0x09...0x0D).contains(byte) }
+        var bytes = Array(text.utf8)[...]
+        while let first = bytes.first, isSpace(first) { bytes.removeFirst() }
+        while let last = bytes.last, isSpace(last) { bytes.removeLast() }
+        guard (1...maximumLength).contains(bytes.count), bytes.allSatisfy({ (0x21...0x7E).contains($0) }) else { return nil }
+        return String(decoding: bytes.map { (0x61...0x7A).contains($0) ? $0 - 0x20 : $0 }, as: UTF8.self)
     }
 
     /// The identifier in an image's EXIF block (as libvips gives it: the TIFF structure,

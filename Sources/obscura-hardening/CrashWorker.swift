@@ -2,6 +2,7 @@ import Foundation
 import ObscuraCrashSupport
 import ObscuraCrypto
 import ObscuraKit
+import ObscuraTestSupport
 
 /// The process scripts/crash-kill starts and kills. `setup` makes a workspace; each `op`
 /// picks a write, learns the state it leads to by running it whole on a copy of the
@@ -11,7 +12,7 @@ enum CrashWorker {
     /// Every write the loop interrupts.
     enum Op: String, CaseIterable, Codable {
         case persist, importFiles = "import", delete, protect, move, passwd, export
-        case importExport = "import-export", destroy, create, rendition
+        case importExport = "import-export", destroy, create, rendition, live
     }
 
     /// What `op` wrote for `check`: the write, and the images before and after it.
@@ -65,6 +66,11 @@ enum CrashWorker {
             // An HEVC clip imported now, outside the window: the write killed is the
             // rendition's own commit, from "pending" (old) to "ready" (new).
             try importClip(ws, tag: tag)
+            old = try ws.audit()
+        case .live:
+            // A Live Photo's movie imported now, outside the window: the write killed is
+            // the import of its still, whose one commit absorbs the movie's item.
+            try importMotion(ws, tag: tag)
             old = try ws.audit()
         case .export:
             if unlink(ws.exportPath) == 0 { old.export = .absent }
@@ -139,7 +145,25 @@ enum CrashWorker {
             // or the write would be two commits, and a kill between them neither state.
             let clip = try a.items().first { $0.record.name == "clip-\(tag).mov" }
             guard let clip, try a.makeRendition(clip.record.id) == .ready else { throw WorkerError("rendition not made") }
+        case .live:
+            let still = ws.root + "/src/live-\(tag).jpg"
+            try Data(try TestImages.livePhotoJPEG(identifier: liveIdentifier(tag))).write(to: URL(fileURLWithPath: still))
+            let report = try a.importFiles([still])
+            guard report.imported.first?.isLivePhoto == true else { throw WorkerError("the still took no motion in: \(report)") }
         }
+    }
+
+    /// The content identifier of the Live Photo named after `tag`.
+    static func liveIdentifier(_ tag: String) -> String { "LIVE-" + tag.uppercased() }
+
+    /// Imports into vault a the movie of a Live Photo named after `tag`; its still comes later.
+    static func importMotion(_ ws: Workspace, tag: String) throws {
+        let movie = try TestImages.livePhotoMovie(in: ws.root + "/src", identifier: liveIdentifier(tag), name: "live-\(tag).mov")
+        let directory = try ws.open()
+        let a = try ws.vaultA(directory)
+        defer { a.lock() }
+        let report = try a.importFiles([movie])
+        guard report.imported.first?.pairKey != nil else { throw WorkerError("the movie carries no identifier: \(report)") }
     }
 
     /// Imports into vault a a new HEVC clip named after `tag`, whose rendition is pending.

@@ -52,6 +52,41 @@ import Testing
         #expect(verify.code == 0, "\(verify.stdout)\(verify.stderr)")
     }
 
+    @Test func aLivePhotoIsOneItemWhoseMotionGetGives() throws {
+        let cli = try CLIRunner()
+        let dir = cli.root + "/src"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        let identifier = "3A4B5C6D-7E8F-4901-A2B3-C4D5E6F70812"
+        let still = dir + "/IMG_0300.JPG"
+        try Data(TestImages.livePhotoJPEG(identifier: identifier)).write(to: URL(fileURLWithPath: still))
+        let movie = try TestImages.livePhotoMovie(in: dir, identifier: identifier, name: "IMG_0300.MOV")
+        try cli.run(["init"])
+        try cli.run(["create", "--password-stdin"], stdin: "pw\n")
+        let add = try cli.run(["add", "--password-stdin", still, movie], stdin: "pw\n")
+        #expect(add.code == 0 && add.stdout.contains("Imported 1 file") && add.stdout.contains("Paired 1 file"), "\(add.stdout)\(add.stderr)")
+        let listed = try items(cli)
+        #expect(listed.count == 1)
+        let item = try #require(listed.first)
+        #expect(item["name"] as? String == "IMG_0300.JPG" && item["rendition"] as? String == "ready")
+        #expect(item["companion"] as? [String: String] == ["role": "motion", "name": "IMG_0300.MOV"])
+        let table = try cli.run(["ls", "--password-stdin"], stdin: "pw\n")
+        #expect(table.stdout.contains("live") && table.stdout.contains("IMG_0300.JPG"), "\(table.stdout)")
+
+        let id = try #require(item["id"] as? String)
+        try cli.run(["get", "--password-stdin", id, "-o", cli.root + "/still.jpg"], stdin: "pw\n")
+        #expect(FileManager.default.contentsEqual(atPath: cli.root + "/still.jpg", andPath: still))
+        let got = try cli.run(["get", "--password-stdin", "--companion", id, "-o", cli.root + "/motion.mov"], stdin: "pw\n")
+        #expect(got.code == 0, "\(got.stderr)")
+        #expect(FileManager.default.contentsEqual(atPath: cli.root + "/motion.mov", andPath: movie))
+        // A photo of one file has no second one.
+        let plain = dir + "/plain.png"
+        try Data(TestImages.image("png", width: 8, height: 8)).write(to: URL(fileURLWithPath: plain))
+        try cli.run(["add", "--password-stdin", plain], stdin: "pw\n")
+        let other = try #require(try items(cli).first { $0["name"] as? String == "plain.png" }?["id"] as? String)
+        let refused = try cli.run(["cat", "--password-stdin", "--companion", other], stdin: "pw\n")
+        #expect(refused.code != 0 && refused.stderr.contains("no second file"), "\(refused.stderr)")
+    }
+
     @Test func addListGetCatMoveRemoveVerify() throws {
         let cli = try CLIRunner()
         let src = try makeSources(cli)

@@ -110,12 +110,15 @@ public enum VaultAudit {
                 state.folders.append(try vault.folderPath(folder) + (folder.isProtected ? " (protected)" : ""))
             }
             for view in try vault.items() {
-                // A made rendition is part of the item's state: its commit is one write.
+                // A made rendition and a Live Photo's motion are part of the item's state:
+                // each is joined to it in one write.
                 let rendition = view.record.renditionState == .ready ? " [rendition]" : ""
-                state.items.append((view.folderPath ?? "") + "/" + view.record.name + rendition)
+                let motion = view.record.companion.map { " [\(view.record.companionRole?.rawValue ?? "") \($0.name)]" } ?? ""
+                state.items.append((view.folderPath ?? "") + "/" + view.record.name + rendition + motion)
                 named.insert(view.record.mediaId + ".data.enc")
                 if let thumb = view.record.thumbId { named.insert(thumb + ".thumb.enc") }
                 if let made = view.record.renditionId { named.insert(made + ".data.enc") }
+                if let companion = view.record.companionId { named.insert(companion + ".data.enc") }
             }
             state.items.sort()
             let (_, skipped, problems) = try vault.verify()

@@ -255,12 +255,12 @@ def test_a_live_photo_is_one_item_whose_motion_plays_in_the_viewer(roll):
     wait(roll, lambda: item_count(roll) == before + 1, 20, "one item for the two files")
     assert not any(" IMG_0100.MOV," in t[2] for t in tiles(roll)), "the movie's own tile is gone"
     tile = tile_named(roll, "IMG_0100.JPG")
-    assert roll.execute_script(f"return document.querySelector(\".tile[data-id='{tile}'] .tile-live\")?.textContent") == "Live"
+    assert roll.execute_script(f"return document.querySelector(\".tile[data-id='{tile}'] .tile-pair\")?.textContent") == "Live"
     label = [t[2] for t in tiles(roll) if t[0] == tile][0]
     assert label.startswith("Live Photo IMG_0100.JPG"), label
     item = roll.execute_script("return fetch('/api/items/' + arguments[0]).then(r => r.json())", tile)
-    assert item["kind"] == "photo" and item["motion"] == {"name": "IMG_0100.MOV", "mimeType": "video/quicktime",
-                                                          "size": movie.stat().st_size}, item
+    assert item["kind"] == "photo" and item["companion"] == {"role": "motion", "name": "IMG_0100.MOV",
+                                                             "mimeType": "video/quicktime", "size": movie.stat().st_size}, item
     wait(roll, lambda: roll.execute_script("return fetch('/api/renditions?id=' + arguments[0]).then(r => r.json())", tile)
          .get("state") == "ready", 120, "the motion's rendition")
 
@@ -280,9 +280,44 @@ def test_a_live_photo_is_one_item_whose_motion_plays_in_the_viewer(roll):
     ActionChains(roll).move_to_element(el(roll, "#viewer-name")).perform()
     wait(roll, lambda: not shown(roll, "#viewer-motion"), 10, "back to the still when the pointer leaves")
     # The motion downloads as it was imported; the item's own download is the still.
-    head = roll.execute_script("return fetch('/api/items/' + arguments[0] + '/motion?download=1')"
-                               ".then(r => [r.headers.get('content-type'), r.headers.get('content-length')])", tile)
-    assert head == ["video/quicktime", str(movie.stat().st_size)], head
+    companion = roll.execute_script("return document.getElementById('viewer-download-companion').getAttribute('href')")
+    assert shown(roll, "#viewer-download-companion") and text(roll, "#viewer-companion-kind") == "MOV"
+    head = roll.execute_script("return fetch(arguments[0]).then(r => [r.headers.get('content-type'),"
+                               " r.headers.get('content-length'), r.headers.get('content-disposition')])", companion)
+    assert head[:2] == ["video/quicktime", str(movie.stat().st_size)] and "IMG_0100.MOV" in head[2], head
     assert roll.execute_script("return document.getElementById('viewer-download').getAttribute('href')").endswith("/original?download=1")
+    el(roll, "#viewer-close").click()
+    wait(roll, lambda: not shown(roll, "#viewer"), 5, "the viewer closed")
+
+
+def test_a_raw_and_its_jpeg_are_one_item_with_both_kept(roll):
+    """A DNG and the JPEG the camera wrote with it (same name, same capture time), uploaded
+    one after the other: one item, the JPEG's, with a RAW badge; the viewer offers the
+    RAW's download beside the JPEG's, byte for byte."""
+    raw, still = roll.roll_dir / "DSC_0300.DNG", roll.roll_dir / "DSC_0300.JPG"
+    raw.write_bytes(dng(jpeg(64, 48, "#ff8800"), date="2022:03:04 05:06:07"))
+    still.write_bytes(jpeg(96, 72, "#0088ff"))
+    subprocess.run(["/usr/bin/exiftool", "-q", "-overwrite_original", "-DateTimeOriginal=2022:03:04 05:06:07", str(still)],
+                   check=True)
+    show_view(roll, "all")
+    before = item_count(roll)
+    el(roll, "#file-input").send_keys(str(still))
+    wait(roll, lambda: item_count(roll) == before + 1, 60, "the JPEG imported")
+    close_uploads(roll)
+    tile = tile_named(roll, "DSC_0300.JPG")
+    el(roll, "#file-input").send_keys(str(raw))
+    wait(roll, lambda: roll.execute_script(f"return document.querySelector(\".tile[data-id='{tile}'] .tile-pair\")?.textContent")
+         == "RAW", 60, "the RAW badge once the RAW is in")
+    close_uploads(roll)
+    assert item_count(roll) == before + 1, "one item for the two files"
+    assert not any(" DSC_0300.DNG," in t[2] for t in tiles(roll))
+    roll.execute_script(f"document.querySelector(\".tile[data-id='{tile}'] .tile-open\").click()")
+    wait(roll, lambda: shown(roll, "#viewer-download-companion"), 10, "the RAW's download")
+    assert text(roll, "#viewer-companion-kind") == "RAW" and not shown(roll, "#viewer-live")
+    href = roll.execute_script("return document.getElementById('viewer-download-companion').getAttribute('href')")
+    body = roll.execute_script("""return fetch(arguments[0]).then(r => r.arrayBuffer())
+        .then(b => Array.from(new Uint8Array(b)))""", href)
+    assert bytes(body) == raw.read_bytes()
+    shoot(roll, "viewer-raw-pair")
     el(roll, "#viewer-close").click()
     wait(roll, lambda: not shown(roll, "#viewer"), 5, "the viewer closed")

@@ -29,8 +29,9 @@ struct AddCommand: ParsableCommand {
         }
         bar.finish()
         Terminal.output("Imported \(report.imported.count) file\(report.imported.count == 1 ? "" : "s") (\(Format.bytes(report.bytes))).")
-        if !report.motions.isEmpty {
-            Terminal.output("Joined \(report.motions.count) Live Photo motion\(report.motions.count == 1 ? "" : "s") to \(report.motions.count == 1 ? "its still" : "their stills").")
+        if !report.joined.isEmpty {
+            let n = report.joined.count
+            Terminal.output("Paired \(n) file\(n == 1 ? "" : "s") (Live Photo motions, RAWs) with \(n == 1 ? "its photo" : "their photos").")
         }
         if !report.duplicates.isEmpty {
             Terminal.output("Skipped \(report.duplicates.count) duplicate\(report.duplicates.count == 1 ? "" : "s") already in the vault:")
@@ -43,7 +44,7 @@ struct AddCommand: ParsableCommand {
         // After the import, which is committed already: an interrupted conversion loses
         // nothing, the next `add` or `renditions` picks it up, and it does not make the
         // import a failure.
-        if !noRenditions, report.imported.contains(where: { $0.renditionState == .pending }) || !report.motions.isEmpty {
+        if !noRenditions, report.imported.contains(where: { $0.renditionState == .pending }) || !report.joined.isEmpty {
             do {
                 try RenditionsCommand.make(in: session.vault)
             } catch {

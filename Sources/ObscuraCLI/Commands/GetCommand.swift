@@ -9,6 +9,19 @@ struct ItemOptions: ParsableArguments {
     var folder: String?
 }
 
+/// Which file of an item `get` and `cat` decrypt.
+struct FileChoice: ParsableArguments {
+    @Flag(help: "The pair's second file (a Live Photo's motion, the RAW taken with a JPEG) instead of the photo.")
+    var companion = false
+
+    /// `record`, or its second file with `--companion`.
+    func file(of record: ItemRecord) throws -> ItemRecord {
+        guard companion else { return record }
+        guard let other = record.companion else { throw CLIError("this item has no second file (it is not a Live Photo or RAW+JPEG pair)") }
+        return other
+    }
+}
+
 /// `obscura get ID -o FILE`: decrypts an item to a file.
 struct GetCommand: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "get", abstract: "Decrypt an item to a file.")
@@ -16,6 +29,7 @@ struct GetCommand: ParsableCommand {
     @OptionGroup var global: GlobalOptions
     @OptionGroup var passwords: PasswordOptions
     @OptionGroup var item: ItemOptions
+    @OptionGroup var choice: FileChoice
 
     @Argument(help: "Item id (or a unique prefix of at least 4 characters).")
     var id: String
@@ -26,7 +40,7 @@ struct GetCommand: ParsableCommand {
     func run() throws {
         let session = try VaultSession(global: global, passwords: passwords)
         _ = try session.folder(item.folder)
-        let record = try session.vault.item(id)
+        let record = try choice.file(of: try session.vault.item(id))
         guard !FileManager.default.fileExists(atPath: output) else {
             throw CLIError("\(output) already exists; not overwritten")
         }
@@ -56,6 +70,7 @@ struct CatCommand: ParsableCommand {
     @OptionGroup var global: GlobalOptions
     @OptionGroup var passwords: PasswordOptions
     @OptionGroup var item: ItemOptions
+    @OptionGroup var choice: FileChoice
 
     @Argument(help: "Item id (or a unique prefix of at least 4 characters).")
     var id: String
@@ -63,7 +78,7 @@ struct CatCommand: ParsableCommand {
     func run() throws {
         let session = try VaultSession(global: global, passwords: passwords)
         _ = try session.folder(item.folder)
-        let record = try session.vault.item(id)
+        let record = try choice.file(of: try session.vault.item(id))
         try session.vault.export(record) { try FileHandle.standardOutput.write(contentsOf: $0) }
     }
 }

@@ -34,8 +34,14 @@ struct ListCommand: ParsableCommand {
         var place: String?
         var deletedAt: String?
         var rendition: String?
-        /// A Live Photo's motion: its file name; nil for other items.
-        var motion: String?
+        /// A pair's second original: a Live Photo's motion or a RAW; nil for other items.
+        var companion: Companion?
+
+        /// A pair's second original: its role (`motion`, `raw`) and file name.
+        struct Companion: Encodable {
+            var role: String
+            var name: String
+        }
 
         /// Encodes every key, nulls included.
         func encode(to encoder: Encoder) throws {
@@ -46,11 +52,11 @@ struct ListCommand: ParsableCommand {
             try c.encode(folder, forKey: .folder); try c.encode(width, forKey: .width); try c.encode(height, forKey: .height)
             try c.encode(duration, forKey: .duration); try c.encode(favorite, forKey: .favorite)
             try c.encode(place, forKey: .place); try c.encode(deletedAt, forKey: .deletedAt)
-            try c.encode(rendition, forKey: .rendition); try c.encode(motion, forKey: .motion)
+            try c.encode(rendition, forKey: .rendition); try c.encode(companion, forKey: .companion)
         }
         enum CodingKeys: String, CodingKey {
             case id, name, kind, mimeType = "mime_type", size, takenAt = "taken_at", importedAt = "imported_at"
-            case folder, width, height, duration, favorite, place, deletedAt = "deleted_at", rendition, motion
+            case folder, width, height, duration, favorite, place, deletedAt = "deleted_at", rendition, companion
         }
 
         init(_ v: ItemView) {
@@ -59,7 +65,7 @@ struct ListCommand: ParsableCommand {
             folder = v.folderPath; width = v.record.width; height = v.record.height; duration = v.record.duration
             favorite = v.record.favorite; place = v.record.place; deletedAt = Format.date(v.record.deletedAt)
             rendition = v.record.renditionState?.rawValue
-            motion = v.record.motion?.name
+            companion = v.record.companion.map { Companion(role: v.record.companionRole?.rawValue ?? "", name: $0.name) }
         }
     }
 
@@ -92,7 +98,7 @@ struct ListCommand: ParsableCommand {
         }
         for e in entries {
             let date = e.takenAt.map { String($0.prefix(10)) } ?? "-"
-            let kind = e.motion == nil ? e.kind : "live"
+            let kind = e.companion.map { $0.role == "motion" ? "live" : "raw+" } ?? e.kind
             Terminal.output("\(e.id.prefix(8))  \(kind.padding(toLength: 5, withPad: " ", startingAt: 0))  \(Format.bytes(e.size).padding(toLength: 9, withPad: " ", startingAt: 0))  \(date.padding(toLength: 10, withPad: " ", startingAt: 0))  \(TerminalText.escaped((e.folder.map { $0 + "/" } ?? "") + e.name))")
         }
         if entries.isEmpty { Terminal.note("No items.") }

@@ -139,9 +139,9 @@ extension Vault {
                     let (media, thumb, sha256) = try reseal(row, into: folder?.id)
                     row.contentHash = try contentHash(sha256: sha256, folderId: folder?.id)
                     created += [try directory.pool.dataPath(media)] + (try thumb.map { [try directory.pool.thumbPath($0)] } ?? [])
-                    // A Live Photo's motion is re-encrypted with its still.
-                    let companion = try row.motion.map { motion in
-                        let (id, _, sha256) = try reseal(motion, into: folder?.id)
+                    // A pair's second original (a motion, a RAW) is re-encrypted with its still.
+                    let companion = try row.companion.map { other in
+                        let (id, _, sha256) = try reseal(other, into: folder?.id)
                         created.append(try directory.pool.dataPath(id))
                         return (id: id, hash: try contentHash(sha256: sha256, folderId: folder?.id))
                     }
@@ -240,13 +240,13 @@ extension Vault {
             } catch {
                 problems.append(Problem(itemId: item.id, message: "thumbnail: \(error)"))
             }
-            if let motion = item.motion {
+            if let companion = item.companion {
                 do {
                     var size: UInt64 = 0
-                    try export(motion) { size += UInt64($0.count) }
-                    if size != UInt64(motion.size) { throw VaultError.corrupt("size \(size), catalog says \(motion.size)") }
+                    try export(companion) { size += UInt64($0.count) }
+                    if size != UInt64(companion.size) { throw VaultError.corrupt("size \(size), catalog says \(companion.size)") }
                 } catch {
-                    problems.append(Problem(itemId: item.id, message: "motion: \(error)"))
+                    problems.append(Problem(itemId: item.id, message: "\(item.companionRole?.rawValue ?? "companion"): \(error)"))
                 }
             }
             if item.renditionState == .ready {

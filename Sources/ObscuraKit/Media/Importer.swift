@@ -16,9 +16,10 @@ public struct ImportReport: Sendable {
     public var imported: [ItemRecord] = []
     /// Source paths skipped because the vault already holds the same content.
     public var duplicates: [String] = []
-    /// Source paths of movies that became the motion of a Live Photo: of a still of this
-    /// import (in ``imported``) or of one already in the vault.
-    public var motions: [String] = []
+    /// Source paths of files that joined a still as its second original (a Live Photo's
+    /// movie, a RAW taken with a JPEG): a still of this import (in ``imported``) or one
+    /// already in the vault.
+    public var joined: [String] = []
     /// Files that failed; the rest of the batch went on.
     public var failures: [Failure] = []
     /// Plaintext bytes imported.
@@ -97,7 +98,7 @@ extension Vault {
         for (source, committed) in zip(importedPaths, try commitImports(rows)) {
             switch committed {
             case let .item(row): report.imported.append(row)
-            case .motion: report.motions.append(source)
+            case .joined: report.joined.append(source)
             }
         }
         return report
@@ -199,6 +200,7 @@ extension Vault {
                 row.orientation = info?.orientation
                 row.takenAt = info?.takenAt?.timeIntervalSince1970
                 row.locate(latitude: info?.latitude, longitude: info?.longitude)
+                row.pairKey = try rawPairKey(name: name, takenAt: row.takenAt, folderId: folderId)
                 thumbnail = try info.flatMap { try RawImage.picture($0, maxSide: Imaging.thumbnailSize, pixelLimit: pixelLimit) }
                 if thumbnail == nil, info?.firstImageIsPicture == true {
                     // No preview, but libvips may read the first image (some DNGs): the
@@ -220,7 +222,9 @@ extension Vault {
                     row.orientation = info.orientation
                     row.takenAt = info.takenAt?.timeIntervalSince1970
                     row.locate(latitude: info.latitude, longitude: info.longitude)
+                    // A Live Photo's still pairs with its movie; any other with a RAW.
                     row.pairKey = try info.contentIdentifier.map { try pairKey(identifier: $0, folderId: folderId) }
+                        ?? rawPairKey(name: name, takenAt: row.takenAt, folderId: folderId)
                     thumbnail = try Imaging.thumbnail(raw, maxSide: Imaging.thumbnailSize, pixelLimit: pixelLimit)
                 }
             case let (.video, .file(fd, path)):

@@ -8,9 +8,9 @@ extension Vault {
     public enum UploadOutcome: Sendable, Equatable {
         /// Imported; the item as the session sees it.
         case imported(ItemRecord)
-        /// A movie that became the motion of a Live Photo whose still was already in the
-        /// vault; the still as the session sees it now.
-        case motion(of: ItemRecord)
+        /// A file that joined a still already in the vault as its second original (a Live
+        /// Photo's movie, a RAW taken with a JPEG); the still as the session sees it now.
+        case joined(ItemRecord)
         /// The vault already holds the same content.
         case duplicate
         /// Not imported: a plain sentence to show, and the detail for a log.
@@ -60,7 +60,7 @@ extension Vault {
             }
             switch try commitImports([ImportedRow(stored: row, plain: plain, written: written)])[0] {
             case let .item(item): return .imported(item)
-            case let .motion(of: still): return .motion(of: still)
+            case let .joined(still): return .joined(still)
             }
         }
     }

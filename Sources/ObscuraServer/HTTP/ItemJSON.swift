@@ -22,11 +22,13 @@ struct ItemJSON: Encodable {
     var deletedAt: Double?
     /// `pending`, `ready` or `failed` for a video browsers cannot play; nil otherwise.
     var rendition: String?
-    /// A Live Photo's motion (its file name, type and size); nil for other items.
-    var motion: MotionJSON?
+    /// A pair's second original: a Live Photo's motion or the RAW taken with a JPEG;
+    /// nil for an item of one file.
+    var companion: CompanionJSON?
 
-    /// A Live Photo's second original.
-    struct MotionJSON: Encodable {
+    /// A pair's second original: its role (`motion`, `raw`), file name, type and size.
+    struct CompanionJSON: Encodable {
+        var role: String
         var name: String
         var mimeType: String
         var size: Int64
@@ -52,7 +54,9 @@ struct ItemJSON: Encodable {
         longitude = item.longitude
         deletedAt = item.deletedAt
         rendition = item.renditionState?.rawValue
-        motion = item.motion.map { MotionJSON(name: $0.name, mimeType: $0.mimeType, size: $0.size) }
+        companion = item.companion.map {
+            CompanionJSON(role: item.companionRole?.rawValue ?? "", name: $0.name, mimeType: $0.mimeType, size: $0.size)
+        }
     }
 
     // Nulls are written out, so every item has every key.
@@ -77,12 +81,12 @@ struct ItemJSON: Encodable {
         try c.encode(longitude, forKey: .longitude)
         try c.encode(deletedAt, forKey: .deletedAt)
         try c.encode(rendition, forKey: .rendition)
-        try c.encode(motion, forKey: .motion)
+        try c.encode(companion, forKey: .companion)
     }
 
     private enum CodingKeys: String, CodingKey {
         case id, kind, name, mimeType, size, width, height, orientation, duration, takenAt, importedAt, favorite, folderId, hasThumbnail
-        case place, latitude, longitude, deletedAt, rendition, motion
+        case place, latitude, longitude, deletedAt, rendition, companion
     }
 }
 

@@ -59,25 +59,37 @@ struct MediaRoutes {
             shown.mediaId = item.renditionId ?? item.mediaId
             return Self.original(shown, reader: reader, request: request, downloadable: false)
         }
+        router.get("/api/items/:id/companion") { request, context -> Response in
+            let vault = try context.vault()
+            let id = try context.parameters.require("id")
+            let (item, reader) = try await Blocking.run { () -> (ItemRecord, OriginalReader) in
+                let item = try vault.item(id)
+                guard let companion = item.companion else { throw APIError.notFound("this item has no second file") }
+                return (companion, try vault.openCompanion(item))
+            }
+            return Self.original(item, reader: reader, request: request)
+        }
         router.get("/api/items/:id/motion") { request, context -> Response in
             let vault = try context.vault()
             let id = try context.parameters.require("id")
-            let download = request.uri.queryParameters["download"] == "1"
             let (item, reader) = try await Blocking.run { () -> (ItemRecord, OriginalReader) in
                 let item = try vault.item(id)
                 guard let motion = item.motion else { throw APIError.notFound("this item has no motion") }
-                // A download takes the movie as imported; the viewer, what a browser plays.
-                if download { return (motion, try vault.openMotionOriginal(item)) }
+                // What a browser plays; the movie as imported is /companion.
                 if item.renditionState == .ready {
                     var shown = motion
                     shown.mimeType = Vault.renditionMimeType
                     shown.mediaId = item.renditionId ?? motion.mediaId
                     return (shown, try vault.openMotion(item))
                 }
-                guard item.renditionState == nil else { throw APIError.notFound("the motion is still being converted") }
+                switch item.renditionState {
+                case .pending: throw APIError.notFound("the motion is still being converted")
+                case .failed: throw APIError.notFound("the motion could not be converted for the browser")
+                case .ready, nil: break
+                }
                 return (motion, try vault.openMotion(item))
             }
-            return Self.original(item, reader: reader, request: request)
+            return Self.original(item, reader: reader, request: request, downloadable: false)
         }
         router.get("/api/renditions") { request, context -> Response in
             let status = try context.renditions().status

@@ -36,8 +36,8 @@ struct UploadRoutes {
             case let .imported(item):
                 if item.renditionState == .pending { try context.renditions().start() }
                 return try JSON.response(["item": ItemJSON(item)], status: .created)
-            case let .motion(of: still):
-                // The movie joined a still already shown: the answer names the still.
+            case let .joined(still):
+                // The file joined a still already shown: the answer names the still.
                 if still.renditionState == .pending { try context.renditions().start() }
                 return try JSON.response(["item": ItemJSON(still)], status: .created)
             case .duplicate:

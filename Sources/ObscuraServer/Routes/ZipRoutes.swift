@@ -80,14 +80,14 @@ struct ZipRoutes {
         return form
     }
 
-    /// The originals of the items `ids` name, in order, each once: a Live Photo's still
-    /// and then its motion, as two entries.
+    /// The originals of the items `ids` name, in order, each once: a pair's still and
+    /// then its second original (a motion, a RAW), as two entries.
     static func items(_ ids: [String], in vault: Vault) throws -> [ItemRecord] {
         var seen = Set<String>()
         return try ids.flatMap { id -> [ItemRecord] in
             let item = try vault.item(id)
             guard seen.insert(item.id).inserted else { return [] }
-            return [item] + (item.motion.map { [$0] } ?? [])
+            return [item] + (item.companion.map { [$0] } ?? [])
         }
     }
 

@@ -156,5 +156,6 @@ export const urls = {
   full: (id) => '/api/items/' + encodeURIComponent(id) + '/full',
   rendition: (id) => '/api/items/' + encodeURIComponent(id) + '/rendition',
   motion: (id) => '/api/items/' + encodeURIComponent(id) + '/motion',
+  companionDownload: (id) => '/api/items/' + encodeURIComponent(id) + '/companion?download=1',
   download: (id) => '/api/items/' + encodeURIComponent(id) + '/original?download=1',
 };

@@ -343,7 +343,9 @@ export class Grid {
     open.type = 'button';
     open.className = 'tile-open';
     open.dataset.index = String(index);
-    const kind = item.kind === 'video' ? 'Video' : item.motion ? 'Live Photo' : item.kind === 'photo' ? 'Photo' : 'File';
+    const role = item.companion?.role;
+    const kind = item.kind === 'video' ? 'Video' : role === 'motion' ? 'Live Photo' : role === 'raw' ? 'RAW+JPEG photo'
+      : item.kind === 'photo' ? 'Photo' : 'File';
     open.setAttribute('aria-label', kind + ' ' + item.name + ', ' + dateTime(captureTime(item)));
     if (item.hasThumbnail) {
       const img = document.createElement('img');
@@ -371,10 +373,10 @@ export class Grid {
       badge.className = 'tile-badge';
       badge.append(icon('play'), document.createTextNode(duration(item.duration)));
       tile.append(badge);
-    } else if (item.motion) {
+    } else if (role) {
       const badge = document.createElement('span');
-      badge.className = 'tile-badge tile-live';
-      badge.textContent = 'Live';
+      badge.className = 'tile-badge tile-pair';
+      badge.textContent = role === 'motion' ? 'Live' : 'RAW';
       tile.append(badge);
     }
     const heart = icon('heart', 'tile-fav');

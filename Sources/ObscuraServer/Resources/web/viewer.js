@@ -55,7 +55,7 @@ export class Viewer {
     live.addEventListener('pointerleave', () => this.stopMotion());
     live.addEventListener('click', () => this.playMotion());
     this.image.addEventListener('pointerdown', (event) => {
-      if (this.current?.motion && !this.zoom.zoomed && event.button === 0) this.playMotion();
+      if (this.current?.companion?.role === 'motion' && !this.zoom.zoomed && event.button === 0) this.playMotion();
     });
     for (const type of ['pointerup', 'pointercancel']) this.image.addEventListener(type, () => this.stopMotion());
     this.motion.addEventListener('ended', () => this.stopMotion());
@@ -121,7 +121,18 @@ export class Viewer {
     this.zoom.reset();
     this.stopVideo();
     this.stopMotion();
-    $('viewer-live').hidden = !item.motion;
+    const companion = item.companion;
+    $('viewer-live').hidden = companion?.role !== 'motion';
+    // A pair's second original downloads on its own: the RAW, or the motion as imported.
+    $('viewer-download-companion').hidden = !companion;
+    if (companion) {
+      const what = companion.role === 'raw' ? 'the RAW' : 'the motion';
+      $('viewer-download-companion').href = urls.companionDownload(item.id);
+      $('viewer-download-companion').setAttribute('download', companion.name);
+      $('viewer-download-companion').setAttribute('aria-label', 'Download ' + what + ' (' + companion.name + ')');
+      $('viewer-download-companion').title = 'Download ' + what + ' (' + companion.name + ')';
+      $('viewer-companion-kind').textContent = companion.role === 'raw' ? 'RAW' : 'MOV';
+    }
     $('viewer-name').textContent = item.name;
     this.original = null;
     this.dropOriginal();
@@ -225,7 +236,7 @@ export class Viewer {
    * needed one (asked for again if it was still being made when the item was shown). */
   async playMotion() {
     const item = this.current;
-    if (!item?.motion || !this.motion.hidden) return;
+    if (item?.companion?.role !== 'motion' || !this.motion.hidden) return;
     if (item.rendition === 'pending') {
       try {
         const status = await get('/api/renditions?id=' + encodeURIComponent(item.id));

@@ -21,7 +21,7 @@ import Testing
     }
 
     func motionBytes(_ vault: Vault, _ item: ItemRecord) throws -> [UInt8] {
-        let reader = try vault.openMotionOriginal(item)
+        let reader = try vault.openCompanion(item)
         return try reader.read(0..<reader.size)
     }
 
@@ -56,6 +56,9 @@ import Testing
             if let found = LivePhoto.identifier(exif: damaged) { #expect(found.utf8.count <= LivePhoto.maximumLength) }
         }
         #expect(LivePhoto.identifier("  not one\n") == nil)
+        // Only ASCII: no Unicode casing or white space makes an identifier of other text.
+        #expect(LivePhoto.identifier("stra\u{DF}e") == nil && LivePhoto.identifier("\u{FB01}x") == nil)
+        #expect(LivePhoto.identifier("\u{A0}ABC") == nil && LivePhoto.identifier("\u{131}d") == nil)
         #expect(LivePhoto.identifier(" 5d5b1b2e-0c6a-4f3b-9e51-7a2c8d9e0f11\n") == Self.identifier, "the movie's text, normalised")
     }
 
@@ -64,7 +67,7 @@ import Testing
         let v = try root.newVault()
         let (still, movie) = try pair(in: root)
         let report = try v.importFiles([still, movie])
-        #expect(report.imported.count == 1 && report.failures.isEmpty && report.motions == [movie])
+        #expect(report.imported.count == 1 && report.failures.isEmpty && report.joined == [movie])
         let item = try v.item(try #require(report.imported.first).id)
         #expect(item.kind == .photo && item.isLivePhoto && item.name == "IMG_0001.JPG")
         #expect(item.companionName == "IMG_0001.MOV" && item.companionMimeType == "video/quicktime")
@@ -118,7 +121,7 @@ import Testing
         let first = try #require(try vb.importFiles([stillB]).imported.first)
         #expect(!first.isLivePhoto)
         let report = try vb.importFiles([movieB])
-        #expect(report.imported.isEmpty && report.motions == [movieB])
+        #expect(report.imported.isEmpty && report.joined == [movieB])
         let joined = try vb.item(first.id)
         #expect(joined.isLivePhoto && joined.renditionState == .pending)
         #expect(try vb.items().count == 1 && b.poolFiles().count == 3)
