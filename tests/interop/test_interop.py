@@ -32,6 +32,17 @@ def run(args, stdin, home):
     return result.stdout.decode()
 
 
+def vault_export(home, files):
+    """Makes a vault in HOME whose password is "vault password", adds FILES with the CLI
+    and exports it with a generated password: (the export's path, its password)."""
+    run(["init"], "", home)
+    run(["create", "--password-stdin"], "vault password\n", home)
+    run(["add", "--password-stdin"] + [str(f) for f in files], "vault password\n", home)
+    out = run(["export", "--password-stdin", "--generate-password", "-o", str(home / "v.obscura")],
+              "vault password\n", home)
+    return str(home / "v.obscura"), out.split(": ")[1].split("\n")[0].strip()
+
+
 @pytest.fixture(scope="module")
 def export():
     with tempfile.TemporaryDirectory() as tmp:
@@ -40,13 +51,8 @@ def export():
         subprocess.run(["/usr/bin/convert", "-size", "640x480", "plasma:fractal", str(photo)], check=True)
         notes = home / "notes.txt"
         notes.write_text("interoperable")
-        run(["init"], "", home)
-        run(["create", "--password-stdin"], "vault password\n", home)
-        run(["add", "--password-stdin", str(photo), str(notes)], "vault password\n", home)
-        out = run(["export", "--password-stdin", "--generate-password", "-o", str(home / "v.obscura")],
-                  "vault password\n", home)
-        password = out.split(": ")[1].split("\n")[0].strip()
-        yield {"path": str(home / "v.obscura"), "password": password, "photo": photo.read_bytes(),
+        path, password = vault_export(home, [photo, notes])
+        yield {"path": path, "password": password, "photo": photo.read_bytes(),
                "notes": notes.read_bytes(), "home": home}
 
 
@@ -158,13 +164,8 @@ def video_export():
         subprocess.run(["/usr/bin/ffmpeg", "-v", "error", "-f", "lavfi", "-i", "testsrc2=duration=2:size=320x240:rate=25",
                         "-c:v", "libx265", "-preset", "ultrafast", "-x265-params", "log-level=error", "-tag:v", "hvc1",
                         "-pix_fmt", "yuv420p", str(clip)], check=True)
-        run(["init"], "", home)
-        run(["create", "--password-stdin"], "vault password\n", home)
-        run(["add", "--password-stdin", str(clip)], "vault password\n", home)
-        out = run(["export", "--password-stdin", "--generate-password", "-o", str(home / "v.obscura")],
-                  "vault password\n", home)
-        password = out.split(": ")[1].split("\n")[0].strip()
-        yield {"path": str(home / "v.obscura"), "password": password, "clip": clip.read_bytes()}
+        path, password = vault_export(home, [clip])
+        yield {"path": path, "password": password, "clip": clip.read_bytes()}
 
 
 def test_a_videos_rendition_travels_in_the_export_and_opens_as_an_original(video_export):
@@ -195,13 +196,8 @@ def live_export():
         still, movie = home / "IMG_0200.JPG", home / "IMG_0200.MOV"
         still.write_bytes(live_photo.still(identifier))
         live_photo.movie(movie, identifier, seconds=1)
-        run(["init"], "", home)
-        run(["create", "--password-stdin"], "vault password\n", home)
-        run(["add", "--password-stdin", str(still), str(movie)], "vault password\n", home)
-        out = run(["export", "--password-stdin", "--generate-password", "-o", str(home / "v.obscura")],
-                  "vault password\n", home)
-        password = out.split(": ")[1].split("\n")[0].strip()
-        yield {"path": str(home / "v.obscura"), "password": password, "still": still.read_bytes(),
+        path, password = vault_export(home, [still, movie])
+        yield {"path": path, "password": password, "still": still.read_bytes(),
                "movie": movie.read_bytes(), "identifier": identifier}
 
 
