@@ -63,12 +63,16 @@ import Testing
         try cli.run(["init"])
         try cli.run(["create", "--password-stdin"], stdin: "pw\n")
         let add = try cli.run(["add", "--password-stdin", still, movie], stdin: "pw\n")
-        #expect(add.code == 0 && add.stdout.contains("Imported 1 file") && add.stdout.contains("Paired 1 file"), "\(add.stdout)\(add.stderr)")
+        #expect(add.code == 0 && add.stdout.contains("Imported 2 files") && add.stdout.contains("as 1 new item")
+                && add.stdout.contains("IMG_0300.MOV is the motion of the Live Photo IMG_0300.JPG"), "\(add.stdout)\(add.stderr)")
         let listed = try items(cli)
         #expect(listed.count == 1)
         let item = try #require(listed.first)
         #expect(item["name"] as? String == "IMG_0300.JPG" && item["rendition"] as? String == "ready")
-        #expect(item["companion"] as? [String: String] == ["role": "motion", "name": "IMG_0300.MOV"])
+        let companion = item["companion"] as? [String: Any]
+        #expect(companion?["role"] as? String == "motion" && companion?["name"] as? String == "IMG_0300.MOV")
+        let movieSize = try FileManager.default.attributesOfItem(atPath: movie)[.size] as? Int
+        #expect(companion?["mime_type"] as? String == "video/quicktime" && companion?["size"] as? Int == movieSize)
         let table = try cli.run(["ls", "--password-stdin"], stdin: "pw\n")
         #expect(table.stdout.contains("live") && table.stdout.contains("IMG_0300.JPG"), "\(table.stdout)")
 

@@ -313,7 +313,7 @@ def test_a_raw_and_its_jpeg_are_one_item_with_both_kept(roll):
     assert not any(" DSC_0300.DNG," in t[2] for t in tiles(roll))
     roll.execute_script(f"document.querySelector(\".tile[data-id='{tile}'] .tile-open\").click()")
     wait(roll, lambda: shown(roll, "#viewer-download-companion"), 10, "the RAW's download")
-    assert text(roll, "#viewer-companion-kind") == "RAW" and not shown(roll, "#viewer-live")
+    assert text(roll, "#viewer-companion-kind") == "DNG" and not shown(roll, "#viewer-live")
     href = roll.execute_script("return document.getElementById('viewer-download-companion').getAttribute('href')")
     body = roll.execute_script("""return fetch(arguments[0]).then(r => r.arrayBuffer())
         .then(b => Array.from(new Uint8Array(b)))""", href)

@@ -28,10 +28,12 @@ struct AddCommand: ParsableCommand {
                        detail: "\(p.filesDone)/\(p.filesTotal) files, \(Format.bytes(p.bytesDone)) of \(Format.bytes(p.bytesTotal))")
         }
         bar.finish()
-        Terminal.output("Imported \(report.imported.count) file\(report.imported.count == 1 ? "" : "s") (\(Format.bytes(report.bytes))).")
-        if !report.joined.isEmpty {
-            let n = report.joined.count
-            Terminal.output("Paired \(n) file\(n == 1 ? "" : "s") (Live Photo motions, RAWs) with \(n == 1 ? "its photo" : "their photos").")
+        let added = report.filesAdded
+        let items = report.imported.count == added ? "" : " as \(report.imported.count) new item\(report.imported.count == 1 ? "" : "s")"
+        Terminal.output("Imported \(added) file\(added == 1 ? "" : "s") (\(Format.bytes(report.bytes)))\(items).")
+        for joined in report.joined {
+            let what = joined.role == .motion ? "the motion of the Live Photo" : "the RAW of"
+            Terminal.output("  " + TerminalText.escaped(joined.path) + " is \(what) " + TerminalText.escaped(joined.still) + ".")
         }
         if !report.duplicates.isEmpty {
             Terminal.output("Skipped \(report.duplicates.count) duplicate\(report.duplicates.count == 1 ? "" : "s") already in the vault:")
@@ -44,7 +46,8 @@ struct AddCommand: ParsableCommand {
         // After the import, which is committed already: an interrupted conversion loses
         // nothing, the next `add` or `renditions` picks it up, and it does not make the
         // import a failure.
-        if !noRenditions, report.imported.contains(where: { $0.renditionState == .pending }) || !report.joined.isEmpty {
+        if !noRenditions, report.imported.contains(where: { $0.renditionState == .pending })
+            || report.joined.contains(where: { $0.role == .motion }) {
             do {
                 try RenditionsCommand.make(in: session.vault)
             } catch {

@@ -37,10 +37,13 @@ struct ListCommand: ParsableCommand {
         /// A pair's second original: a Live Photo's motion or a RAW; nil for other items.
         var companion: Companion?
 
-        /// A pair's second original: its role (`motion`, `raw`) and file name.
+        /// A pair's second original: its role (`motion`, `raw`), file name, type and size.
         struct Companion: Encodable {
             var role: String
             var name: String
+            var mimeType: String
+            var size: Int64
+            enum CodingKeys: String, CodingKey { case role, name, mimeType = "mime_type", size }
         }
 
         /// Encodes every key, nulls included.
@@ -65,7 +68,7 @@ struct ListCommand: ParsableCommand {
             folder = v.folderPath; width = v.record.width; height = v.record.height; duration = v.record.duration
             favorite = v.record.favorite; place = v.record.place; deletedAt = Format.date(v.record.deletedAt)
             rendition = v.record.renditionState?.rawValue
-            companion = v.record.companion.map { Companion(role: v.record.companionRole?.rawValue ?? "", name: $0.name) }
+            companion = v.record.companion.map { Companion(role: v.record.companionRole?.rawValue ?? "", name: $0.name, mimeType: $0.mimeType, size: $0.size) }
         }
     }
 

@@ -29,15 +29,22 @@ extension Vault {
     }
 
     /// The keyed pairing value of a still or RAW named `name`, taken at `takenAt`, for an
-    /// item in `folderId` (§3.3): the name without its last extension, in lower case, and
-    /// the capture time in whole seconds. Nil without a capture time: a name alone pairs
-    /// too much ("scan.jpg" and "scan.dng" made a year apart).
+    /// item in `folderId` (§3.3): the name's stem (``pairStem(_:)``) and the capture time
+    /// in whole seconds. Nil without a capture time: a name alone pairs too much
+    /// ("scan.jpg" and "scan.dng" made a year apart).
     func rawPairKey(name: String, takenAt: Double?, folderId: String?) throws -> Data? {
-        guard let takenAt, takenAt.isFinite else { return nil }
-        let stem = (name as NSString).deletingPathExtension.lowercased()
-        guard !stem.isEmpty else { return nil }
-        let text = Array(stem.utf8) + [0] + Array(String(Int64(takenAt.rounded(.down))).utf8)
+        guard let takenAt, takenAt.isFinite, abs(takenAt) < 1e15 else { return nil }
+        let text = Self.pairStem(name) + [0] + Array(String(Int64(takenAt.rounded(.down))).utf8)
         return try contentHash(sha256: SHA256Digest.hash(Self.rawPairLabel + text), folderId: folderId)
+    }
+
+    /// §3.3: the bytes of `name` before its last `.` (the whole name when it has none, or
+    /// only a first one), with `A`-`Z` in lower case: byte by byte, so that every reader
+    /// of the format gets the same stem from the same name.
+    static func pairStem(_ name: String) -> [UInt8] {
+        var bytes = Array(name.utf8)
+        if let dot = bytes.lastIndex(of: UInt8(ascii: ".")), dot > 0 { bytes.removeSubrange(dot...) }
+        return bytes.map { (0x41...0x5A).contains($0) ? $0 + 0x20 : $0 }
     }
 
     /// What a file can be in a pair.

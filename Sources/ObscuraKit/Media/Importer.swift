@@ -16,14 +16,25 @@ public struct ImportReport: Sendable {
     public var imported: [ItemRecord] = []
     /// Source paths skipped because the vault already holds the same content.
     public var duplicates: [String] = []
-    /// Source paths of files that joined a still as its second original (a Live Photo's
-    /// movie, a RAW taken with a JPEG): a still of this import (in ``imported``) or one
-    /// already in the vault.
-    public var joined: [String] = []
+    /// A file that joined a still as its second original.
+    public struct Joined: Sendable, Equatable {
+        /// The source path.
+        public var path: String
+        /// What it is to the still: a Live Photo's motion, or the RAW taken with it.
+        public var role: CompanionRole
+        /// The still's name.
+        public var still: String
+    }
+    /// Files that joined a still as its second original (a Live Photo's movie, a RAW
+    /// taken with a JPEG): a still of this import (in ``imported``) or one already in the
+    /// vault.
+    public var joined: [Joined] = []
     /// Files that failed; the rest of the batch went on.
     public var failures: [Failure] = []
-    /// Plaintext bytes imported.
-    public var bytes: Int64 { imported.reduce(0) { $0 + $1.size } }
+    /// Files added: the new items' and those that joined a still.
+    public var filesAdded: Int { imported.count + joined.count }
+    /// Plaintext bytes added, the files that joined a still included.
+    public var bytes: Int64 = 0
 }
 
 /// Progress of an import, for a progress bar.
@@ -95,10 +106,12 @@ extension Vault {
             cleanUp(created: rows.flatMap(\.written))
             throw error
         }
+        report.bytes = rows.reduce(0) { $0 + $1.plain.size }
         for (source, committed) in zip(importedPaths, try commitImports(rows)) {
             switch committed {
             case let .item(row): report.imported.append(row)
-            case .joined: report.joined.append(source)
+            case let .joined(still):
+                report.joined.append(.init(path: source, role: still.companionRole ?? .motion, still: still.name))
             }
         }
         return report

@@ -15,9 +15,13 @@ extension Vault {
     public func trashItems(_ ids: [String], now: Date = Date()) throws {
         try enter()
         defer { leave() }
-        let rows = try ids.map(item)
-        try catalog.trash(rows.map(\.id), at: now.timeIntervalSince1970)
-        try persist()
+        // Not between an import's reading of a half and its pairing (commitImports): a
+        // half trashed then would come back inside its pair.
+        try rowsGate.withLock {
+            let rows = try ids.map(item)
+            try catalog.trash(rows.map(\.id), at: now.timeIntervalSince1970)
+            try persist()
+        }
     }
 
     /// Takes items out of the trash, back to the folder they were deleted from, and
@@ -25,10 +29,12 @@ extension Vault {
     public func restoreItems(_ ids: [String]) throws {
         try enter()
         defer { leave() }
-        let rows = try ids.map(item)
-        if let live = rows.first(where: { !$0.isTrashed }) { throw VaultError.notInTrash(live.id) }
-        try catalog.restore(rows.map(\.id))
-        try persist()
+        try rowsGate.withLock {
+            let rows = try ids.map(item)
+            if let live = rows.first(where: { !$0.isTrashed }) { throw VaultError.notInTrash(live.id) }
+            try catalog.restore(rows.map(\.id))
+            try persist()
+        }
     }
 
     /// Deletes for good every item in the trash this session can see (those of locked

@@ -34,7 +34,7 @@ import Testing
         let raw = try dng(root, "DSC_0001.DNG", date: "2022:03:04 05:06:07")
         let still = try jpeg(root, "DSC_0001.JPG", date: "2022:03:04 05:06:07")
         let report = try v.importFiles([raw, still])
-        #expect(report.imported.count == 1 && report.joined == [raw] && report.failures.isEmpty)
+        #expect(report.imported.count == 1 && report.joined == [.init(path: raw, role: .raw, still: "DSC_0001.JPG")] && report.failures.isEmpty)
         let item = try v.item(try #require(report.imported.first).id)
         #expect(item.kind == .photo && item.name == "DSC_0001.JPG" && item.companionRole == .raw)
         #expect(item.companionName == "DSC_0001.DNG" && item.companionMimeType == "image/x-adobe-dng")
@@ -66,5 +66,23 @@ import Testing
         _ = try v.importFiles([try dng(root, "IMG_5.DNG", width: 70, date: nil), undated])
         #expect(try v.items().count == 7)
         #expect(try v.items().filter { $0.record.companionId != nil }.count == 1)
+    }
+
+    @Test func theStemIsTheNameBeforeItsLastDotInASCIILowerCase() {
+        func stem(_ name: String) -> String { String(decoding: Vault.pairStem(name), as: UTF8.self) }
+        #expect(stem("IMG_0001.JPG") == "img_0001" && stem("A.B.C.jpg") == "a.b.c")
+        #expect(stem("noext") == "noext" && stem(".hidden") == ".hidden" && stem("x.") == "x")
+        // No Unicode casing: a capital I with a dot stays what it is.
+        #expect(stem("\u{130}MG.jpg") == "\u{130}mg")
+    }
+
+    @Test func aFavouriteStillStaysOneWhenItsRawJoins() throws {
+        let root = try TestRoot()
+        let v = try root.newVault()
+        let still = try #require(try v.importFiles([try jpeg(root, "F.JPG", date: "2022:03:04 05:06:07")]).imported.first)
+        _ = try v.setFavorite(still.id, true)
+        _ = try v.importFiles([try dng(root, "F.DNG", date: "2022:03:04 05:06:07")])
+        let paired = try v.item(still.id)
+        #expect(paired.companionRole == .raw && paired.favorite)
     }
 }

@@ -344,7 +344,7 @@ export class Grid {
     open.className = 'tile-open';
     open.dataset.index = String(index);
     const role = item.companion?.role;
-    const kind = item.kind === 'video' ? 'Video' : role === 'motion' ? 'Live Photo' : role === 'raw' ? 'RAW+JPEG photo'
+    const kind = item.kind === 'video' ? 'Video' : role === 'motion' ? 'Live Photo' : role === 'raw' ? 'Photo with RAW'
       : item.kind === 'photo' ? 'Photo' : 'File';
     open.setAttribute('aria-label', kind + ' ' + item.name + ', ' + dateTime(captureTime(item)));
     if (item.hasThumbnail) {

@@ -131,7 +131,9 @@ export class Viewer {
       $('viewer-download-companion').setAttribute('download', companion.name);
       $('viewer-download-companion').setAttribute('aria-label', 'Download ' + what + ' (' + companion.name + ')');
       $('viewer-download-companion').title = 'Download ' + what + ' (' + companion.name + ')';
-      $('viewer-companion-kind').textContent = companion.role === 'raw' ? 'RAW' : 'MOV';
+      // Its own extension, as the file is named: MOV, DNG, CR3...
+      const extension = /\.([A-Za-z0-9]{1,5})$/.exec(companion.name)?.[1];
+      $('viewer-companion-kind').textContent = extension ? extension.toUpperCase() : companion.role === 'raw' ? 'RAW' : 'Motion';
     }
     $('viewer-name').textContent = item.name;
     this.original = null;
