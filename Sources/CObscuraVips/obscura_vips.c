@@ -50,7 +50,7 @@ static void copy_field(VipsImage *image, const char *name, char *out, size_t cap
     }
 }
 
-int obscura_vips_probe(const void *buffer, size_t length, obscura_vips_info *info) {
+int obscura_vips_probe(const void *buffer, size_t length, int want_exif, obscura_vips_info *info) {
     if (obscura_vips_init() != 0) return -1;
     memset(info, 0, sizeof(*info));
     VipsImage *image = vips_image_new_from_buffer(buffer, length, "", "access", VIPS_ACCESS_SEQUENTIAL, NULL);
@@ -80,7 +80,7 @@ int obscura_vips_probe(const void *buffer, size_t length, obscura_vips_info *inf
     const void *exif = NULL;
     size_t exif_length = 0;
     // A JPEG's APP1 segment holds at most 64 KiB; a larger block is not read.
-    if (vips_image_get_typeof(image, VIPS_META_EXIF_NAME)
+    if (want_exif && vips_image_get_typeof(image, VIPS_META_EXIF_NAME)
         && vips_image_get_blob(image, VIPS_META_EXIF_NAME, &exif, &exif_length) == 0
         && exif && exif_length > 0 && exif_length <= 65536) {
         info->exif = g_memdup2(exif, exif_length);

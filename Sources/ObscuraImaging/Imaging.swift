@@ -33,14 +33,19 @@ public enum Imaging {
     /// RGBA image is 400 MB decoded).
     public static let defaultPixelLimit = 100_000_000
 
-    /// Reads the header of the image in `bytes`; never decodes pixels.
+    /// Reads the header of the image in `bytes`; never decodes pixels. Its
+    /// ``ImageInfo/contentIdentifier`` is read only when `readingContentIdentifier` is set
+    /// (an import): the EXIF block is copied and walked for it, which the checks before a
+    /// thumbnail or a preview do not need.
     ///
     /// - Throws: ``ImagingError/unsupported`` for data libvips cannot read, and
     ///   ``ImagingError/tooLarge(width:height:limit:)`` over `pixelLimit`.
-    public static func probe(_ bytes: UnsafeRawBufferPointer, pixelLimit: Int = defaultPixelLimit) throws -> ImageInfo {
+    public static func probe(
+        _ bytes: UnsafeRawBufferPointer, pixelLimit: Int = defaultPixelLimit, readingContentIdentifier: Bool = false
+    ) throws -> ImageInfo {
         guard let base = bytes.baseAddress, bytes.count > 0 else { throw ImagingError.unsupported }
         var raw = obscura_vips_info()
-        guard obscura_vips_probe(base, bytes.count, &raw) == 0 else {
+        guard obscura_vips_probe(base, bytes.count, readingContentIdentifier ? 1 : 0, &raw) == 0 else {
             _ = lastError()
             throw ImagingError.unsupported
         }

@@ -8,7 +8,7 @@ import ObscuraImaging
 /// memory error inside libvips still stops the fuzzer.
 let imageProbeTarget = FuzzTarget("image") { bytes in
     bytes.withUnsafeBytes { raw -> Void in
-        guard let info = try? Imaging.probe(raw, pixelLimit: 4_000_000) else { return }
+        guard let info = try? Imaging.probe(raw, pixelLimit: 4_000_000, readingContentIdentifier: true) else { return }
         guard info.width * info.height <= 250_000 else { return }
         _ = try? Imaging.thumbnail(raw, maxSide: 64, pixelLimit: 250_000)
     }

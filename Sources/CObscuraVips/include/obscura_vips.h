@@ -26,8 +26,8 @@ typedef struct {
     char gps_longitude[128];
     char gps_longitude_ref[32];
     // The image's raw EXIF block (libvips's "exif-data"), at most 64 KiB, or NULL: a copy
-    // to release with obscura_vips_free. Read for what libexif does not name (Apple's
-    // MakerNote).
+    // to release with obscura_vips_free, made only when asked for. Read for what libexif
+    // does not name (Apple's MakerNote).
     void *exif;
     size_t exif_length;
 } obscura_vips_info;
@@ -36,9 +36,9 @@ typedef struct {
 /// Also keeps decoded pixels in memory (no disc spill) and turns the operation cache off.
 int obscura_vips_init(void);
 
-/// Reads only the header of the image in `buffer`; 0 on success. On success `info->exif`
-/// may hold a copy to release with obscura_vips_free.
-int obscura_vips_probe(const void *buffer, size_t length, obscura_vips_info *info);
+/// Reads only the header of the image in `buffer`; 0 on success. With `want_exif` nonzero,
+/// on success `info->exif` may hold a copy to release with obscura_vips_free.
+int obscura_vips_probe(const void *buffer, size_t length, int want_exif, obscura_vips_info *info);
 
 /// Makes a JPEG thumbnail, EXIF-rotated, whose longest side is at most `max_side`.
 /// On success returns 0 and stores a buffer to release with obscura_vips_free.

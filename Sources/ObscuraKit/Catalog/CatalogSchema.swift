@@ -127,9 +127,9 @@ enum CatalogSchema {
                 """)
         }
         migrator.registerMigration("v6") { db in
-            // Live Photos (issue 17; docs/FORMAT.md §3.3): an item's second original (the
-            // motion), and the keyed identifier that pairs a still and a motion imported
-            // apart. The index holds only the rows still waiting for their other half.
+            // Pairs, Live Photos and RAW+JPEG (issue 17; docs/FORMAT.md §3.3): an item's
+            // second original (a motion, a RAW), and the keyed value that pairs halves
+            // imported apart. The indexes hold only the rows that have one.
             try db.execute(sql: """
                 ALTER TABLE item ADD COLUMN companionId TEXT;
                 ALTER TABLE item ADD COLUMN companionRole TEXT;

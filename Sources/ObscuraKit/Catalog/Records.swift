@@ -68,8 +68,8 @@ public struct ItemRecord: Codable, FetchableRecord, PersistableRecord, Sendable,
     /// rendition is of its motion.
     public var renditionState: RenditionState? = nil
 
-    /// Id of the item's second original in the media pool (a Live Photo's motion,
-    /// ``CompanionRole``); nil for an item of one file.
+    /// Id of the item's second original in the media pool (a Live Photo's motion, or the
+    /// RAW taken with a JPEG: ``CompanionRole``); nil for an item of one file.
     public var companionId: String? = nil
     /// What the second original is; nil exactly when ``companionId`` is.
     public var companionRole: CompanionRole? = nil
@@ -81,9 +81,9 @@ public struct ItemRecord: Codable, FetchableRecord, PersistableRecord, Sendable,
     public var companionSize: Int64? = nil
     /// The second original's keyed content hash, as ``contentHash`` (docs/FORMAT.md §6.7).
     public var companionHash: Data? = nil
-    /// What pairs a Live Photo's still and motion imported apart: Apple's content
-    /// identifier, keyed like a content hash (docs/FORMAT.md §6.7, §3.3); nil when the
-    /// file has none, or once the item is paired.
+    /// What pairs a still with the other half of its pair imported apart: Apple's content
+    /// identifier, or the file name's stem and the capture time, keyed like a content hash
+    /// (docs/FORMAT.md §3.3, §6.7); nil when the file has neither, or once it is paired.
     public var pairKey: Data? = nil
 
     /// Whether the item is in the trash.

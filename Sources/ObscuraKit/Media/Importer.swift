@@ -229,7 +229,7 @@ extension Vault {
                 }
             case (.photo, _):
                 try inMemory { raw in
-                    let info = try Imaging.probe(raw, pixelLimit: pixelLimit)
+                    let info = try Imaging.probe(raw, pixelLimit: pixelLimit, readingContentIdentifier: true)
                     row.width = info.width
                     row.height = info.height
                     row.orientation = info.orientation

@@ -74,20 +74,17 @@ struct MediaRoutes {
             let id = try context.parameters.require("id")
             let (item, reader) = try await Blocking.run { () -> (ItemRecord, OriginalReader) in
                 let item = try vault.item(id)
-                guard let motion = item.motion else { throw APIError.notFound("this item has no motion") }
+                guard var shown = item.motion else { throw APIError.notFound("this item has no motion") }
                 // What a browser plays; the movie as imported is /companion.
-                if item.renditionState == .ready {
-                    var shown = motion
-                    shown.mimeType = Vault.renditionMimeType
-                    shown.mediaId = item.renditionId ?? motion.mediaId
-                    return (shown, try vault.openMotion(item))
-                }
                 switch item.renditionState {
                 case .pending: throw APIError.notFound("the motion is still being converted")
                 case .failed: throw APIError.notFound("the motion could not be converted for the browser")
-                case .ready, nil: break
+                case .ready:
+                    shown.mimeType = Vault.renditionMimeType
+                    shown.mediaId = item.renditionId ?? shown.mediaId
+                case nil: break
                 }
-                return (motion, try vault.openMotion(item))
+                return (shown, try vault.openMotion(item))
             }
             return Self.original(item, reader: reader, request: request, downloadable: false)
         }

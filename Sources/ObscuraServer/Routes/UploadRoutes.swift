@@ -33,13 +33,10 @@ struct UploadRoutes {
                 return try vault.importUpload(buffer, name: name, into: folder)
             }
             switch outcome {
-            case let .imported(item):
+            case let .imported(item), let .joined(item):
+                // A file that joined a still already shown answers with the still.
                 if item.renditionState == .pending { try context.renditions().start() }
                 return try JSON.response(["item": ItemJSON(item)], status: .created)
-            case let .joined(still):
-                // The file joined a still already shown: the answer names the still.
-                if still.renditionState == .pending { try context.renditions().start() }
-                return try JSON.response(["item": ItemJSON(still)], status: .created)
             case .duplicate:
                 return try JSON.response(["duplicate": true])
             case let .failed(failure):

@@ -35,10 +35,12 @@ import Testing
         #expect(keys.trimmingCharacters(in: .whitespacesAndNewlines) == Self.identifier)
 
         let photo = try bytes(still)
-        #expect(try photo.withUnsafeBytes { try Imaging.probe($0) }.contentIdentifier == Self.identifier)
+        #expect(try photo.withUnsafeBytes { try Imaging.probe($0, readingContentIdentifier: true) }.contentIdentifier
+                == Self.identifier)
+        #expect(try photo.withUnsafeBytes { try Imaging.probe($0) }.contentIdentifier == nil, "read only when asked for")
         #expect(try Video.probe(path: movie).contentIdentifier == Self.identifier)
         let plain = try TestImages.image("jpg", width: 8, height: 8)
-        #expect(try plain.withUnsafeBytes { try Imaging.probe($0) }.contentIdentifier == nil)
+        #expect(try plain.withUnsafeBytes { try Imaging.probe($0, readingContentIdentifier: true) }.contentIdentifier == nil)
     }
 
     @Test func aDamagedMakerNoteIsNoIdentifierAndNoCrash() throws {
