@@ -18,7 +18,7 @@ struct ItemRoutes {
         func encode(to encoder: Encoder) throws {
             var c = encoder.container(keyedBy: CodingKeys.self)
             try c.encode(items, forKey: .items)
-            try c.encode(nextCursor, forKey: .nextCursor)
+            try c.encodeOrNull(nextCursor, forKey: .nextCursor)
             try c.encode(total, forKey: .total)
         }
         private enum CodingKeys: String, CodingKey { case items, nextCursor, total }
