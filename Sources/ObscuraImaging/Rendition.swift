@@ -6,8 +6,9 @@ import Foundation
 /// The rendition is H.264 and AAC in MP4, at most 1080p, made by ffmpeg from the original
 /// fed through a socket, and written by ffmpeg to a pipe: no byte of either touches a
 /// file. A pipe cannot be rewound, so the MP4 is fragmented (an empty `moov` first, then a
-/// fragment every key frame, two seconds or 1 MiB, and a `mfra` index at the end): a browser can
-/// start it before the end arrives, as `faststart` would allow, and seeks by HTTP Range.
+/// fragment every key frame, two seconds or 1 MiB (one frame, if larger), and a `mfra`
+/// index at the end): a browser can start it before the end arrives, as `faststart` would
+/// allow, and seeks by HTTP Range.
 public enum Rendition {
     /// Video codecs every browser the gallery supports plays in MP4 or WebM.
     public static let playableVideo: Set<String> = ["h264", "vp8", "vp9", "av1"]
@@ -37,8 +38,9 @@ public enum Rendition {
     /// look-ahead or B-frames (about 150 MB less at 1080p than the `veryfast` preset alone,
     /// for a rendition about twice as large at the same quality); whole-pixel motion search
     /// (`subme=0`), which spares x264 three half-pixel planes per frame (about 10 MB at
-    /// 1080p, for a rendition about a fifth larger); and fragments of at most 1 MiB, since
-    /// the muxer holds a whole fragment: two seconds of a high bit rate would be tens of MB.
+    /// 1080p, for a rendition a fifth to three fifths larger, with the picture); and
+    /// fragments cut at 1 MiB, since the muxer holds a whole fragment: two seconds of a
+    /// high bit rate would be tens of MB.
     public static func arguments(input: String = "pipe:0") -> [String] {
         let box = "if(gte(iw,ih),\(longSide),\(shortSide))"
         let boxHeight = "if(gte(iw,ih),\(shortSide),\(longSide))"

@@ -118,6 +118,17 @@ import Testing
         #expect(ItemFilter(text: "\u{0}").text == nil)
     }
 
+    /// A search of the name and place together leaves out FTS5's column filter because
+    /// those are every column the index has: a column added to the index later must not
+    /// quietly join the search.
+    @Test func theSearchColumnsAreTheIndexsColumns() throws {
+        let catalog = try Catalog.empty()
+        let columns = try catalog.read { db in try String.fetchAll(db, sql: "SELECT name FROM pragma_table_info('item_search')") }
+        #expect(columns == Catalog.searchColumns)
+        #expect(Catalog.phrase("a\"b", in: Catalog.searchColumns) == "\"a\"\"b\"")
+        #expect(Catalog.phrase("lyon", in: ["place"]) == "{place} : \"lyon\"")
+    }
+
     /// The index's trigrams fold case beyond ASCII, as Swift's comparison does.
     @Test func caseIsFoldedBeyondASCII() throws {
         let (catalog, _) = try Self.catalog(count: 100, seed: "fold")

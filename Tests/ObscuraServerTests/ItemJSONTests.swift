@@ -29,6 +29,30 @@ import Testing
         }
     }
 
+    /// Every field filled, each with a value of its own, so that two fields swapped or
+    /// one written under another's key shows.
+    @Test func anItemWithEveryFieldIsWrittenExactly() throws {
+        var row = ItemRecord(id: "0a", kind: .photo, mediaId: "m", thumbId: "t", name: "IMG_0001.HEIC", mimeType: "image/heic",
+                             size: 2_048, width: 4_032, height: 3_024, orientation: 6, duration: 2.5, takenAt: 1_600_000_000.25,
+                             importedAt: 1_700_000_000.5, folderId: "f1", favorite: true, contentHash: Data([1]))
+        row.deletedAt = 1_700_000_100
+        row.latitude = 48.8566
+        row.longitude = -2.3522
+        row.place = "Paris, Île-de-France, France"
+        row.renditionState = .ready
+        row.companionId = "c"
+        row.companionRole = .motion
+        row.companionName = "IMG_0001.MOV"
+        row.companionMimeType = "video/quicktime"
+        row.companionSize = 4_096
+        let json = String(decoding: try Self.encoded(ItemJSON(row)), as: UTF8.self)
+        #expect(json == #"{"companion":{"mimeType":"video/quicktime","name":"IMG_0001.MOV","role":"motion","size":4096},"#
+            + #""deletedAt":1700000100,"duration":2.5,"favorite":true,"folderId":"f1","hasThumbnail":true,"height":3024,"#
+            + #""id":"0a","importedAt":1700000000.5,"kind":"photo","latitude":48.8566,"longitude":-2.3522,"#
+            + #""mimeType":"image/heic","name":"IMG_0001.HEIC","orientation":6,"place":"Paris, Île-de-France, France","#
+            + #""rendition":"ready","size":2048,"takenAt":1600000000.25,"width":4032}"#)
+    }
+
     /// One optional of each type, encoded both ways.
     struct Both: Encodable {
         var text: String?
