@@ -308,6 +308,11 @@ def test_a_raw_and_its_jpeg_are_one_item_with_both_kept(roll):
     el(roll, "#file-input").send_keys(str(raw))
     wait(roll, lambda: roll.execute_script(f"return document.querySelector(\".tile[data-id='{tile}'] .tile-pair\")?.textContent")
          == "RAW", 60, "the RAW badge once the RAW is in")
+    # The upload panel says what the RAW became, not that it was added as an item.
+    said = roll.execute_script("""return [...document.querySelectorAll('#upload-list .upload-row')]
+        .filter(r => r.querySelector('.upload-name').textContent === 'DSC_0300.DNG')
+        .map(r => r.querySelector('.upload-message').textContent)""")
+    assert said == ["Added to DSC_0300.JPG as its RAW"], said
     close_uploads(roll)
     assert item_count(roll) == before + 1, "one item for the two files"
     assert not any(" DSC_0300.DNG," in t[2] for t in tiles(roll))

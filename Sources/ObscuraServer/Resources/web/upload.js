@@ -10,6 +10,18 @@ const PARALLEL = 2;
 // After a batch in which nothing failed, the panel goes away by itself (issue 16).
 const AUTO_CLOSE_MS = 4000;
 
+/**
+ * What the panel says of a file that became the second half of an item already there (a
+ * Live Photo's motion, or the RAW taken with a JPEG: docs/API.md, "Items"): the upload
+ * answers with that item, whose own name is the other file's. Null for a file that is an
+ * item of its own.
+ */
+function joinedMessage(file, item) {
+  const companion = item?.companion;
+  if (!companion || companion.name !== file.name || item.name === file.name || !item.name) return null;
+  return 'Added to ' + item.name + (companion.role === 'motion' ? ' as its motion' : ' as its RAW');
+}
+
 export class Uploader {
   /** `target()` names the folder that receives uploads (null: top level); `onUploaded` runs after each import. */
   constructor({ target, canDrop, onUploaded, onSettled }) {
@@ -102,7 +114,7 @@ export class Uploader {
     try {
       const answer = await upload.promise;
       if (answer.duplicate) this.finish(task, 'duplicate', 'Already in the vault');
-      else this.finish(task, 'done', 'Added');
+      else this.finish(task, 'done', joinedMessage(task.file, answer.item) ?? 'Added');
       this.onUploaded(answer.item ?? null);
     } catch (failure) {
       const reason = failure.status === 413 ? 'Too large to upload' : failure.message;
