@@ -99,6 +99,8 @@ extension Terminal {
     /// Writes `indent`, the secret bytes and a newline to standard output straight from
     /// the zeroing buffer: a key's text never becomes a `String`.
     static func writeSecretLine(_ secret: SecureBytes, indent: String = "") {
+        // After what `output` printed before it, which sits in stdio's buffer.
+        fflush(nil)
         let line = SecureBuffer(capacity: indent.utf8.count + secret.count + 1)
         for byte in indent.utf8 { line.append(byte) }
         secret.withUnsafeBytes { for byte in $0 { line.append(byte) } }

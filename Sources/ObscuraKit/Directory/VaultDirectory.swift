@@ -30,7 +30,7 @@ public final class VaultDirectory {
     let credentialLock = NSRecursiveLock()
     /// The sessions opened here, by slot, for a destroy to stop them all.
     let sessions = SessionRegistry()
-    private let lockDescriptor: Int32
+    private let lock: DirectoryLock
     /// How the container reaches the slot files: the real directory, or (in the crash
     /// tests) a write recorder.
     let slotFiles: (String) -> any SlotFiles
@@ -69,16 +69,7 @@ public final class VaultDirectory {
             try FileManager.default.createDirectory(
                 atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         }
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue else {
-            throw VaultError.notInitialized(path)
-        }
-        lockDescriptor = try FileIO.openOrThrow(path, O_RDONLY | O_DIRECTORY)
-        // Non-blocking: a second process gets a clear error at once, never a hang.
-        guard flock(lockDescriptor, LOCK_EX | LOCK_NB) == 0 else {
-            close(lockDescriptor)
-            throw VaultError.inUse(path)
-        }
+        lock = try DirectoryLock(path: path)
         store = SlotStore(path: path + "/data", random: random)
         if isInitialized {
             switch try store.layout() {
@@ -95,11 +86,6 @@ public final class VaultDirectory {
             MediaPool(path: path + "/media").sweepTemporaries()
         }
         PreviewCache.sweepLeftovers()
-    }
-
-    deinit {
-        flock(lockDescriptor, LOCK_UN)
-        close(lockDescriptor)
     }
 
     /// The media pool's path.

@@ -19,6 +19,24 @@ public enum KeyFile {
 
     /// Reads the key of `kind` from the file at `path`.
     public static func read(_ path: String, kind: KeyKind) throws -> SecureBytes {
+        guard let contents = try readSecurely(path) else { throw KeyError.keyFileInvalid(path: path, wanted: kind, holds: nil) }
+        let count = contents.count
+        // 32 bytes are the raw key: no text is that short.
+        if count == KeyKind.byteCount { return contents }
+        do {
+            return try KeyText.decode(contents, kind: kind)
+        } catch KeyError.invalidKeyText {
+            let other: KeyKind = kind == .outer ? .decoy : .outer
+            let holds = (try? KeyText.decode(contents, kind: other)) != nil ? other : nil
+            throw KeyError.keyFileInvalid(path: path, wanted: kind, holds: holds)
+        }
+    }
+
+    /// The bytes of the file at `path`, or nil when it holds more than ``sizeLimit``,
+    /// read only when the file passes the checks on the type (opened without following a
+    /// link; a regular file of this user's, mode 0600 or stricter). The backup password
+    /// file (docs/BACKUP.md) is read through it too.
+    static func readSecurely(_ path: String) throws -> SecureBytes? {
         // Not through a symbolic link: the link's target may be anyone's file.
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
         guard fd >= 0 else {
@@ -45,17 +63,8 @@ public enum KeyFile {
                 count += n
             }
         }
-        guard count <= sizeLimit else { throw KeyError.keyFileInvalid(path: path, wanted: kind, holds: nil) }
-        let contents = buffer.withUnsafeBytes { SecureBytes(copying: UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
-        // 32 bytes are the raw key: no text is that short.
-        if count == KeyKind.byteCount { return contents }
-        do {
-            return try KeyText.decode(contents, kind: kind)
-        } catch KeyError.invalidKeyText {
-            let other: KeyKind = kind == .outer ? .decoy : .outer
-            let holds = (try? KeyText.decode(contents, kind: other)) != nil ? other : nil
-            throw KeyError.keyFileInvalid(path: path, wanted: kind, holds: holds)
-        }
+        guard count <= sizeLimit else { return nil }
+        return buffer.withUnsafeBytes { SecureBytes(copying: UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
     }
 
     /// Creates a key file at `path` holding a new random key's text, mode 0600, and

@@ -149,8 +149,9 @@ private final class Collector {
 }
 
 /// Calls `body` with a C array of `strings` (NULL where nil), valid during the call.
-/// For attribute names and values only: the copies are not wiped.
-private func withCStrings<R>(_ strings: [String?], _ body: (UnsafePointer<UnsafePointer<CChar>?>) throws -> R) rethrows -> R {
+/// For attribute names and values only: the copies are not wiped. Shared with
+/// ``BackupPasswordKeyring``.
+func withCStrings<R>(_ strings: [String?], _ body: (UnsafePointer<UnsafePointer<CChar>?>) throws -> R) rethrows -> R {
     let copies: [UnsafeMutablePointer<CChar>?] = strings.map { $0.map { strdup($0)! } }
     defer { copies.forEach { free($0) } }
     let pointers = copies.map { $0.map { UnsafePointer($0) } } + [nil]

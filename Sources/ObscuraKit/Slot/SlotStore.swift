@@ -52,6 +52,10 @@ final class SlotStore {
     /// The version 4 container, when the directory is one. Guarded by `writeLock`: the
     /// container's maps change at every commit.
     private var container: SlotContainer?
+    /// How many writes (commits, block commits, rotations, attachments) this store has
+    /// made. Guarded by `writeLock`. A backup read while the count moved may hold a torn
+    /// slot (docs/BACKUP.md).
+    private var writes: UInt64 = 0
 
     init(path: String, random: RandomSource, steps: WriteSteps = WriteSteps()) {
         self.path = path
@@ -61,8 +65,14 @@ final class SlotStore {
 
     /// Makes `container` the way slots are read and written from now on.
     func attach(_ container: SlotContainer) {
-        serialized { self.container = container }
+        serialized {
+            self.container = container
+            writes += 1
+        }
     }
+
+    /// The number of writes made so far, read under the write lock.
+    var writeCount: UInt64 { serialized { writes } }
 
     /// What the slot files on disk are.
     enum Layout {
@@ -155,6 +165,7 @@ final class SlotStore {
 
     func commit(_ change: Change) throws {
         try serialized {
+            writes += 1
             guard let container else { return try commitLocked(change) }
             // A container never removes a slot file: a destroyed vault's slot becomes a decoy.
             precondition(change.remove.isEmpty, "a container keeps every slot")
@@ -179,7 +190,10 @@ final class SlotStore {
     /// commit that writes the same bucket of positions in every slot (§8.12).
     @discardableResult
     func commitBlocks(_ name: String, _ blocks: [Int: [UInt8]], logicalCount: Int) throws -> BlockCommitReport {
-        try serialized { try requireContainer(name).commit(blocks: [try slotID(name): blocks], logicalCount: logicalCount) }
+        try serialized {
+            writes += 1
+            return try requireContainer(name).commit(blocks: [try slotID(name): blocks], logicalCount: logicalCount)
+        }
     }
 
     /// The container slot named `name`; a name the container cannot hold is no file of it.
@@ -208,6 +222,7 @@ final class SlotStore {
     /// commit's superblocks, then its blocks.
     func rotate(to key: OuterKey) throws {
         try serialized {
+            writes += 1
             guard let container else { throw VaultError.outerKeyRequired }
             try container.commit(rekeyingTo: key)
             // Begins by overwriting the old key's superblocks (§8.11 step 2).

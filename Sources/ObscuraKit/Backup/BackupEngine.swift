@@ -1,0 +1,256 @@
+import Foundation
+import ObscuraCrypto
+
+/// Backups of vault directories in one restic repository (docs/BACKUP.md): making the
+/// repository, taking snapshots, listing, checking, restoring and thinning them.
+///
+/// A snapshot holds one vault directory whole, every slot and the pool, and nothing
+/// else: restic runs in the directory and saves `.`, so a snapshot's root is the
+/// directory's contents, and a restore gives back `data/` and `media/` as they were.
+/// Each snapshot carries the tag ``tag``; listings, `latest` and retention look at those
+/// alone.
+public struct BackupEngine {
+    /// The tag on every snapshot Obscura takes.
+    public static let tag = "obscura"
+
+    let restic: Restic
+
+    /// An engine for `repository` under `password` (canonical, ``BackupPassword/canonical(_:)``).
+    ///
+    /// - Parameter giveUpSeconds: how long restic may keep retrying a repository that does
+    ///   not answer before the run is stopped as unreachable.
+    public init(repository: BackupRepository, password: SecureBytes, giveUpSeconds: Double = 120) {
+        restic = Restic(repository: repository, password: password, giveUpSeconds: giveUpSeconds)
+    }
+
+    /// The repository.
+    public var repository: BackupRepository { restic.repository }
+
+    /// Makes a new repository.
+    ///
+    /// - Returns: false, making nothing, when a repository already exists there (its
+    ///   password is then checked: ``BackupError/wrongPassword`` when it is not this one).
+    @discardableResult
+    public func create() throws -> Bool {
+        let output = try restic.run(["init"])
+        if output.status == 0 { return true }
+        guard output.stderr.contains("config file already exists") else { throw restic.classify(output.stderr, "init") }
+        try checkPassword()
+        return false
+    }
+
+    /// Checks that the password opens the repository, reading only its config.
+    public func checkPassword() throws {
+        try restic.check(try restic.run(["cat", "config"]), "cat config")
+    }
+
+    /// Takes a snapshot of the vault directory at `directory` as it is now. The caller
+    /// keeps writes away for the run (``VaultDirectory/backUp(to:progress:cancel:)``).
+    ///
+    /// A file restic could not read fails the backup (and its snapshot is forgotten),
+    /// unless it is a pool file that no longer exists and `vanishedPoolFilesAllowed`: a
+    /// file deleted after the commit that stopped naming it, which a consistent snapshot
+    /// need not hold.
+    func snapshot(
+        directory: String, vanishedPoolFilesAllowed: Bool, progress: ((BackupProgress) -> Void)?, cancel: BackupCancellation?
+    ) throws -> BackupSummary {
+        try unlockStale()
+        var summary: ResticSummary?
+        var unreadable = [String]()
+        let output = try restic.run(["backup", "--json", "--tag", Self.tag, "."], workingDirectory: directory, cancel: cancel) { line in
+            switch ResticMessage(line: line) {
+            case let .status(status)?: progress?(BackupProgress(status))
+            case let .summary(s)?: summary = s
+            case let .error(error)?: if let item = error.item { unreadable.append(item) }
+            case nil: break
+            }
+        }
+        // Exit 3: a snapshot was saved, but some files could not be read.
+        guard output.status == 0 || output.status == 3, let summary else {
+            throw output.status == 0 ? BackupError.resticFailed(command: "backup", detail: "no summary") : restic.classify(output.stderr, "backup")
+        }
+        let missing = unreadable.filter { item in
+            let relative = item.drop { $0 == "/" || $0 == "." }
+            let vanished = relative.hasPrefix("media/") && !FileManager.default.fileExists(atPath: directory + "/" + relative)
+            return !(vanished && vanishedPoolFilesAllowed)
+        }
+        if output.status == 3 && (!missing.isEmpty || unreadable.isEmpty) {
+            try? forget(snapshot: summary.snapshotID)
+            throw BackupError.incomplete(missing.isEmpty ? ["(restic named none)"] : missing)
+        }
+        return BackupSummary(summary)
+    }
+
+    /// The snapshots Obscura took, oldest first.
+    public func snapshots() throws -> [BackupSnapshot] {
+        let output = try restic.run(["snapshots", "--json", "--tag", Self.tag])
+        try restic.check(output, "snapshots")
+        do {
+            return try JSONDecoder().decode([BackupSnapshot]?.self, from: Data(output.stdout)) ?? []
+        } catch {
+            throw BackupError.resticFailed(command: "snapshots", detail: "unreadable listing (\(error))")
+        }
+    }
+
+    /// What `check` found.
+    public struct CheckReport: Sendable {
+        /// Whether the repository has no error.
+        public let passed: Bool
+        /// restic's report, line by line.
+        public let lines: [String]
+    }
+
+    /// Checks the repository's structure, and with `readData` every pack's contents.
+    public func check(readData: Bool, cancel: BackupCancellation? = nil) throws -> CheckReport {
+        try unlockStale()
+        let output = try restic.run(["check"] + (readData ? ["--read-data"] : []), cancel: cancel)
+        let lines = (String(decoding: output.stdout, as: UTF8.self) + output.stderr).split(separator: "\n").map(String.init)
+            .filter { !$0.hasPrefix("reading repository password") && !$0.hasPrefix("[") }
+        if output.status != 0 {
+            let error = restic.classify(output.stderr, "check")
+            switch error {
+            case .wrongPassword, .noRepository, .unreachable, .repositoryLocked: throw error
+            default: break
+            }
+        }
+        return CheckReport(passed: output.status == 0, lines: lines)
+    }
+
+    /// How many snapshots to keep (`backup forget`): the last of each of so many days,
+    /// weeks and months, as restic's `--keep-*` options count them.
+    public struct Retention: Sendable {
+        public var daily = 7, weekly = 4, monthly = 12
+        /// The default: 7 daily, 4 weekly, 12 monthly.
+        public init(daily: Int = 7, weekly: Int = 4, monthly: Int = 12) {
+            self.daily = daily
+            self.weekly = weekly
+            self.monthly = monthly
+        }
+    }
+
+    /// Forgets the snapshots `retention` does not keep and prunes the data only they
+    /// held. Returns how many were kept and removed.
+    public func forget(_ retention: Retention) throws -> (kept: Int, removed: Int) {
+        try unlockStale()
+        let output = try restic.run([
+            "forget", "--json", "--tag", Self.tag, "--keep-daily", String(retention.daily),
+            "--keep-weekly", String(retention.weekly), "--keep-monthly", String(retention.monthly),
+        ])
+        try restic.check(output, "forget")
+        struct Group: Decodable { let keep: [BackupSnapshot]?; let remove: [BackupSnapshot]? }
+        let groups = (try? JSONDecoder().decode([Group].self, from: Data(output.stdout))) ?? []
+        let removed = groups.reduce(0) { $0 + ($1.remove?.count ?? 0) }
+        if removed > 0 { try restic.check(try restic.run(["prune"]), "prune") }
+        return (groups.reduce(0) { $0 + ($1.keep?.count ?? 0) }, removed)
+    }
+
+    /// Forgets one snapshot (a torn first pass, an incomplete one); its data goes at the
+    /// next prune.
+    func forget(snapshot id: String) throws {
+        try restic.check(try restic.run(["forget", id]), "forget")
+    }
+
+    /// Removes locks left by restic processes that no longer run (a run killed with the
+    /// repository out of reach leaves its lock behind).
+    func unlockStale() throws {
+        try restic.check(try restic.run(["unlock"]), "unlock")
+    }
+
+    /// Restores `snapshot` (`latest` or an id) as a new vault directory at `target`,
+    /// which must not exist or be an empty directory: it is never written over.
+    ///
+    /// The password is checked before anything is made. The files go to a new directory
+    /// beside `target`, are verified against the repository, must hold a vault directory,
+    /// and only then are renamed to `target`; any failure removes them.
+    ///
+    /// - Returns: the bytes restored.
+    @discardableResult
+    public func restore(
+        _ snapshot: String, to target: String, progress: (@Sendable (BackupProgress) -> Void)? = nil,
+        cancel: BackupCancellation? = nil
+    ) throws -> Int64 {
+        guard snapshot == "latest" || (snapshot.count >= 8 && snapshot.count <= 64 && snapshot.allSatisfy(\.isHexDigit)) else {
+            throw BackupError.invalidSnapshot(snapshot)
+        }
+        let target = BackupConfigurationStore.canonical(target)
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: target, isDirectory: &isDirectory) {
+            let empty = isDirectory.boolValue && ((try? FileManager.default.contentsOfDirectory(atPath: target))?.isEmpty ?? false)
+            guard empty else { throw BackupError.targetNotEmpty(target) }
+        }
+        try checkPassword()
+        let name = snapshot == "latest" ? snapshot : snapshot.lowercased()
+        let stats = try restic.run(["stats", "--json", "--mode", "restore-size", "--tag", Self.tag, name])
+        if stats.status != 0 { throw noSnapshotOr(stats, name, "stats") }
+        struct Size: Decodable { let total_size: Int64?; let total_file_count: Int64? }
+        let size = try? JSONDecoder().decode(Size.self, from: Data(stats.stdout))
+
+        let parent = (target as NSString).deletingLastPathComponent
+        try FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        let staging = parent + "/.obscura-restore-" + UUID().uuidString.lowercased()
+        try FileManager.default.createDirectory(atPath: staging, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+        do {
+            let watcher = progress.map { report in
+                RestoreWatcher(path: staging, total: size?.total_size ?? 0, files: size?.total_file_count ?? 0, report: report)
+            }
+            defer { watcher?.stop() }
+            let output = try restic.run(["restore", "--tag", Self.tag, "--target", staging, "--verify", name], cancel: cancel)
+            if output.status != 0 { throw noSnapshotOr(output, name, "restore") }
+            try Self.requireVaultDirectory(staging, snapshot: name)
+            if FileManager.default.fileExists(atPath: target) { guard rmdir(target) == 0 else { throw BackupError.targetNotEmpty(target) } }
+            try FileIO.renameExclusive(staging, target)
+            try FileIO.syncParentDirectory(of: target)
+        } catch {
+            try? FileManager.default.removeItem(atPath: staging)
+            throw error
+        }
+        return size?.total_size ?? 0
+    }
+
+    private func noSnapshotOr(_ output: Restic.Output, _ name: String, _ command: String) -> BackupError {
+        let text = output.stderr.lowercased()
+        if text.contains("no matching id") || text.contains("no snapshot found") || text.contains("no snapshot matched") {
+            return .noSnapshot(name)
+        }
+        return restic.classify(output.stderr, command)
+    }
+
+    /// Throws unless `path` holds `data/` with at least one slot file name and `media/`.
+    static func requireVaultDirectory(_ path: String, snapshot: String) throws {
+        let slots = (try? FileManager.default.contentsOfDirectory(atPath: path + "/data")) ?? []
+        var isDirectory: ObjCBool = false
+        guard slots.contains(where: { SlotID(fileName: $0) != nil }),
+              FileManager.default.fileExists(atPath: path + "/media", isDirectory: &isDirectory), isDirectory.boolValue
+        else { throw BackupError.notAVaultSnapshot(snapshot) }
+    }
+}
+
+/// Reports a restore's progress from the bytes on disk (restic 0.14's restore reports
+/// none), twice a second.
+private final class RestoreWatcher: @unchecked Sendable {
+    // @unchecked: `stopped` is read and written under `lock`.
+    private let lock = NSLock()
+    private var stopped = false
+
+    init(path: String, total: Int64, files: Int64, report: @escaping @Sendable (BackupProgress) -> Void) {
+        let thread = Thread { [self] in
+            while !lock.withLock({ stopped }) {
+                var bytes: Int64 = 0, count: Int64 = 0
+                if let walk = FileManager.default.enumerator(atPath: path) {
+                    while let name = walk.nextObject() as? String {
+                        if let attributes = walk.fileAttributes, attributes[.type] as? FileAttributeType == .typeRegular {
+                            bytes += (attributes[.size] as? NSNumber)?.int64Value ?? 0
+                            count += 1
+                        }
+                        _ = name
+                    }
+                }
+                report(BackupProgress(bytesDone: min(bytes, total), totalBytes: total, filesDone: count, totalFiles: files))
+                Thread.sleep(forTimeInterval: 0.5)
+            }
+        }
+        thread.start()
+    }
+
+    func stop() { lock.withLock { stopped = true } }
+}
