@@ -34,6 +34,8 @@ public struct GalleryServer {
         /// this process knows it, so it says nothing of a directory's slots once a vault
         /// exists or the server restarts.
         public var newDirectory = false
+        /// Where the directory's backup set-up is read (docs/BACKUP.md).
+        public var backupStore = BackupConfigurationStore.default()
         /// Seconds since 1970 for auto-lock and the password delay (tests drive their own).
         package var clock: @Sendable () -> Double = { Date().timeIntervalSince1970 }
 
@@ -51,6 +53,8 @@ public struct GalleryServer {
     /// This launch's access token and cookie name.
     let access: LaunchAccess
     let allowedHosts = NIOLockedValueBox<Set<String>>([])
+    /// Automatic backups of the directory.
+    let backups: BackupScheduler
 
     /// A server over `directory` (opened, and so locked, by the caller).
     public init(directory: VaultDirectory, configuration: Configuration) {
@@ -59,6 +63,7 @@ public struct GalleryServer {
             directory: directory, minuteSeconds: configuration.minuteSeconds, iterations: configuration.iterations,
             suggestCreating: configuration.newDirectory, clock: configuration.clock)
         access = LaunchAccess(secure: configuration.usesTLS)
+        backups = BackupScheduler(directory: directory, store: configuration.backupStore, clock: configuration.clock)
         allowedHosts.withLockedValue { $0 = OriginMiddleware<GalleryContext>.hosts(bound: configuration.host, port: configuration.port) }
     }
 
@@ -76,6 +81,7 @@ public struct GalleryServer {
         FolderRoutes(store: store).register(on: router)
         SettingsRoutes(store: store).register(on: router)
         ExportRoutes().register(on: router)
+        BackupRoutes(scheduler: backups).register(on: router)
         StaticRoutes(root: webRoot).register(on: router)
         return router
     }
@@ -107,7 +113,7 @@ public struct GalleryServer {
             router: router(webRoot: webRoot),
             server: server,
             configuration: .init(address: .hostname(host, port: configuration.port), serverName: nil),
-            services: [AutoLockService(store: store)],
+            services: [AutoLockService(store: store), BackupService(scheduler: backups)],
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? 0
                 allowedHosts.withLockedValue { $0 = OriginMiddleware<GalleryContext>.hosts(bound: host, port: port) }

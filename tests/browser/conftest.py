@@ -59,7 +59,8 @@ def serving(workdir, auto_lock_unit_seconds=2):
         pytest.fail(f"no obscura binary at {OBSCURA_BIN} (set OBSCURA_BIN)")
     # Trace logging: the last test greps everything the server said for the secrets used.
     # Headless: both keys in key files, which the first run creates (docs/FORMAT.md §4.3).
-    env = dict(os.environ, XDG_CONFIG_HOME=str(workdir / "config"), OBSCURA_LOG_LEVEL="trace",
+    env = dict(os.environ, XDG_CONFIG_HOME=str(workdir / "config"), XDG_CACHE_HOME=str(workdir / "cache"),
+               OBSCURA_LOG_LEVEL="trace",
                OBSCURA_OUTER_KEY_FILE=str(workdir / "outer.key"), OBSCURA_DECOY_SECRET_FILE=str(workdir / "decoy.key"))
     process = subprocess.Popen(
         [OBSCURA_BIN, "--vault", str(workdir / "vault"), "serve", "--port", "0",

@@ -13,7 +13,8 @@ extension VaultDirectory {
         to engine: BackupEngine, progress: ((BackupProgress) -> Void)? = nil, cancel: BackupCancellation? = nil
     ) throws -> BackupSummary {
         let directory = BackupConfigurationStore.canonical(path)
-        let before = store.writeCount
+        // Read with no write under way: any write that overlaps the pass moves the count.
+        let before = store.serialized { store.writeCount }
         let first = try engine.snapshot(directory: directory, vanishedPoolFilesAllowed: true, progress: progress, cancel: cancel)
         guard store.writeCount != before else { return first }
         logger.debug("a write committed during the backup; taking it again with writes held")
@@ -25,6 +26,10 @@ extension VaultDirectory {
         second.secondPass = true
         return second
     }
+
+    /// The number of writes to the slots begun so far; it never waits on one. The
+    /// gallery's backup schedule watches it for changes.
+    public var writeCount: UInt64 { store.writeCount }
 
     /// Backs up the vault directory at `path`, which no process holds: its lock is taken
     /// for the run (`obscura backup run`), so nothing writes to it meanwhile; neither the

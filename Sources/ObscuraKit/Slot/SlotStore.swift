@@ -53,9 +53,11 @@ final class SlotStore {
     /// container's maps change at every commit.
     private var container: SlotContainer?
     /// How many writes (commits, block commits, rotations, attachments) this store has
-    /// made. Guarded by `writeLock`. A backup read while the count moved may hold a torn
-    /// slot (docs/BACKUP.md).
+    /// begun, counted under `writeLock` as each begins. Guarded by its own `writesLock`,
+    /// so that a reader never waits on a commit: a backup read while the count moved may
+    /// hold a torn slot (docs/BACKUP.md, "Consistency").
     private var writes: UInt64 = 0
+    private let writesLock = NSLock()
 
     init(path: String, random: RandomSource, steps: WriteSteps = WriteSteps()) {
         self.path = path
@@ -67,12 +69,15 @@ final class SlotStore {
     func attach(_ container: SlotContainer) {
         serialized {
             self.container = container
-            writes += 1
+            countWrite()
         }
     }
 
-    /// The number of writes made so far, read under the write lock.
-    var writeCount: UInt64 { serialized { writes } }
+    /// The number of writes begun so far. Read under ``serialized(_:)``, no write is
+    /// under way, so every write after that read moves it.
+    var writeCount: UInt64 { writesLock.withLock { writes } }
+
+    private func countWrite() { writesLock.withLock { writes += 1 } }
 
     /// What the slot files on disk are.
     enum Layout {
@@ -165,7 +170,7 @@ final class SlotStore {
 
     func commit(_ change: Change) throws {
         try serialized {
-            writes += 1
+            countWrite()
             guard let container else { return try commitLocked(change) }
             // A container never removes a slot file: a destroyed vault's slot becomes a decoy.
             precondition(change.remove.isEmpty, "a container keeps every slot")
@@ -191,7 +196,7 @@ final class SlotStore {
     @discardableResult
     func commitBlocks(_ name: String, _ blocks: [Int: [UInt8]], logicalCount: Int) throws -> BlockCommitReport {
         try serialized {
-            writes += 1
+            countWrite()
             return try requireContainer(name).commit(blocks: [try slotID(name): blocks], logicalCount: logicalCount)
         }
     }
@@ -222,7 +227,7 @@ final class SlotStore {
     /// commit's superblocks, then its blocks.
     func rotate(to key: OuterKey) throws {
         try serialized {
-            writes += 1
+            countWrite()
             guard let container else { throw VaultError.outerKeyRequired }
             try container.commit(rekeyingTo: key)
             // Begins by overwriting the old key's superblocks (§8.11 step 2).

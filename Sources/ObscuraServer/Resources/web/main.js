@@ -77,7 +77,7 @@ const uploader = new Uploader({
 });
 const search = new Search({ onChange: (value) => catalog.setSearch(value).catch(reportError) });
 library.onViewChange = () => search.clear();
-new Settings({ onAutoLockChange: () => {} });
+const settings = new Settings({ onAutoLockChange: () => {} });
 wireSelectionBar({ catalog, selection, folders, library });
 const unlockPage = createUnlockPage({ onUnlocked: enter });
 addRevealButtons();
@@ -124,6 +124,7 @@ function enter() {
   });
   clearInterval(watchTimer);
   watchTimer = setInterval(watch, WATCH_INTERVAL_MS);
+  settings.backup.start();
 }
 
 /** Back to the unlock page, dropping every decrypted thing the page holds; with
@@ -131,6 +132,7 @@ function enter() {
 function leave(message = '', create = false) {
   open = false;
   clearInterval(watchTimer);
+  settings.backup.stop();
   viewer.close();
   closeAllDialogs();
   hideAll();

@@ -1,6 +1,7 @@
-// settings.js: the settings dialog: auto-lock delay, vault password, export.
+// settings.js: the settings dialog: auto-lock delay, vault password, backup, export.
 
 import { csrfToken, get, loadSession, post } from './api.js';
+import { BackupPanel } from './backup.js';
 import { busy, openDialog, showError, toast } from './dialogs.js';
 
 const $ = (id) => document.getElementById(id);
@@ -16,7 +17,11 @@ export class Settings {
     $('export-prepare').addEventListener('click', () => this.prepareExport());
     $('export-copy').addEventListener('click', () => this.copyExportPassword());
     $('export-form').addEventListener('submit', (event) => this.startExport(event));
-    $('settings-dialog').addEventListener('close', () => this.forgetExport());
+    $('settings-dialog').addEventListener('close', () => {
+      this.forgetExport();
+      this.backup.shown(false);
+    });
+    this.backup = new BackupPanel();
   }
 
   async open() {
@@ -24,6 +29,7 @@ export class Settings {
     $('autolock-status').textContent = '';
     this.forgetExport();
     openDialog($('settings-dialog'));
+    this.backup.shown(true);
     try {
       const settings = await get('/api/settings');
       this.paintAutoLock(settings.autoLockMinutes);
