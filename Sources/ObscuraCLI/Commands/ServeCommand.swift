@@ -78,6 +78,11 @@ struct ServeCommand: ParsableCommand {
                 cookie, and can act as you while the vault is unlocked. Use --tls-cert/--tls-key.
                 """)
         }
+        if let backup = try? configuration.backupStore.load(directory: BackupConfigurationStore.canonical(directory.path)) {
+            Terminal.note(backup.afterSeconds == 0
+                ? "Backups: to \(backup.repository.shown), only when asked (Settings, or `obscura backup run` while the gallery is stopped)."
+                : "Backups: to \(backup.repository.shown), \(BackupDuration.spoken(backup.afterSeconds)) after the last change.")
+        }
         let server = GalleryServer(directory: directory, configuration: configuration)
         let app = try server.application { link in
             // Written straight to the descriptor (scripts wait for this line), from the
