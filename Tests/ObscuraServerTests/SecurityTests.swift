@@ -16,6 +16,7 @@ import Testing
         ("/api/folders", ["path": "A"]), ("/api/folders/x/unlock", ["password": "x"]), ("/api/folders/x/lock", nil),
         ("/api/folders/x/delete", nil), ("/api/settings", ["autoLockMinutes": 1]),
         ("/api/password", ["current": "a", "new": "b"]), ("/api/export/password", nil), ("/api/export", nil),
+        ("/api/backup", nil), ("/api/backup/settings", ["afterSeconds": 600]),
     ] }
 
     @Test func everyResponseCarriesTheSecurityHeaders() async throws {

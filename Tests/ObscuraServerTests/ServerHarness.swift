@@ -32,6 +32,8 @@ final class ServerHarness: @unchecked Sendable {
         configuration.webRoot = Self.webRoot
         configuration.tlsCertificate = tls?.cert
         configuration.tlsKey = tls?.key
+        // The test's own, never the user's ~/.config.
+        configuration.backupStore = BackupConfigurationStore(path: root + "/config/backup")
         if let clock { configuration.clock = { clock.now } }
         server = GalleryServer(directory: directory, configuration: configuration)
     }

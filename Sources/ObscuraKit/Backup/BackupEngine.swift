@@ -9,7 +9,7 @@ import ObscuraCrypto
 /// directory's contents, and a restore gives back `data/` and `media/` as they were.
 /// Each snapshot carries the tag ``tag``; listings, `latest` and retention look at those
 /// alone.
-public struct BackupEngine {
+public struct BackupEngine: Sendable {
     /// The tag on every snapshot Obscura takes.
     public static let tag = "obscura"
 
@@ -28,14 +28,14 @@ public struct BackupEngine {
 
     /// Makes a new repository.
     ///
-    /// - Returns: false, making nothing, when a repository already exists there (its
-    ///   password is then checked: ``BackupError/wrongPassword`` when it is not this one).
+    /// - Returns: false, making nothing, when a repository already exists there. Its
+    ///   password is not checked here (this engine's is a new one, which cannot open it):
+    ///   the caller asks for the repository's own and calls ``checkPassword()``.
     @discardableResult
     public func create() throws -> Bool {
         let output = try restic.run(["init"])
         if output.status == 0 { return true }
         guard output.stderr.contains("config file already exists") else { throw restic.classify(output.stderr, "init") }
-        try checkPassword()
         return false
     }
 
@@ -65,12 +65,15 @@ public struct BackupEngine {
             case nil: break
             }
         }
+        for text in output.errorMessages {
+            if case let .error(error)? = ResticMessage(line: text), let item = error.item { unreadable.append(item) }
+        }
         // Exit 3: a snapshot was saved, but some files could not be read.
         guard output.status == 0 || output.status == 3, let summary else {
             throw output.status == 0 ? BackupError.resticFailed(command: "backup", detail: "no summary") : restic.classify(output.stderr, "backup")
         }
         let missing = unreadable.filter { item in
-            let relative = item.drop { $0 == "/" || $0 == "." }
+            let relative = Self.relative(item, to: directory)
             let vanished = relative.hasPrefix("media/") && !FileManager.default.fileExists(atPath: directory + "/" + relative)
             return !(vanished && vanishedPoolFilesAllowed)
         }
@@ -79,6 +82,13 @@ public struct BackupEngine {
             throw BackupError.incomplete(missing.isEmpty ? ["(restic named none)"] : missing)
         }
         return BackupSummary(summary)
+    }
+
+    /// `item`, a path restic named, relative to the backed-up `directory`: restic names
+    /// files by absolute path even when it backs up `.`.
+    static func relative(_ item: String, to directory: String) -> String {
+        if item.hasPrefix(directory + "/") { return String(item.dropFirst(directory.count + 1)) }
+        return String(item.drop { $0 == "/" || $0 == "." })
     }
 
     /// The snapshots Obscura took, oldest first.

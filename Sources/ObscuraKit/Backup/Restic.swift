@@ -10,7 +10,7 @@ import ObscuraCrypto
 /// environment, so that nothing but this type's arguments chooses the repository and the
 /// key; the rest of the environment (ssh's agent, rclone's and the cloud tools'
 /// credentials, `XDG_CACHE_HOME` for restic's cache of sealed metadata) passes through.
-struct Restic {
+struct Restic: Sendable {
     let repository: BackupRepository
     let password: SecureBytes
     /// How long restic may keep retrying a repository that does not answer, with no
@@ -25,10 +25,15 @@ struct Restic {
         let stdout: [UInt8]
         /// The end of standard error (at most ``stderrLimit`` bytes).
         let stderr: String
+        /// The `--json` error lines restic printed on standard error (restic 0.14 prints
+        /// its `error` messages there, not on standard output), at most ``errorLimit``.
+        var errorMessages: [String] = []
     }
 
     /// The most bytes of standard error kept for messages.
     static let stderrLimit = 32 * 1024
+    /// The most `error` lines kept.
+    static let errorLimit = 1000
     /// The variables never passed to restic.
     static let withheld = ["RESTIC_PASSWORD", "RESTIC_PASSWORD_FILE", "RESTIC_PASSWORD_COMMAND",
                            "RESTIC_REPOSITORY", "RESTIC_REPOSITORY_FILE", "RESTIC_KEY_HINT"]
@@ -75,6 +80,7 @@ struct Restic {
             Self.readLines(errors.fileHandleForReading.fileDescriptor) { text in
                 watch.sawError(text)
                 collected.appendErr(text)
+                if text.hasPrefix("{\"message_type\":\"error\"") { collected.appendErrorMessage(text) }
             }
         }
         // The watchdog: stops restic when the run is cancelled or the repository stopped
@@ -107,7 +113,7 @@ struct Restic {
         exited.signal()
         background.wait()
         if let stopped = watch.stopped { throw stopped.shown(replacing: repository.location, with: repository.shown) }
-        return Output(status: process.terminationStatus, stdout: collected.out, stderr: collected.err)
+        return Output(status: process.terminationStatus, stdout: collected.out, stderr: collected.err, errorMessages: collected.errorMessages)
     }
 
     /// Throws the error a failed run stands for; does nothing for exit 0.
@@ -122,14 +128,17 @@ struct Restic {
         let lines = stderr.split(separator: "\n").map(String.init).filter { !$0.hasPrefix("reading repository password") }
         let fatal = lines.last { $0.hasPrefix("Fatal:") } ?? lines.last ?? "no message"
         if lower.contains("wrong password or no key found") { return .wrongPassword }
-        if lower.contains("is there a repository at the following location") { return .noRepository(repository.shown) }
         if lower.contains("no space left on device") || lower.contains("disk quota exceeded") {
             return .repositoryFull(shown(fatal))
         }
-        if lower.contains("repository is already locked") { return .repositoryLocked(shown(fatal)) }
+        if lower.contains("repository is already locked") {
+            return .repositoryLocked(shown(lines.last { $0.contains("already locked") } ?? fatal))
+        }
+        // Before "is there a repository": restic asks that too when the server did not answer.
         let network = ["connection refused", "no such host", "i/o timeout", "network is unreachable", "connection reset",
                        "unable to start the sftp session", "ssh command exited", "connection closed", "unexpected eof", "broken pipe"]
         if network.contains(where: lower.contains) { return .unreachable(repository: repository.shown, detail: shown(fatal)) }
+        if lower.contains("is there a repository at the following location") { return .noRepository(repository.shown) }
         return .resticFailed(command: command, detail: shown(lines.suffix(3).joined(separator: "; ")))
     }
 
@@ -235,6 +244,7 @@ private final class Collected: @unchecked Sendable {
     private let lock = NSLock()
     private var outBytes = [UInt8]()
     private var errText = ""
+    private var errorLines = [String]()
 
     func appendOut(_ text: String) { lock.withLock { outBytes += Array(text.utf8) + [0x0A] } }
 
@@ -245,7 +255,12 @@ private final class Collected: @unchecked Sendable {
         }
     }
 
+    func appendErrorMessage(_ text: String) {
+        lock.withLock { if errorLines.count < Restic.errorLimit { errorLines.append(text) } }
+    }
+
     var out: [UInt8] { lock.withLock { outBytes } }
+    var errorMessages: [String] { lock.withLock { errorLines } }
     var err: String { lock.withLock { errText } }
 }
 

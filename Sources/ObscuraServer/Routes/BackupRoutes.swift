@@ -20,21 +20,26 @@ struct BackupRoutes {
         }
         router.post("/api/backup") { _, context -> Response in
             _ = try context.vault()
-            guard scheduler.configuration != nil else {
-                throw APIError(.conflict, "no backup is set up for this vault directory; run `obscura backup init REPO`")
-            }
+            try requireSetUp()
             guard scheduler.requestNow() else { throw APIError(.conflict, "a backup is already running") }
             return Response(status: .accepted)
         }
         router.post("/api/backup/settings") { request, context -> Response in
             _ = try context.vault()
             let body = try await JSON.decode(Settings.self, from: request)
+            try requireSetUp()
             guard Self.offeredDelays.contains(body.afterSeconds) else {
                 throw APIError.badRequest("afterSeconds must be one of \(Self.offeredDelays.map(String.init).joined(separator: ", "))")
             }
             let scheduler = self.scheduler
             let saved = try await Blocking.run { try scheduler.setAfterSeconds(body.afterSeconds) }
             return try JSON.response(Settings(afterSeconds: saved.afterSeconds))
+        }
+    }
+
+    private func requireSetUp() throws {
+        guard scheduler.configuration != nil else {
+            throw APIError(.conflict, "no backup is set up for this vault directory; run `obscura backup init REPO`")
         }
     }
 }
