@@ -12,6 +12,9 @@ final class CLIRunner {
     var outerKeyFile: String { root + "/outer.key" }
     /// The decoy secret file (`OBSCURA_DECOY_SECRET_FILE`), for the same reason.
     var decoySecretFile: String { root + "/decoy.key" }
+    /// Variables every command of this runner gets on top of the ones above (a test's
+    /// own, such as the backup tests' cache and password file).
+    var environment: [String: String] = [:]
 
     init() throws {
         root = FileManager.default.temporaryDirectory.appendingPathComponent("obscura-cli-\(UUID().uuidString)").path
@@ -54,6 +57,7 @@ final class CLIRunner {
         process.arguments = (vaultOption ? ["--vault", vault] : []) + args
         var env = ["XDG_CONFIG_HOME": config, "HOME": root, "PATH": "/usr/bin:/bin", "OBSCURA_OUTER_KEY_FILE": outerKeyFile,
                    "OBSCURA_DECOY_SECRET_FILE": decoySecretFile]
+        env.merge(self.environment) { $1 }
         env.merge(environment) { $1 }
         process.environment = env
         return try Running(process)

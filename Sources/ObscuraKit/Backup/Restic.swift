@@ -139,7 +139,35 @@ struct Restic: Sendable {
                        "unable to start the sftp session", "ssh command exited", "connection closed", "unexpected eof", "broken pipe"]
         if network.contains(where: lower.contains) { return .unreachable(repository: repository.shown, detail: shown(fatal)) }
         if lower.contains("is there a repository at the following location") { return .noRepository(repository.shown) }
+        // restic 0.14 can crash on a failed write (a nil dereference in its archiver) and
+        // then never says why: a local repository with no room for another pack was full.
+        let panic = lines.first { $0.hasPrefix("panic: ") }
+        if let free = localFreeBytes(), free < Self.packRoom {
+            return .repositoryFull("\(free) bytes free where it lives; restic stopped: \(shown(panic ?? fatal))")
+        }
+        if let panic { return .resticFailed(command: command, detail: "restic crashed: " + shown(panic)) }
         return .resticFailed(command: command, detail: shown(lines.suffix(3).joined(separator: "; ")))
+    }
+
+    /// Room for one more pack restic writes (its default pack size, 16 MiB).
+    static let packRoom: Int64 = 16 << 20
+
+    /// The bytes free to this user on the file system of a local repository (or of its
+    /// nearest existing folder); nil for a remote one.
+    func localFreeBytes() -> Int64? {
+        var path = repository.location
+        if path.hasPrefix("local:") {
+            path.removeFirst("local:".count)
+        } else if !BackupRepository.isLocalPath(path) {
+            return nil
+        }
+        var info = statvfs()
+        while statvfs(path, &info) != 0 {
+            let parent = (path as NSString).deletingLastPathComponent
+            guard !parent.isEmpty, parent != path else { return nil }
+            path = parent
+        }
+        return Int64(info.f_bavail) * Int64(info.f_frsize)
     }
 
     /// `text` with the repository location replaced by its shown form (no password).
