@@ -54,7 +54,21 @@ public struct BackupEngine: Sendable {
     func snapshot(
         directory: String, vanishedPoolFilesAllowed: Bool, progress: ((BackupProgress) -> Void)?, cancel: BackupCancellation?
     ) throws -> BackupSummary {
-        try unlockStale()
+        do {
+            return try snapshotOnce(directory: directory, vanishedPoolFilesAllowed: vanishedPoolFilesAllowed, progress: progress, cancel: cancel)
+        } catch BackupError.repositoryLocked {
+            // A backup's lock is shared, so only an exclusive lock stops it: one that a
+            // killed prune or check left, or a live one. Stale ones go, and it is tried
+            // once more (a live one refuses again). Unlocking only then saves every other
+            // run a restic start (its key derivation).
+            try unlockStale()
+            return try snapshotOnce(directory: directory, vanishedPoolFilesAllowed: vanishedPoolFilesAllowed, progress: progress, cancel: cancel)
+        }
+    }
+
+    private func snapshotOnce(
+        directory: String, vanishedPoolFilesAllowed: Bool, progress: ((BackupProgress) -> Void)?, cancel: BackupCancellation?
+    ) throws -> BackupSummary {
         var summary: ResticSummary?
         var unreadable = [String]()
         let output = try restic.run(["backup", "--json", "--tag", Self.tag, "."], workingDirectory: directory, cancel: cancel) { line in
