@@ -33,13 +33,16 @@ struct KeysCommand: ParsableCommand {
         @Argument(help: "outer or decoy.")
         var which: Which
 
+        @Flag(help: "Print the key as 24 recovery words (BIP39 English) instead of its text.")
+        var words = false
+
         func run() throws {
             let key = try KeysCommand.currentKey(which.kind, global: global).key
             Terminal.note(which == .outer
                 ? "warning: with this key and a password, the vaults of this directory open anywhere; keep it apart from the directory and its backups."
                 : "warning: whoever holds this secret can tell decoys from real vaults; store it apart from the vault directory.")
             Self.restrictRedirectedFile()
-            Terminal.writeSecretLine(KeyText.encode(key, kind: which.kind))
+            Terminal.writeSecretLine(words ? KeyWords.encode(key) : KeyText.encode(key, kind: which.kind))
         }
 
         /// `keys export outer > file` gets a file the shell made with the umask's mode,
@@ -72,7 +75,7 @@ struct KeysCommand: ParsableCommand {
         var force = false
 
         func run() throws {
-            let key = try KeyText.decode(try KeysCommand.readText(which.kind), kind: which.kind)
+            let key = try KeysCommand.decode(try KeysCommand.readText(which.kind), kind: which.kind)
             switch which {
             case .outer: try importOuter(key)
             case .decoy: try importDecoy(key)
@@ -162,7 +165,7 @@ struct KeysCommand: ParsableCommand {
                 matches = try KeySetup.typeBack(key, kind: kind)
             } else {
                 guard let line = Terminal.readLine() else { throw CLIError("expected a key text on standard input") }
-                matches = (try? KeyText.decode(line, kind: kind)) == key
+                matches = (try? KeysCommand.decode(line, kind: kind)) == key
             }
             guard matches else { throw CLIError("the copy does not match the \(kind.name)") }
             if let item { try KeySource.platformKeyring().markConfirmed(item, kind: kind) }
@@ -305,8 +308,14 @@ struct KeysCommand: ParsableCommand {
 
     /// A key text from the terminal (no echo) or one line of standard input.
     static func readText(_ kind: KeyKind) throws -> SecureBytes {
-        if Terminal.stdinIsTerminal { return try Terminal.readSecret(prompt: "The \(kind.name)'s text (\(kind.word)-…): ") }
+        if Terminal.stdinIsTerminal { return try Terminal.readSecret(prompt: "The \(kind.name)'s text (\(kind.word)-…) or its 24 words: ") }
         guard let line = Terminal.readLine() else { throw CLIError("expected the \(kind.name)'s text on standard input") }
         return line
+    }
+
+    /// The key a typed copy holds: its 24 recovery words (docs/FORMAT.md §4.3, "Words"),
+    /// or its key text.
+    static func decode(_ text: SecureBytes, kind: KeyKind) throws -> SecureBytes {
+        KeyWords.looksLikeWords(text) ? try KeyWords.decode(text) : try KeyText.decode(text, kind: kind)
     }
 }

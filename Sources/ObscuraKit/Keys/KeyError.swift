@@ -27,6 +27,9 @@ public enum KeyError: ObscuraError, Equatable {
     /// A typed or stored key text has the wrong kind word, a bad symbol, the wrong
     /// length or the wrong check group; one error for all, so it tells nothing more.
     case invalidKeyText
+    /// Typed words are not 24 words of the BIP39 English list with the right checksum;
+    /// one error for all.
+    case invalidWords
     /// A key file may be read by other users (or is not a plain file): refused.
     case keyFilePermissions(path: String)
     /// A key file could not be opened or read.
@@ -60,6 +63,8 @@ public enum KeyError: ObscuraError, Equatable {
             return "this directory needs another outer key: none of the outer keys found opens it (import the right one with `obscura keys import outer`)"
         case .invalidKeyText:
             return "not a valid key text"
+        case .invalidWords:
+            return "not 24 valid recovery words (BIP39 English): check each word and its place"
         case let .keyFilePermissions(path):
             return "key file \(path) is readable by other users or is not a plain file; make it a file only you can read (chmod 600)"
         case let .keyFileUnreadable(path, reason):
