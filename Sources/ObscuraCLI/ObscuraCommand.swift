@@ -13,7 +13,7 @@ public struct ObscuraCommand: ParsableCommand {
             InitCommand.self, CreateCommand.self, StatusCommand.self, PasswdCommand.self,
             DestroyCommand.self, KeysCommand.self, MigrateCommand.self, AddCommand.self, RenditionsCommand.self, ListCommand.self, GetCommand.self,
             CatCommand.self, RemoveCommand.self, TrashCommand.self, MoveCommand.self, FolderCommand.self, VerifyCommand.self,
-            ExportCommand.self, ImportCommand.self, ServeCommand.self, BackupCommand.self,
+            ExportCommand.self, ImportCommand.self, ServeCommand.self, BackupCommand.self, RecoveryKitCommand.self,
         ])
 
     @OptionGroup var global: GlobalOptions
