@@ -12,7 +12,7 @@ import subprocess
 import pytest
 
 from conftest import FIXTURES, OBSCURA_BIN, chromium, serving, shoot
-from test_gallery import PASSWORD, UNLOCK_WAIT, close_uploads, el, item_count, shown, text, type_into, wait
+from test_gallery import PASSWORD, close_uploads, create_first_vault, el, item_count, shown, text, wait
 
 AFTER = "2s"  # the wait after a change; the page offers minutes, the command line any
 
@@ -34,12 +34,7 @@ def page(tmp_path_factory):
     """A page unlocked on a new vault whose directory backs up to FOLDER/repo."""
     folder = tmp_path_factory.mktemp("backup")
     with serving(folder, auto_lock_unit_seconds=60) as server, chromium(folder) as page:
-        page.get(server.link)
-        wait(page, lambda: shown(page, "#create-confirm"), 15, "the create form")
-        type_into(page, "#unlock-password", PASSWORD)
-        type_into(page, "#create-confirm", PASSWORD)
-        el(page, "#unlock-submit").click()
-        wait(page, lambda: shown(page, "#app-view"), UNLOCK_WAIT, "the gallery")
+        create_first_vault(page, server.link)
         setup = obscura(folder, "--vault", str(folder / "vault"), "backup", "init", str(folder / "repo"),
                         "--after", AFTER, "--backup-password-file", str(folder / "backup-password"))
         assert setup.returncode == 0, setup.stderr

@@ -16,8 +16,8 @@ from conftest import chromium, serving, shoot
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 import live_photo_samples as live_photo  # noqa: E402 (after its path)
-from test_gallery import (PASSWORD, UNLOCK_WAIT, close_uploads, el, item_count, search_for, select_tile, show_view,
-                          shown, text, tile_named, tiles, type_into, wait)
+from test_gallery import (close_uploads, create_first_vault, el, item_count, search_for, select_tile, show_view, shown,
+                          text, tile_named, tiles, wait)
 
 
 def tiff_ifd(entries, at):
@@ -100,12 +100,7 @@ def roll(tmp_path_factory):
     # Real minutes: a clip's import and conversion, on a loaded machine, may take longer
     # than the gallery suite's two-second "minutes" of auto-lock (its own tests cover that).
     with serving(folder, auto_lock_unit_seconds=60) as server, chromium(folder) as page:
-        page.get(server.link)
-        wait(page, lambda: shown(page, "#create-confirm"), 15, "the create form")
-        type_into(page, "#unlock-password", PASSWORD)
-        type_into(page, "#create-confirm", PASSWORD)
-        el(page, "#unlock-submit").click()
-        wait(page, lambda: shown(page, "#app-view"), UNLOCK_WAIT, "the gallery")
+        create_first_vault(page, server.link)
         page.roll_dir = folder
         yield page
 

@@ -91,6 +91,16 @@ def item_count(driver):
     return int(words[0]) if words else -1
 
 
+def create_first_vault(driver, link):
+    """Opens LINK (a new directory's server) and creates its first vault with PASSWORD."""
+    driver.get(link)
+    wait(driver, lambda: shown(driver, "#create-confirm"), 15, "the create form")
+    type_into(driver, "#unlock-password", PASSWORD)
+    type_into(driver, "#create-confirm", PASSWORD)
+    el(driver, "#unlock-submit").click()
+    wait(driver, lambda: shown(driver, "#app-view"), UNLOCK_WAIT, "the gallery")
+
+
 def type_into(driver, css, value):
     field = el(driver, css)
     field.clear()
