@@ -10,10 +10,14 @@ import ObscuraCrypto
 /// Each snapshot carries the tag ``tag``; listings, `latest` and retention look at those
 /// alone.
 public struct BackupEngine: Sendable {
-    /// The tag on every snapshot Obscura takes.
+    /// The tag on every snapshot Obscura takes and stands by.
     public static let tag = "obscura"
+    /// The tag of a gallery backup's first pass until it is known to hold no torn slot
+    /// (docs/BACKUP.md, "Consistency"): listings, `latest`, restores and retention never
+    /// see such a snapshot, and the next gallery backup forgets any left behind.
+    public static let unverifiedTag = "obscura-unverified"
 
-    let restic: Restic
+    var restic: Restic
 
     /// An engine for `repository` under `password` (canonical, ``BackupPassword/canonical(_:)``).
     ///
@@ -25,6 +29,13 @@ public struct BackupEngine: Sendable {
 
     /// The repository.
     public var repository: BackupRepository { restic.repository }
+
+    /// This engine, giving up on a repository that does not answer after `seconds`.
+    func withGiveUp(seconds: Double) -> BackupEngine {
+        var copy = self
+        copy.restic.giveUpSeconds = seconds
+        return copy
+    }
 
     /// Makes a new repository.
     ///
@@ -52,26 +63,29 @@ public struct BackupEngine: Sendable {
     /// file deleted after the commit that stopped naming it, which a consistent snapshot
     /// need not hold.
     func snapshot(
-        directory: String, vanishedPoolFilesAllowed: Bool, progress: ((BackupProgress) -> Void)?, cancel: BackupCancellation?
+        directory: String, tag: String = Self.tag, vanishedPoolFilesAllowed: Bool, progress: ((BackupProgress) -> Void)?,
+        cancel: BackupCancellation?
     ) throws -> BackupSummary {
+        let run = { try self.snapshotOnce(directory: directory, tag: tag, vanishedPoolFilesAllowed: vanishedPoolFilesAllowed, progress: progress, cancel: cancel) }
         do {
-            return try snapshotOnce(directory: directory, vanishedPoolFilesAllowed: vanishedPoolFilesAllowed, progress: progress, cancel: cancel)
+            return try run()
         } catch BackupError.repositoryLocked {
             // A backup's lock is shared, so only an exclusive lock stops it: one that a
             // killed prune or check left, or a live one. Stale ones go, and it is tried
             // once more (a live one refuses again). Unlocking only then saves every other
             // run a restic start (its key derivation).
             try unlockStale()
-            return try snapshotOnce(directory: directory, vanishedPoolFilesAllowed: vanishedPoolFilesAllowed, progress: progress, cancel: cancel)
+            return try run()
         }
     }
 
     private func snapshotOnce(
-        directory: String, vanishedPoolFilesAllowed: Bool, progress: ((BackupProgress) -> Void)?, cancel: BackupCancellation?
+        directory: String, tag: String, vanishedPoolFilesAllowed: Bool, progress: ((BackupProgress) -> Void)?,
+        cancel: BackupCancellation?
     ) throws -> BackupSummary {
         var summary: ResticSummary?
         var unreadable = [String]()
-        let output = try restic.run(["backup", "--json", "--tag", Self.tag, "."], workingDirectory: directory, cancel: cancel) { line in
+        let output = try restic.run(["backup", "--json", "--tag", tag, "."], workingDirectory: directory, cancel: cancel) { line in
             switch ResticMessage(line: line) {
             case let .status(status)?: progress?(BackupProgress(status))
             case let .summary(s)?: summary = s
@@ -106,8 +120,8 @@ public struct BackupEngine: Sendable {
     }
 
     /// The snapshots Obscura took, oldest first.
-    public func snapshots() throws -> [BackupSnapshot] {
-        let output = try restic.run(["snapshots", "--json", "--tag", Self.tag])
+    public func snapshots(path: String? = nil) throws -> [BackupSnapshot] {
+        let output = try restic.run(["snapshots", "--json", "--tag", Self.tag] + (path.map { ["--path", $0] } ?? []))
         try restic.check(output, "snapshots")
         do {
             return try JSONDecoder().decode([BackupSnapshot]?.self, from: Data(output.stdout)) ?? []
@@ -168,6 +182,26 @@ public struct BackupEngine: Sendable {
         return (groups.reduce(0) { $0 + ($1.keep?.count ?? 0) }, removed)
     }
 
+    /// Makes a verified first pass (tag ``unverifiedTag``) one of Obscura's snapshots;
+    /// returns its new short id (restic's `tag` rewrites the snapshot, and with it the id).
+    func accept(_ summary: BackupSummary, directory: String) throws -> BackupSummary {
+        try restic.check(try restic.run(["tag", "--add", Self.tag, "--remove", Self.unverifiedTag, summary.snapshot]), "tag")
+        let newest = try snapshots(path: directory).last
+        guard let newest else { throw BackupError.resticFailed(command: "tag", detail: "the retagged snapshot is not listed") }
+        var accepted = summary
+        accepted.snapshot = newest.shortID
+        return accepted
+    }
+
+    /// Forgets every first pass an interrupted gallery backup left unverified.
+    func forgetUnverified() throws {
+        let output = try restic.run(["snapshots", "--json", "--tag", Self.unverifiedTag])
+        try restic.check(output, "snapshots")
+        let left = (try? JSONDecoder().decode([BackupSnapshot]?.self, from: Data(output.stdout))) ?? nil
+        guard let left, !left.isEmpty else { return }
+        try restic.check(try restic.run(["forget"] + left.map(\.id)), "forget")
+    }
+
     /// Forgets one snapshot (a torn first pass, an incomplete one); its data goes at the
     /// next prune.
     func forget(snapshot id: String) throws {
@@ -190,21 +224,25 @@ public struct BackupEngine: Sendable {
     /// - Returns: the bytes restored.
     @discardableResult
     public func restore(
-        _ snapshot: String, to target: String, progress: (@Sendable (BackupProgress) -> Void)? = nil,
+        _ snapshot: String, to target: String, path: String? = nil, progress: (@Sendable (BackupProgress) -> Void)? = nil,
         cancel: BackupCancellation? = nil
     ) throws -> Int64 {
         guard snapshot == "latest" || (snapshot.count >= 8 && snapshot.count <= 64 && snapshot.allSatisfy(\.isHexDigit)) else {
             throw BackupError.invalidSnapshot(snapshot)
         }
-        let target = BackupConfigurationStore.canonical(target)
-        var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: target, isDirectory: &isDirectory) {
-            let empty = isDirectory.boolValue && ((try? FileManager.default.contentsOfDirectory(atPath: target))?.isEmpty ?? false)
-            guard empty else { throw BackupError.targetNotEmpty(target) }
-        }
+        let target = try Self.checkTarget(target)
         try checkPassword()
         let name = snapshot == "latest" ? snapshot : snapshot.lowercased()
-        let stats = try restic.run(["stats", "--json", "--mode", "restore-size", "--tag", Self.tag, name])
+        var filter = ["--tag", Self.tag]
+        if name == "latest" {
+            if let path {
+                filter += ["--path", path]
+            } else {
+                let directories = Set(try snapshots().map { $0.paths.joined(separator: ", ") })
+                if directories.count > 1 { throw BackupError.ambiguousLatest(directories.sorted()) }
+            }
+        }
+        let stats = try restic.run(["stats", "--json", "--mode", "restore-size"] + filter + [name])
         if stats.status != 0 { throw noSnapshotOr(stats, name, "stats") }
         struct Size: Decodable { let total_size: Int64?; let total_file_count: Int64? }
         let size = try? JSONDecoder().decode(Size.self, from: Data(stats.stdout))
@@ -218,7 +256,7 @@ public struct BackupEngine: Sendable {
                 RestoreWatcher(path: staging, total: size?.total_size ?? 0, files: size?.total_file_count ?? 0, report: report)
             }
             defer { watcher?.stop() }
-            let output = try restic.run(["restore", "--tag", Self.tag, "--target", staging, "--verify", name], cancel: cancel)
+            let output = try restic.run(["restore"] + filter + ["--target", staging, "--verify", name], cancel: cancel)
             if output.status != 0 { throw noSnapshotOr(output, name, "restore") }
             try Self.requireVaultDirectory(staging, snapshot: name)
             if FileManager.default.fileExists(atPath: target) { guard rmdir(target) == 0 else { throw BackupError.targetNotEmpty(target) } }
@@ -231,6 +269,38 @@ public struct BackupEngine: Sendable {
         return size?.total_size ?? 0
     }
 
+    /// `target` made absolute, once it is known to be a path where nothing is, or an
+    /// empty directory, outside every vault directory.
+    static func checkTarget(_ given: String) throws -> String {
+        var st = stat()
+        if lstat(given, &st) == 0 {
+            switch st.st_mode & S_IFMT {
+            case S_IFLNK: throw BackupError.targetNotADirectory(given, what: "a symbolic link")
+            case S_IFDIR:
+                guard (try? FileManager.default.contentsOfDirectory(atPath: given))?.isEmpty == true else {
+                    throw BackupError.targetNotEmpty(given)
+                }
+            default: throw BackupError.targetNotADirectory(given, what: "a file")
+            }
+        }
+        let target = BackupConfigurationStore.canonical(given)
+        var ancestor = (target as NSString).deletingLastPathComponent
+        while true {
+            if isVaultDirectory(ancestor) { throw BackupError.targetInsideVault(target: target, vault: ancestor) }
+            let up = (ancestor as NSString).deletingLastPathComponent
+            if up == ancestor || up.isEmpty { return target }
+            ancestor = up
+        }
+    }
+
+    /// Whether `path` holds `data/` with a slot file name and `media/`.
+    static func isVaultDirectory(_ path: String) -> Bool {
+        let slots = (try? FileManager.default.contentsOfDirectory(atPath: path + "/data")) ?? []
+        var isDirectory: ObjCBool = false
+        return slots.contains(where: { SlotID(fileName: $0) != nil })
+            && FileManager.default.fileExists(atPath: path + "/media", isDirectory: &isDirectory) && isDirectory.boolValue
+    }
+
     private func noSnapshotOr(_ output: Restic.Output, _ name: String, _ command: String) -> BackupError {
         let text = output.stderr.lowercased()
         if text.contains("no matching id") || text.contains("no snapshot found") || text.contains("no snapshot matched") {
@@ -241,11 +311,7 @@ public struct BackupEngine: Sendable {
 
     /// Throws unless `path` holds `data/` with at least one slot file name and `media/`.
     static func requireVaultDirectory(_ path: String, snapshot: String) throws {
-        let slots = (try? FileManager.default.contentsOfDirectory(atPath: path + "/data")) ?? []
-        var isDirectory: ObjCBool = false
-        guard slots.contains(where: { SlotID(fileName: $0) != nil }),
-              FileManager.default.fileExists(atPath: path + "/media", isDirectory: &isDirectory), isDirectory.boolValue
-        else { throw BackupError.notAVaultSnapshot(snapshot) }
+        guard isVaultDirectory(path) else { throw BackupError.notAVaultSnapshot(snapshot) }
     }
 }
 

@@ -27,6 +27,12 @@ public enum BackupError: ObscuraError, Equatable {
     case incomplete([String])
     /// The restore target exists and is not an empty directory.
     case targetNotEmpty(String)
+    /// The restore target is a file or a symbolic link, not a directory.
+    case targetNotADirectory(String, what: String)
+    /// The restore target lies inside a vault directory, whose backups would then carry it.
+    case targetInsideVault(target: String, vault: String)
+    /// `latest` is ambiguous: the repository holds backups of several directories.
+    case ambiguousLatest([String])
     /// A restored snapshot holds no vault directory (no `data/` with slot files).
     case notAVaultSnapshot(String)
     /// The snapshot name is not `latest` or a hexadecimal id.
@@ -55,9 +61,9 @@ public enum BackupError: ObscuraError, Equatable {
         case let .repositoryLocked(detail):
             return "the backup repository is locked by another restic process (\(detail)); try again when it is done"
         case let .repositoryFull(detail):
-            return "the backup repository has no space left (\(detail)); the vault is untouched, and the next run resumes once there is room"
+            return "the backup repository has no space left (\(detail))"
         case let .unreachable(repository, detail):
-            return "the backup repository \(repository) did not answer (\(detail)); the vault is untouched, and the next run resumes"
+            return "the backup repository \(repository) did not answer (\(detail))"
         case let .resticFailed(command, detail):
             return "restic \(command) failed: \(detail)"
         case let .incomplete(paths):
@@ -65,6 +71,12 @@ public enum BackupError: ObscuraError, Equatable {
             return "the backup is incomplete: \(paths.count) file(s) could not be read (\(shown))"
         case let .targetNotEmpty(path):
             return "\(path) exists and is not empty; a restore never writes over a directory, so name a new one"
+        case let .targetNotADirectory(path, what):
+            return "\(path) is \(what); a restore makes a new directory there, so name a path that does not exist (or an empty directory)"
+        case let .targetInsideVault(target, vault):
+            return "\(target) lies inside the vault directory \(vault); restore somewhere outside it"
+        case let .ambiguousLatest(paths):
+            return "the repository holds backups of several directories (\(paths.joined(separator: ", "))); name a snapshot id from `obscura backup list`"
         case let .notAVaultSnapshot(snapshot):
             return "snapshot \(snapshot) holds no vault directory (no data/ with slot files)"
         case let .invalidSnapshot(name):
@@ -74,7 +86,7 @@ public enum BackupError: ObscuraError, Equatable {
         case let .passwordUnavailable(why):
             return "the backup password is unavailable: \(why)"
         case .cancelled:
-            return "the backup was cancelled; the vault is untouched, and the next run resumes"
+            return "cancelled"
         }
     }
 }

@@ -37,12 +37,23 @@ public struct BackupRepository: Codable, Equatable, Sendable {
         return !backends.contains { location.hasPrefix($0) }
     }
 
-    /// The location for messages: a password in a URL's user part is replaced by `***`.
-    public var shown: String {
-        guard let scheme = location.range(of: "://"), let at = location[scheme.upperBound...].firstIndex(of: "@"),
+    /// The location for messages: a password in a URL's user part (up to the last `@`)
+    /// is replaced by `***`.
+    public var shown: String { Self.masked(location) }
+
+    /// `location` with a password in its URL's user part replaced by `***`.
+    static func masked(_ location: String) -> String {
+        guard let scheme = location.range(of: "://"), let at = location[scheme.upperBound...].lastIndex(of: "@"),
               let colon = location[scheme.upperBound..<at].firstIndex(of: ":")
         else { return location }
         return String(location[..<location.index(after: colon)]) + "***" + String(location[at...])
+    }
+
+    /// The location without its backend prefix (`rest:`, `s3:`, ...), as restic writes it
+    /// in some messages.
+    var withoutBackend: String? {
+        guard !Self.isLocalPath(location), let colon = location.firstIndex(of: ":") else { return nil }
+        return String(location[location.index(after: colon)...])
     }
 
     /// restic's arguments naming this repository: `-r LOCATION` and each `-o OPTION`.

@@ -172,7 +172,9 @@ struct Restic: Sendable {
 
     /// `text` with the repository location replaced by its shown form (no password).
     private func shown(_ text: String) -> String {
-        text.replacingOccurrences(of: repository.location, with: repository.shown)
+        let whole = text.replacingOccurrences(of: repository.location, with: repository.shown)
+        guard let bare = repository.withoutBackend else { return whole }
+        return whole.replacingOccurrences(of: bare, with: BackupRepository.masked(bare))
     }
 
 
@@ -216,6 +218,21 @@ public final class BackupCancellation: @unchecked Sendable {
 
     /// Whether ``cancel()`` was called.
     public var isCancelled: Bool { lock.withLock { cancelled } }
+
+    /// A token that Ctrl-C (SIGINT) cancels, for a command line run: restic is stopped
+    /// and the run cleans up (a restore removes what it wrote) before the process ends.
+    public static func onInterrupt() -> BackupCancellation {
+        let token = BackupCancellation()
+        signal(SIGINT, SIG_IGN)
+        let source = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
+        source.setEventHandler { token.cancel() }
+        source.resume()
+        token.interruptSource = source
+        return token
+    }
+
+    /// Kept alive with the token.
+    private var interruptSource: (any DispatchSourceSignal)?
 }
 
 /// Watches restic's output for a repository that stopped answering: restic says

@@ -98,7 +98,7 @@ public struct BackupProgress: Sendable, Equatable {
 /// What a finished backup made.
 public struct BackupSummary: Sendable, Equatable {
     /// The snapshot's short id.
-    public let snapshot: String
+    public internal(set) var snapshot: String
     /// Files new since the last snapshot, changed, and unchanged.
     public let filesNew: Int64, filesChanged: Int64, filesUnmodified: Int64
     /// Bytes added to the repository.

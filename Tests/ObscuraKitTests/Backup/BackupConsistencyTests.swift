@@ -49,6 +49,32 @@ import Testing
     }
 }
 
+extension BackupConsistencyTests {
+    /// A first pass is tagged unverified until it is known whole: nothing lists or
+    /// restores it, and the next gallery backup forgets it (an interrupted backup's).
+    @Test func anUnverifiedFirstPassIsNeverRestoredAndTheNextBackupForgetsIt() throws {
+        let root = try TestRoot()
+        let directory = try VaultDirectory(path: root.vaultPath, deviceSecrets: root.secrets, outerKey: ContainerFixtures.outerKey, create: true)
+        try directory.initialize(iterations: testIterations)
+        let engine = BackupEngine(repository: try BackupRepository(root.path + "/repo"), password: pw("backup"))
+        #expect(try engine.create())
+        _ = try engine.snapshot(
+            directory: BackupConfigurationStore.canonical(root.vaultPath), tag: BackupEngine.unverifiedTag,
+            vanishedPoolFilesAllowed: true, progress: nil, cancel: nil)
+        #expect(try engine.snapshots().isEmpty)
+        #expect(throws: BackupError.noSnapshot("latest")) { try engine.restore("latest", to: root.path + "/restored") }
+        #expect(!FileManager.default.fileExists(atPath: root.path + "/restored"))
+
+        let summary = try directory.backUp(to: engine)
+        #expect(!summary.secondPass)
+        #expect(try engine.snapshots().map(\.shortID) == [summary.snapshot], "the accepted pass, under its new id")
+        let all = try engine.restic.run(["snapshots", "--json"])
+        #expect((try JSONSerialization.jsonObject(with: Data(all.stdout)) as? [Any])?.count == 1, "the leftover is forgotten")
+        try engine.restore("latest", to: root.path + "/restored")
+        #expect(BackupEngine.isVaultDirectory(root.path + "/restored"))
+    }
+}
+
 /// A counter two threads share.
 private final class ConcurrentCounter: @unchecked Sendable {
     // @unchecked: `count` is read and written under `lock`.

@@ -30,6 +30,11 @@ import Testing
         // A password with a character a URL should have escaped is hidden all the same.
         #expect(try BackupRepository("rest:https://u:pa/ss@nas/").shown == "rest:https://u:***@nas/")
         #expect(!(try BackupRepository("rest:https://u:hunter2@h/")).shown.contains("hunter2"))
+        // An "@" in the password: masked up to the last one.
+        #expect(try BackupRepository("rest:http://user:p@ss@127.0.0.1:1/").shown == "rest:http://user:***@127.0.0.1:1/")
+        // restic quotes the URL without its backend prefix: that form is masked too.
+        let restic = Restic(repository: try BackupRepository("rest:http://user:sec ret@h:1/"), password: SecureBytes(count: 1))
+        #expect(!restic.classify("Fatal: parse \"http://user:sec ret@h:1/\": invalid userinfo", "snapshots").description.contains("sec ret"))
     }
 
     @Test func controlCharactersAndBadOptionsAreRefused() {

@@ -30,11 +30,14 @@ struct BackupRestoreCommand: ParsableCommand {
     var repo: String?
 
     func run() throws {
-        let engine = try BackupAccess(global: global, repo: repo, options: repositoryOptions, passwords: passwords).engine()
+        let access = BackupAccess(global: global, repo: repo, options: repositoryOptions, passwords: passwords)
+        let engine = try access.engine()
         let bar = BackupProgressBar(label: "Restoring")
         let target = BackupConfigurationStore.canonical(to)
         Terminal.note("Restoring \(snapshot) from \(engine.repository.shown) to \(target)...")
-        let bytes = try engine.restore(snapshot, to: target, progress: { bar.update($0) })
+        // `latest` of this directory's set-up is its own latest, in a shared repository too.
+        let path = repo == nil ? BackupSetup(global: global).directory : nil
+        let bytes = try engine.restore(snapshot, to: to, path: path, progress: { bar.update($0) }, cancel: .onInterrupt())
         bar.bar.finish()
         Terminal.output("Restored \(Format.bytes(bytes)) to \(target), verified against the repository.")
         Terminal.output("""

@@ -18,11 +18,13 @@ struct BackupRunCommand: ParsableCommand {
     func run() throws {
         let setup = BackupSetup(global: global)
         let configuration = try setup.configuration()
-        let engine = try setup.engine(configuration, giveUpSeconds: Double(max(giveUpAfter.seconds, 1)))
         let bar = BackupProgressBar(label: "Backing up")
         let started = Date()
+        let cancel = BackupCancellation.onInterrupt()
         do {
-            let summary = try VaultDirectory.backUp(path: setup.directory, to: engine, progress: bar.update)
+            let summary = try VaultDirectory.backUp(
+                path: setup.directory, engine: { try setup.engine(configuration, giveUpSeconds: Double(max(giveUpAfter.seconds, 1))) },
+                progress: bar.update, cancel: cancel)
             bar.bar.finish()
             try? setup.store.saveLastBackup(BackupRecord(
                 finished: Date().timeIntervalSince1970, succeeded: true, snapshot: summary.snapshot,
@@ -35,15 +37,18 @@ struct BackupRunCommand: ParsableCommand {
         } catch {
             bar.bar.finish()
             if case VaultError.inUse = error {
+                let serve = configuration.afterSeconds == 0
+                    ? "when asked in its Settings"
+                    : "by itself \(BackupDuration.spoken(configuration.afterSeconds)) after a change"
                 throw CLIError("""
-                    vault directory \(setup.directory) is in use by another obscura process; \
-                    `obscura serve` backs it up by itself \(BackupDuration.spoken(configuration.afterSeconds)) after a change
+                    vault directory \(setup.directory) is in use by another obscura process; nothing was backed up \
+                    (if it is `obscura serve`, it backs the directory up \(serve))
                     """, exitCode: CLIError.inUseExitCode)
             }
             try? setup.store.saveLastBackup(BackupRecord(
                 finished: Date().timeIntervalSince1970, succeeded: false, seconds: Date().timeIntervalSince(started),
                 message: "\(error)"), directory: setup.directory)
-            throw error
+            throw CLIError("\(error); the vault directory is untouched, and the next run resumes")
         }
     }
 }
