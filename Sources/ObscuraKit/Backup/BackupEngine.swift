@@ -121,7 +121,7 @@ public struct BackupEngine: Sendable {
 
     /// The snapshots Obscura took, oldest first.
     public func snapshots(path: String? = nil) throws -> [BackupSnapshot] {
-        let output = try restic.run(["snapshots", "--json", "--tag", Self.tag] + (path.map { ["--path", $0] } ?? []))
+        let output = try restic.run(Self.listing + ["--tag", Self.tag] + (path.map { ["--path", $0] } ?? []))
         try restic.check(output, "snapshots")
         do {
             return try JSONDecoder().decode([BackupSnapshot]?.self, from: Data(output.stdout)) ?? []
@@ -129,6 +129,10 @@ public struct BackupEngine: Sendable {
             throw BackupError.resticFailed(command: "snapshots", detail: "unreadable listing (\(error))")
         }
     }
+
+    /// Lists snapshots without a lock: a listing only reads, and with a lock it would fail
+    /// while a gallery's backup holds the repository exclusively (retagging, forgetting).
+    static let listing = ["--no-lock", "snapshots", "--json"]
 
     /// What `check` found.
     public struct CheckReport: Sendable {
@@ -195,7 +199,7 @@ public struct BackupEngine: Sendable {
 
     /// Forgets every first pass an interrupted gallery backup left unverified.
     func forgetUnverified() throws {
-        let output = try restic.run(["snapshots", "--json", "--tag", Self.unverifiedTag])
+        let output = try restic.run(Self.listing + ["--tag", Self.unverifiedTag])
         try restic.check(output, "snapshots")
         let left = (try? JSONDecoder().decode([BackupSnapshot]?.self, from: Data(output.stdout))) ?? nil
         guard let left, !left.isEmpty else { return }
