@@ -13,6 +13,7 @@ struct VaultSession {
         directory = try global.openDirectory()
         vault = try directory.unlock(password: try passwords.existing())
         self.passwords = passwords
+        try EndCommand.enforce(vault)
     }
 
     /// The folder at `path`, unlocked with its password (read next) when protected.

@@ -1,3 +1,4 @@
+import Foundation
 import Hummingbird
 import ObscuraKit
 
@@ -39,6 +40,9 @@ public struct GalleryContext: RequestContext {
         guard let session, let store, let vault = store.unlockedVault(of: session) else { throw APIError.locked }
         return vault
     }
+
+    /// The server's time (the session store's clock).
+    var now: Date { store?.time ?? Date() }
 
     /// The unlocked vault of this request's session, or 401 locked.
     func vault() throws -> Vault {

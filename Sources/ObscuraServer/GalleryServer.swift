@@ -77,6 +77,7 @@ public struct GalleryServer {
         ItemRoutes().register(on: router)
         MediaRoutes().register(on: router)
         ZipRoutes().register(on: router)
+        EndRoutes().register(on: router)
         UploadRoutes(limit: configuration.uploadLimit).register(on: router)
         FolderRoutes(store: store).register(on: router)
         SettingsRoutes(store: store).register(on: router)

@@ -40,7 +40,8 @@ struct GetCommand: ParsableCommand {
     func run() throws {
         let session = try VaultSession(global: global, passwords: passwords)
         _ = try session.folder(item.folder)
-        let record = try choice.file(of: try session.vault.item(id))
+        let row = try session.vault.item(id)
+        let record = try choice.file(of: row)
         guard !FileManager.default.fileExists(atPath: output) else {
             throw CLIError("\(output) already exists; not overwritten")
         }
@@ -50,10 +51,12 @@ struct GetCommand: ParsableCommand {
               let handle = FileHandle(forWritingAtPath: temporary)
         else { throw CLIError("cannot create \(output)") }
         do {
-            try session.vault.export(record) { try handle.write(contentsOf: $0) }
-            try handle.synchronize()
-            try handle.close()
-            try FileManager.default.moveItem(atPath: temporary, toPath: output)
+            try EndCommand.viewing(row, in: session.vault) {
+                try session.vault.export(record) { try handle.write(contentsOf: $0) }
+                try handle.synchronize()
+                try handle.close()
+                try FileManager.default.moveItem(atPath: temporary, toPath: output)
+            }
         } catch {
             try? handle.close()
             try? FileManager.default.removeItem(atPath: temporary)
@@ -78,7 +81,10 @@ struct CatCommand: ParsableCommand {
     func run() throws {
         let session = try VaultSession(global: global, passwords: passwords)
         _ = try session.folder(item.folder)
-        let record = try choice.file(of: try session.vault.item(id))
-        try session.vault.export(record) { try FileHandle.standardOutput.write(contentsOf: $0) }
+        let row = try session.vault.item(id)
+        let record = try choice.file(of: row)
+        try EndCommand.viewing(row, in: session.vault) {
+            try session.vault.export(record) { try FileHandle.standardOutput.write(contentsOf: $0) }
+        }
     }
 }

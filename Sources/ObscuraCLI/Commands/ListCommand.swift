@@ -36,6 +36,9 @@ struct ListCommand: ParsableCommand {
         var rendition: String?
         /// A pair's second original: a Live Photo's motion or a RAW; nil for other items.
         var companion: Companion?
+        /// When the item ends, and the views left before it does (`obscura end`).
+        var endsAt: String?
+        var viewsLeft: Int?
 
         /// A pair's second original: its role (`motion`, `raw`), file name, type and size.
         struct Companion: Encodable {
@@ -56,10 +59,12 @@ struct ListCommand: ParsableCommand {
             try c.encode(duration, forKey: .duration); try c.encode(favorite, forKey: .favorite)
             try c.encode(place, forKey: .place); try c.encode(deletedAt, forKey: .deletedAt)
             try c.encode(rendition, forKey: .rendition); try c.encode(companion, forKey: .companion)
+            try c.encode(endsAt, forKey: .endsAt); try c.encode(viewsLeft, forKey: .viewsLeft)
         }
         enum CodingKeys: String, CodingKey {
             case id, name, kind, mimeType = "mime_type", size, takenAt = "taken_at", importedAt = "imported_at"
             case folder, width, height, duration, favorite, place, deletedAt = "deleted_at", rendition, companion
+            case endsAt = "ends_at", viewsLeft = "views_left"
         }
 
         init(_ v: ItemView) {
@@ -69,6 +74,7 @@ struct ListCommand: ParsableCommand {
             favorite = v.record.favorite; place = v.record.place; deletedAt = Format.date(v.record.deletedAt)
             rendition = v.record.renditionState?.rawValue
             companion = v.record.companion.map { Companion(role: v.record.companionRole?.rawValue ?? "", name: $0.name, mimeType: $0.mimeType, size: $0.size) }
+            endsAt = Format.date(v.record.endsAt); viewsLeft = v.record.viewsLeft
         }
     }
 
@@ -102,7 +108,11 @@ struct ListCommand: ParsableCommand {
         for e in entries {
             let date = e.takenAt.map { String($0.prefix(10)) } ?? "-"
             let kind = e.companion.map { $0.role == "motion" ? "live" : "raw+" } ?? e.kind
-            Terminal.output("\(e.id.prefix(8))  \(kind.padding(toLength: 5, withPad: " ", startingAt: 0))  \(Format.bytes(e.size).padding(toLength: 9, withPad: " ", startingAt: 0))  \(date.padding(toLength: 10, withPad: " ", startingAt: 0))  \(TerminalText.escaped((e.folder.map { $0 + "/" } ?? "") + e.name))")
+            var ends: [String] = []
+            if let at = e.endsAt { ends.append("ends \(at)") }
+            if let views = e.viewsLeft { ends.append("\(views) view\(views == 1 ? "" : "s") left") }
+            let end = ends.isEmpty ? "" : "  (" + ends.joined(separator: ", ") + ")"
+            Terminal.output("\(e.id.prefix(8))  \(kind.padding(toLength: 5, withPad: " ", startingAt: 0))  \(Format.bytes(e.size).padding(toLength: 9, withPad: " ", startingAt: 0))  \(date.padding(toLength: 10, withPad: " ", startingAt: 0))  \(TerminalText.escaped((e.folder.map { $0 + "/" } ?? "") + e.name))\(end)")
         }
         if entries.isEmpty { Terminal.note("No items.") }
     }

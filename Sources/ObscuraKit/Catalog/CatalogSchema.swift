@@ -142,6 +142,16 @@ enum CatalogSchema {
                 CREATE INDEX item_by_companion_hash ON item(companionHash) WHERE companionHash IS NOT NULL;
                 """)
         }
+        migrator.registerMigration("v7") { db in
+            // Ends (issue 19; docs/FORMAT.md §3.3, "Ends"): when an item is deleted for
+            // good, by time or by views. The index holds only the rows that have a time,
+            // which is what the enforcement asks for, every few seconds while a vault is open.
+            try db.execute(sql: """
+                ALTER TABLE item ADD COLUMN endsAt REAL;
+                ALTER TABLE item ADD COLUMN viewsLeft INTEGER;
+                CREATE INDEX item_by_end ON item(endsAt, id) WHERE endsAt IS NOT NULL;
+                """)
+        }
         return migrator
     }
 

@@ -86,6 +86,15 @@ public struct ItemRecord: Codable, FetchableRecord, PersistableRecord, Sendable,
     /// (docs/FORMAT.md §3.3, §6.7); nil when the file has neither, or once it is paired.
     public var pairKey: Data? = nil
 
+    /// When the item ends (seconds since 1970): at that time it is deleted for good,
+    /// without passing through the trash (docs/FORMAT.md §3.3, "Ends"); nil when it has
+    /// no end in time.
+    public var endsAt: Double? = nil
+    /// Views the viewer may still open before the item ends; nil when it has no end in
+    /// views. 0: the last view was taken and the item ends when it closes (``endsAt``
+    /// then holds the latest moment).
+    public var viewsLeft: Int? = nil
+
     /// Whether the item is in the trash.
     public var isTrashed: Bool { deletedAt != nil }
 }

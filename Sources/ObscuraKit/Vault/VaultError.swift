@@ -52,6 +52,12 @@ public enum VaultError: ObscuraError, Equatable {
     /// The directory's slots are sealed under an outer key and none was given
     /// (docs/FORMAT.md §8).
     case outerKeyRequired
+    /// The item has ended (issue 19, docs/FORMAT.md §3.3 "Ends"): its time passed or its
+    /// last view was taken; it is being deleted for good.
+    case ended(String)
+    /// An end that cannot be set: no time and no views, a count out of range, a time
+    /// already past.
+    case invalidEnd(String)
 
     public var description: String {
         switch self {
@@ -103,6 +109,10 @@ public enum VaultError: ObscuraError, Equatable {
             return "invalid value for \(name)"
         case .outerKeyRequired:
             return "this vault directory is sealed with an outer key, and none was given"
+        case let .ended(id):
+            return "item \(id) has ended and is deleted for good"
+        case let .invalidEnd(why):
+            return "invalid end: \(why)"
         }
     }
 }

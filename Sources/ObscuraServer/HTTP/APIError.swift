@@ -97,6 +97,8 @@ extension APIError {
             case .folderExists, .folderNotEmpty, .notInTrash, .inTrash, .passwordInUse, .noFreeSlot: self.init(.conflict, error.description)
             case .invalidName, .folderIntoItself, .invalidCursor, .invalidSetting, .nestedProtectedFolder: self.init(.badRequest, error.description)
             case .folderLocked: self.init(.forbidden, error.description)
+            case .ended: self.init(.gone, error.description)
+            case .invalidEnd: self.init(.badRequest, error.description)
             default: self.init(.internalServerError, error.description)
             }
         case CatalogError.closed:

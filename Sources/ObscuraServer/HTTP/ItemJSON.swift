@@ -25,6 +25,10 @@ struct ItemJSON: Encodable {
     /// A pair's second original: a Live Photo's motion or the RAW taken with a JPEG;
     /// nil for an item of one file.
     var companion: CompanionJSON?
+    /// When the item ends (seconds since 1970), and the views the viewer may still open
+    /// (docs/FORMAT.md §3.3, "Ends"); nil for no end of that kind.
+    var endsAt: Double?
+    var viewsLeft: Int?
 
     /// A pair's second original: its role (`motion`, `raw`), file name, type and size.
     struct CompanionJSON: Encodable {
@@ -57,6 +61,10 @@ struct ItemJSON: Encodable {
         companion = item.companion.map {
             CompanionJSON(role: item.companionRole?.rawValue ?? "", name: $0.name, mimeType: $0.mimeType, size: $0.size)
         }
+        endsAt = item.endsAt
+        viewsLeft = item.viewsLeft
+        // A view-limited item shows nothing before the viewer opens a counted view.
+        if item.isViewLimited { hasThumbnail = false }
     }
 
     // Nulls are written out, so every item has every key. Optionals go through
@@ -84,11 +92,13 @@ struct ItemJSON: Encodable {
         try c.encodeOrNull(deletedAt, forKey: .deletedAt)
         try c.encodeOrNull(rendition, forKey: .rendition)
         try c.encodeOrNull(companion, forKey: .companion)
+        try c.encodeOrNull(endsAt, forKey: .endsAt)
+        try c.encodeOrNull(viewsLeft, forKey: .viewsLeft)
     }
 
     private enum CodingKeys: String, CodingKey {
         case id, kind, name, mimeType, size, width, height, orientation, duration, takenAt, importedAt, favorite, folderId, hasThumbnail
-        case place, latitude, longitude, deletedAt, rendition, companion
+        case place, latitude, longitude, deletedAt, rendition, companion, endsAt, viewsLeft
     }
 }
 

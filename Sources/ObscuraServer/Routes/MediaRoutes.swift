@@ -14,7 +14,8 @@ struct MediaRoutes {
         router.get("/api/items/:id/thumbnail") { _, context -> Response in
             let vault = try context.vault()
             let id = try context.parameters.require("id")
-            guard let jpeg = try await Blocking.run({ try vault.thumbnail(try vault.item(id)) }) else {
+            let session = context.session, now = context.now
+            guard let jpeg = try await Blocking.run({ try vault.thumbnail(try EndRoutes.shown(id, .picture, in: vault, session: session, now: now)) }) else {
                 throw APIError.notFound("this item has no thumbnail")
             }
             return Self.jpeg(jpeg)
@@ -22,7 +23,8 @@ struct MediaRoutes {
         router.get("/api/items/:id/preview") { _, context -> Response in
             let vault = try context.vault()
             let id = try context.parameters.require("id")
-            guard let jpeg = try await Blocking.run({ try vault.preview(try vault.item(id)) }) else {
+            let session = context.session, now = context.now
+            guard let jpeg = try await Blocking.run({ try vault.preview(try EndRoutes.shown(id, .picture, in: vault, session: session, now: now)) }) else {
                 throw APIError.notFound("this item has no preview")
             }
             return Self.jpeg(jpeg)
@@ -30,7 +32,8 @@ struct MediaRoutes {
         router.get("/api/items/:id/full") { _, context -> Response in
             let vault = try context.vault()
             let id = try context.parameters.require("id")
-            guard let jpeg = try await Blocking.run({ try vault.fullImage(try vault.item(id)) }) else {
+            let session = context.session, now = context.now
+            guard let jpeg = try await Blocking.run({ try vault.fullImage(try EndRoutes.shown(id, .content, in: vault, session: session, now: now)) }) else {
                 throw APIError.notFound("this item has no full-size image")
             }
             return Self.jpeg(jpeg)
@@ -38,8 +41,9 @@ struct MediaRoutes {
         router.get("/api/items/:id/original") { request, context -> Response in
             let vault = try context.vault()
             let id = try context.parameters.require("id")
+            let session = context.session, now = context.now
             let (item, reader) = try await Blocking.run { () -> (ItemRecord, OriginalReader) in
-                let item = try vault.item(id)
+                let item = try EndRoutes.shown(id, .content, in: vault, session: session, now: now)
                 return (item, try vault.openOriginal(item))
             }
             return Self.original(item, reader: reader, request: request)
@@ -47,8 +51,9 @@ struct MediaRoutes {
         router.get("/api/items/:id/rendition") { request, context -> Response in
             let vault = try context.vault()
             let id = try context.parameters.require("id")
+            let session = context.session, now = context.now
             let (item, reader) = try await Blocking.run { () -> (ItemRecord, OriginalReader) in
-                let item = try vault.item(id)
+                let item = try EndRoutes.shown(id, .content, in: vault, session: session, now: now)
                 guard item.renditionState == .ready else { throw APIError.notFound("this item has no rendition") }
                 return (item, try vault.openRendition(item))
             }
@@ -62,8 +67,9 @@ struct MediaRoutes {
         router.get("/api/items/:id/companion") { request, context -> Response in
             let vault = try context.vault()
             let id = try context.parameters.require("id")
+            let session = context.session, now = context.now
             let (item, reader) = try await Blocking.run { () -> (ItemRecord, OriginalReader) in
-                let item = try vault.item(id)
+                let item = try EndRoutes.shown(id, .content, in: vault, session: session, now: now)
                 guard let companion = item.companion else { throw APIError.notFound("this item has no second file") }
                 return (companion, try vault.openCompanion(item))
             }
@@ -72,8 +78,9 @@ struct MediaRoutes {
         router.get("/api/items/:id/motion") { request, context -> Response in
             let vault = try context.vault()
             let id = try context.parameters.require("id")
+            let session = context.session, now = context.now
             let (item, reader) = try await Blocking.run { () -> (ItemRecord, OriginalReader) in
-                let item = try vault.item(id)
+                let item = try EndRoutes.shown(id, .content, in: vault, session: session, now: now)
                 guard var shown = item.motion else { throw APIError.notFound("this item has no motion") }
                 // What a browser plays; the movie as imported is /companion.
                 switch item.renditionState {

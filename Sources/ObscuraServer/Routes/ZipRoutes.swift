@@ -85,7 +85,8 @@ struct ZipRoutes {
     static func items(_ ids: [String], in vault: Vault) throws -> [ItemRecord] {
         var seen = Set<String>()
         return try ids.flatMap { id -> [ItemRecord] in
-            let item = try vault.item(id)
+            // A view-limited item goes nowhere but the viewer; an ended one nowhere.
+            let item = try EndRoutes.shown(id, .content, in: vault, session: nil, now: Date())
             guard seen.insert(item.id).inserted else { return [] }
             return [item] + (item.companion.map { [$0] } ?? [])
         }

@@ -15,6 +15,7 @@ final class Session: @unchecked Sendable {
     private let lock = NSLock()
     private var _id: String
     private var _binding: SessionStore.OpenVault?
+    private var _views: Set<String> = []
 
     init(random: RandomSource = SystemRandom()) {
         _id = Self.token(random)
@@ -35,7 +36,23 @@ final class Session: @unchecked Sendable {
     /// again: a session regains access only with the password.
     var binding: SessionStore.OpenVault? {
         get { lock.withLock { _binding } }
-        set { lock.withLock { _binding = newValue } }
+        set {
+            lock.withLock {
+                _binding = newValue
+                _views = []
+            }
+        }
+    }
+
+    /// The view-limited items whose counted view this session's viewer holds open
+    /// (docs/API.md, "Ends"): only those may be fetched, and only until it closes them.
+    func holdsView(of id: String) -> Bool { lock.withLock { _views.contains(id) } }
+
+    /// Records that the viewer opened (true) or closed (false) a counted view of `id`.
+    func setView(of id: String, open: Bool) {
+        lock.withLock {
+            if open { _views.insert(id) } else { _views.remove(id) }
+        }
     }
 
     /// Whether `candidate` is this session's CSRF token, compared in constant time.

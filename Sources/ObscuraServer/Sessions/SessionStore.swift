@@ -34,6 +34,8 @@ final class SessionStore: @unchecked Sendable {
         let vault: Vault
         var lastActivity: Double
         var autoLockMinutes: Int
+        /// When ``sweep()`` last enforced the vault's ends.
+        var endsChecked: Double
         /// Makes the vault's pending video renditions in the background.
         let renditions: RenditionWorker
 
@@ -41,6 +43,7 @@ final class SessionStore: @unchecked Sendable {
             self.vault = vault
             renditions = RenditionWorker(vault: vault)
             lastActivity = now
+            endsChecked = now
             autoLockMinutes = (try? vault.autoLockMinutes()) ?? Vault.defaultAutoLockMinutes
         }
     }
@@ -64,6 +67,9 @@ final class SessionStore: @unchecked Sendable {
 
     /// Seconds since 1970: the wall clock, or the tests' own.
     private let now: @Sendable () -> Double
+
+    /// The store's time: what ends are measured against (the tests' clock in tests).
+    var time: Date { Date(timeIntervalSince1970: now()) }
 
     // MARK: Sessions
 
@@ -138,6 +144,7 @@ final class SessionStore: @unchecked Sendable {
             // second copy that attach() has just locked.
             if let open = session.binding {
                 Self.purgeExpiredTrash(of: open.vault, now: Date(timeIntervalSince1970: now()), logger: logger)
+                Self.enforceEnds(of: open.vault, now: Date(timeIntervalSince1970: now()), logger: logger)
                 // Renditions an upload left pending when the vault was locked.
                 open.renditions.start()
             }
@@ -154,6 +161,18 @@ final class SessionStore: @unchecked Sendable {
             if expired > 0 { logger.info("deleted expired items from the trash", metadata: ["items": "\(expired)"]) }
         } catch {
             logger.error("could not delete expired items from the trash", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// Deletes for good the items whose end has come (issue 19), at unlock (those that
+    /// passed while the vault was locked) and from ``sweep()`` while it is open. A failure
+    /// is logged; the next sweep tries again.
+    static func enforceEnds(of vault: Vault, now: Date, logger: Logger) {
+        do {
+            let ended = try vault.enforceEnds(now: now)
+            if ended > 0 { logger.info("deleted items whose end came", metadata: ["items": "\(ended)"]) }
+        } catch {
+            logger.error("could not delete items whose end came", metadata: ["error": "\(error)"])
         }
     }
 
@@ -278,7 +297,17 @@ final class SessionStore: @unchecked Sendable {
         for entry in idle { entry.vault.lock() }
         // Debug only: a line per vault at the default level would count the open vaults.
         if !idle.isEmpty { logger.debug("auto-lock after inactivity") }
+        // Ends, every few seconds: an item's time may come while its vault is open.
+        let due: [OpenVault] = lock.withLock {
+            let due = open.values.filter { now - $0.endsChecked >= Self.endsInterval }
+            for entry in due { entry.endsChecked = now }
+            return due
+        }
+        for entry in due { Self.enforceEnds(of: entry.vault, now: Date(timeIntervalSince1970: now), logger: logger) }
     }
+
+    /// Seconds between two enforcements of an open vault's ends.
+    static let endsInterval: Double = 2
 
     /// Locks every vault (at shutdown).
     func lockAll() {
