@@ -13,6 +13,7 @@ enum CrashWorker {
     enum Op: String, CaseIterable, Codable {
         case persist, importFiles = "import", delete, protect, move, passwd, export
         case importExport = "import-export", destroy, create, rendition, live
+        case end, lastView = "last-view"
     }
 
     /// What `op` wrote for `check`: the write, and the images before and after it.
@@ -48,7 +49,7 @@ enum CrashWorker {
         let present = Set(old.report.vaults.keys)
         let ops = Op.allCases.filter { op in
             switch op {
-            case .delete: return !(a?.items.isEmpty ?? true)
+            case .delete, .end, .lastView: return !(a?.items.isEmpty ?? true)
             case .move: return protected && (a?.items.contains { $0.hasPrefix("/") } ?? false)  // a top-level item
             case .importExport: return !present.contains("imported")
             case .destroy: return present.contains("imported") || present.contains("c")
@@ -74,6 +75,11 @@ enum CrashWorker {
             old = try ws.audit()
         case .export:
             if unlink(ws.exportPath) == 0 { old.export = .absent }
+        case .end, .lastView:
+            // The end is given now, outside the window: the write killed is the deletion
+            // it leads to, by time (enforcement) or by the close of the last view.
+            try prepareEnd(ws, lastView: op == .lastView)
+            old = try ws.audit()
         default: break
         }
         let shadow = try ws.shadow(at: ws.root + "/shadow")
@@ -145,11 +151,38 @@ enum CrashWorker {
             // or the write would be two commits, and a kill between them neither state.
             let clip = try a.items().first { $0.record.name == "clip-\(tag).mov" }
             guard let clip, try a.makeRendition(clip.record.id) == .ready else { throw WorkerError("rendition not made") }
+        case .end:
+            guard try a.enforceEnds() >= 1 else { throw WorkerError("no item ended") }
+        case .lastView:
+            guard let row = try a.items().first(where: { $0.record.isInLastView }), try a.closeView(row.record.id) else {
+                throw WorkerError("no last view to close")
+            }
         case .live:
             let still = ws.root + "/src/live-\(tag).jpg"
             try Data(try TestImages.livePhotoJPEG(identifier: liveIdentifier(tag))).write(to: URL(fileURLWithPath: still))
             let report = try a.importFiles([still])
             guard report.imported.first?.isLivePhoto == true else { throw WorkerError("the still took no motion in: \(report)") }
+        }
+    }
+
+    /// Gives vault a's first item without an end (by name) an end that has come by the time this
+    /// returns, or, with `lastView`, an end of one view whose view is then taken.
+    static func prepareEnd(_ ws: Workspace, lastView: Bool) throws {
+        let directory = try ws.open()
+        let a = try ws.vaultA(directory)
+        defer { a.lock() }
+        for folder in try a.folders() where folder.isProtected {
+            try a.unlockFolder(folder, password: Workspace.folderPassword)
+        }
+        // Not one a killed earlier run left in its last view (its end is set already).
+        let candidates = try a.items().map(\.record).filter { $0.endsAt == nil && $0.viewsLeft == nil }
+        guard let first = candidates.sorted(by: { $0.name < $1.name }).first else { throw WorkerError("no item without an end") }
+        if lastView {
+            try a.setEnd([first.id], ItemEnd(views: 1))
+            _ = try a.openView(first.id)
+        } else {
+            try a.setEnd([first.id], ItemEnd(at: Date().addingTimeInterval(0.05)))
+            usleep(100_000)
         }
     }
 
