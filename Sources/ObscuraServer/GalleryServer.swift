@@ -81,6 +81,7 @@ public struct GalleryServer {
         UploadRoutes(limit: configuration.uploadLimit).register(on: router)
         FolderRoutes(store: store).register(on: router)
         SettingsRoutes(store: store).register(on: router)
+        PasswordStrengthRoutes().register(on: router)
         ExportRoutes().register(on: router)
         BackupRoutes(scheduler: backups).register(on: router)
         StaticRoutes(root: webRoot).register(on: router)

@@ -55,12 +55,17 @@ final class CLIRunner {
         let process = Process()
         process.executableURL = Self.productsDirectory.appendingPathComponent("obscura")
         process.arguments = (vaultOption ? ["--vault", vault] : []) + args
+        process.environment = processEnvironment(environment)
+        return try Running(process)
+    }
+
+    /// The variables a command of this runner gets, with `extra` on top.
+    func processEnvironment(_ extra: [String: String] = [:]) -> [String: String] {
         var env = ["XDG_CONFIG_HOME": config, "HOME": root, "PATH": "/usr/bin:/bin", "OBSCURA_OUTER_KEY_FILE": outerKeyFile,
                    "OBSCURA_DECOY_SECRET_FILE": decoySecretFile]
         env.merge(self.environment) { $1 }
-        env.merge(environment) { $1 }
-        process.environment = env
-        return try Running(process)
+        env.merge(extra) { $1 }
+        return env
     }
 
     /// An `obscura` process that is running.

@@ -22,7 +22,7 @@ import Testing
     @Test func createStatusAndWrongPassword() throws {
         let cli = try CLIRunner()
         try cli.run(["init"])
-        let create = try cli.run(["create", "--password-stdin"], stdin: "pw\n")
+        let create = try cli.run(["create", "--password-stdin", "--allow-weak-password"], stdin: "pw\n")
         #expect(create.code == 0 && create.stdout == "Vault created.\n")
         let status = try cli.run(["status", "--json", "--password-stdin"], stdin: "pw\n")
         #expect(status.code == 0)
@@ -40,7 +40,7 @@ import Testing
     @Test func anEmptyPasswordIsRefused() throws {
         let cli = try CLIRunner()
         try cli.run(["init"])
-        let create = try cli.run(["create", "--password-stdin"], stdin: "\n")
+        let create = try cli.run(["create", "--password-stdin", "--allow-weak-password"], stdin: "\n")
         #expect(create.code == 1)
         #expect(create.stderr == "obscura: error: the password is empty\n")
     }
@@ -48,8 +48,8 @@ import Testing
     @Test func passwdTakesOldThenNew() throws {
         let cli = try CLIRunner()
         try cli.run(["init"])
-        try cli.run(["create", "--password-stdin"], stdin: "old\n")
-        let change = try cli.run(["passwd", "--password-stdin"], stdin: "old\nnew\n")
+        try cli.run(["create", "--password-stdin", "--allow-weak-password"], stdin: "old\n")
+        let change = try cli.run(["passwd", "--password-stdin", "--allow-weak-password"], stdin: "old\nnew\n")
         #expect(change.code == 0 && change.stdout == "Password changed.\n")
         #expect(try cli.run(["status", "--password-stdin"], stdin: "old\n").code == 1)
         #expect(try cli.run(["status", "--password-stdin"], stdin: "new\n").code == 0)
@@ -58,7 +58,7 @@ import Testing
     @Test func destroyNeedsConfirmationWithoutATerminal() throws {
         let cli = try CLIRunner()
         try cli.run(["init"])
-        try cli.run(["create", "--password-stdin"], stdin: "pw\n")
+        try cli.run(["create", "--password-stdin", "--allow-weak-password"], stdin: "pw\n")
         let refused = try cli.run(["destroy", "--password-stdin"], stdin: "pw\n")
         #expect(refused.code == 1)
         #expect(refused.stderr == "obscura: error: refusing to destroy without confirmation; pass --yes\n")
@@ -90,7 +90,7 @@ import Testing
         let missing = try cli.run(["status"])
         #expect(missing.code == 1)
         #expect(missing.stderr == "obscura: error: no vault directory at \(cli.vault); run `obscura init` first\n")
-        let noPassword = try cli.run(["create", "--password-stdin"], stdin: "")
+        let noPassword = try cli.run(["create", "--password-stdin", "--allow-weak-password"], stdin: "")
         #expect(noPassword.code == 1)
     }
 

@@ -37,8 +37,8 @@ import Testing
         for round in 0..<rounds {
             let first = try cli.start(["add", "--password-stdin", src + (round == 0 ? "" : "/b.txt")])
             try waitUntilOpened(cli.vault, by: first.process.processIdentifier)
-            for args in [["status"], ["ls", "--password-stdin"], ["add", "--password-stdin", src], ["passwd", "--password-stdin"],
-                         ["init"], ["export", "--password-stdin", "-o", cli.root + "/x.obscura"]] {
+            for args in [["status"], ["ls", "--password-stdin"], ["add", "--password-stdin", src], ["passwd", "--password-stdin", "--allow-weak-password"],
+                         ["init"], ["export", "--password-stdin", "--allow-weak-password", "-o", cli.root + "/x.obscura"]] {
                 let second = try cli.run(args, stdin: "pw\nother\n")
                 #expect(second.code == 75, "\(args): \(second.stderr)")
                 #expect(second.stderr == inUse && second.stdout.isEmpty, "\(args)")

@@ -22,9 +22,9 @@ import Testing
         try Data(TestImages.image("png", width: 50, height: 50)).write(to: URL(fileURLWithPath: a.root + "/secret.png"))
 
         try a.run(["init"])
-        try a.run(["create", "--password-stdin"], stdin: "vault pw\n")
+        try a.run(["create", "--password-stdin", "--allow-weak-password"], stdin: "vault pw\n")
         #expect(try a.run(["add", "--password-stdin", src], stdin: "vault pw\n").code == 0)
-        try a.run(["folder", "create", "--protect", "--password-stdin", "Secret"], stdin: "vault pw\nfolder pw\n")
+        try a.run(["folder", "create", "--protect", "--password-stdin", "--allow-weak-password", "Secret"], stdin: "vault pw\nfolder pw\n")
         #expect(try a.run(["add", "--folder", "Secret", "--password-stdin", a.root + "/secret.png"], stdin: "vault pw\nfolder pw\n").code == 0)
 
         let export = try a.run(["export", "--generate-password", "--password-stdin", "-o", a.root + "/v.obscura"], stdin: "vault pw\n")

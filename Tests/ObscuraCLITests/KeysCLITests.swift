@@ -129,8 +129,8 @@ import Testing
 
         // A second directory: its own key; each directory still opens, and with its own.
         #expect(try b.run(["status"], environment: env).code == 0)
-        #expect(try a.run(["create", "--password-stdin"], stdin: "pw-a\n", environment: env).code == 0)
-        #expect(try b.run(["create", "--password-stdin"], stdin: "pw-b\n", environment: env).code == 0)
+        #expect(try a.run(["create", "--password-stdin", "--allow-weak-password"], stdin: "pw-a\n", environment: env).code == 0)
+        #expect(try b.run(["create", "--password-stdin", "--allow-weak-password"], stdin: "pw-b\n", environment: env).code == 0)
         #expect(try a.run(["status", "--password-stdin"], stdin: "pw-a\n", environment: env).code == 0)
         #expect(try b.run(["status", "--password-stdin"], stdin: "pw-b\n", environment: env).code == 0)
         let textB = try #require(Self.keyText(try b.run(["keys", "export", "outer"], environment: env), "OUTER"))
@@ -198,7 +198,7 @@ import Testing
         #expect(json["slot_format"] as? Int == 4 && json["state"] as? String == "unlocked")
         #expect(json["decoy_secret_location"] as? String == "the keyring" && json["decoy_secret"] as? Bool == true)
         // The decoys are still found: a new vault takes one of them.
-        #expect(try cli.run(["create", "--password-stdin"], stdin: "pw2\n", environment: env).stdout == "Vault created.\n")
+        #expect(try cli.run(["create", "--password-stdin", "--allow-weak-password"], stdin: "pw2\n", environment: env).stdout == "Vault created.\n")
         #expect(try cli.run(["migrate"], environment: env).stdout.contains("already a version 4 container"))
         // `status` unlocked "pw" above, which converted its catalog; --convert says so.
         let converted = try cli.run(["migrate", "--convert", "1", "--password-stdin"], stdin: "pw\n", environment: env)

@@ -28,7 +28,7 @@ import Testing
         let first = try TestImages.hevcVideo(in: dir, name: "first.mov", seconds: 1, width: 320, height: 240)
         let second = try TestImages.hevcVideo(in: dir, name: "second.mov", seconds: 2, width: 320, height: 240)
         try cli.run(["init"])
-        try cli.run(["create", "--password-stdin"], stdin: "pw\n")
+        try cli.run(["create", "--password-stdin", "--allow-weak-password"], stdin: "pw\n")
 
         let add = try cli.run(["add", "--password-stdin", first], stdin: "pw\n")
         #expect(add.code == 0, "\(add.stderr)")
@@ -61,7 +61,7 @@ import Testing
         try Data(TestImages.livePhotoJPEG(identifier: identifier)).write(to: URL(fileURLWithPath: still))
         let movie = try TestImages.livePhotoMovie(in: dir, identifier: identifier, name: "IMG_0300.MOV")
         try cli.run(["init"])
-        try cli.run(["create", "--password-stdin"], stdin: "pw\n")
+        try cli.run(["create", "--password-stdin", "--allow-weak-password"], stdin: "pw\n")
         let add = try cli.run(["add", "--password-stdin", still, movie], stdin: "pw\n")
         #expect(add.code == 0 && add.stdout.contains("Imported 2 files") && add.stdout.contains("as 1 new item")
                 && add.stdout.contains("IMG_0300.MOV is the motion of the Live Photo IMG_0300.JPG"), "\(add.stdout)\(add.stderr)")
@@ -95,7 +95,7 @@ import Testing
         let cli = try CLIRunner()
         let src = try makeSources(cli)
         try cli.run(["init"])
-        try cli.run(["create", "--password-stdin"], stdin: "pw\n")
+        try cli.run(["create", "--password-stdin", "--allow-weak-password"], stdin: "pw\n")
 
         let add = try cli.run(["add", "--password-stdin", src], stdin: "pw\n")
         #expect(add.code == 1, "a failed file makes the batch exit 1")
@@ -122,7 +122,7 @@ import Testing
         #expect(try cli.run(["cat", "--password-stdin", notes], stdin: "pw\n").stdout == "plain notes")
 
         // A protected folder: its password is the second line.
-        #expect(try cli.run(["folder", "create", "--password-stdin", "--protect", "Secret"], stdin: "pw\nfolderpw\n").code == 0)
+        #expect(try cli.run(["folder", "create", "--password-stdin", "--allow-weak-password", "--protect", "Secret"], stdin: "pw\nfolderpw\n").code == 0)
         #expect(try cli.run(["folder", "create", "--password-stdin", "Trips/2024"], stdin: "pw\n").code == 1)
         #expect(try cli.run(["folder", "create", "--password-stdin", "Trips"], stdin: "pw\n").code == 0)
         let moved = try cli.run(["mv", "--password-stdin", id, "--folder", "Secret"], stdin: "pw\nfolderpw\n")

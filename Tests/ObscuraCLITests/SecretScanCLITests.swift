@@ -41,14 +41,14 @@ import Testing
         // Decoys with few rounds keep every unlock fast; the vault itself is made by `create`.
         try a.initializeQuickly()
         _ = try run(a, ["init", "--verbose"])
-        _ = try run(a, ["create", "--password-stdin"], vaultPw + "\n")
+        _ = try run(a, ["create", "--password-stdin", "--allow-weak-password"], vaultPw + "\n")
         _ = try run(a, ["add", "--password-stdin", photo], vaultPw + "\n")
-        _ = try run(a, ["folder", "create", "--protect", "--password-stdin", "Private"], vaultPw + "\n" + folderPw + "\n")
+        _ = try run(a, ["folder", "create", "--protect", "--password-stdin", "--allow-weak-password", "Private"], vaultPw + "\n" + folderPw + "\n")
         let listed = try run(a, ["ls", "--json", "--password-stdin"], vaultPw + "\n")
         let id = try #require((try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [[String: Any]])?.first?["id"] as? String)
         _ = try run(a, ["get", "--password-stdin", id, "-o", a.root + "/out.jpg"], vaultPw + "\n")
         _ = try run(a, ["ls", "--password-stdin", "--folder", "Private"], vaultPw + "\n" + wrongPw + "\n", code: 1)
-        _ = try run(a, ["export", "--password-stdin", "-o", a.root + "/typed.obscura"], vaultPw + "\n" + exportPw + "\n")
+        _ = try run(a, ["export", "--password-stdin", "--allow-weak-password", "-o", a.root + "/typed.obscura"], vaultPw + "\n" + exportPw + "\n")
         // The generated password is printed once, on purpose: that line alone is left out.
         let generated = try a.run(["export", "--generate-password", "--password-stdin", "-o", a.root + "/gen.obscura"],
                                   stdin: vaultPw + "\n", environment: log)
@@ -59,7 +59,7 @@ import Testing
         try b.initializeQuickly()
         _ = try run(b, ["import", "--password-stdin", a.root + "/typed.obscura"], wrongPw + "\n", code: 1)
         _ = try run(b, ["import", "--password-stdin", a.root + "/gen.obscura"], shown.lowercased() + "\n")
-        _ = try run(a, ["passwd", "--password-stdin"], vaultPw + "\n" + newPw + "\n")
+        _ = try run(a, ["passwd", "--password-stdin", "--allow-weak-password"], vaultPw + "\n" + newPw + "\n")
         _ = try run(a, ["status", "--password-stdin"], vaultPw + "\n", code: 1)
         _ = try run(a, ["status", "--verbose", "--password-stdin"], newPw + "\n")
         #expect(transcript.contains("unlock sweep opened a vault"), "verbose logging was on")

@@ -48,7 +48,7 @@ import Testing
         _ = try run(["get", "--password-stdin", id, "-o", cli.root + "/" + Self.hostile])
         _ = try run(["get", "--password-stdin", id, "-o", cli.root + "/" + Self.hostile])
         _ = try run(["get", "--password-stdin", "\u{1B}[2J" + id])
-        _ = try run(["export", "--password-stdin", "-o", cli.root + "/no-such-dir/" + Self.hostile], "pw\ne\n")
+        _ = try run(["export", "--password-stdin", "--allow-weak-password", "-o", cli.root + "/no-such-dir/" + Self.hostile], "pw\ne\n")
         _ = try run(["import", "--password-stdin", cli.root + "/" + Self.hostile + ".obscura"], "e\n")
         _ = try run(["\u{1B}[2J"])
         _ = try run(["ls", "--password-stdin", "--\u{9B}2J"])

@@ -10,7 +10,7 @@ import Testing
         let notes = cli.root + "/notes.txt"
         try Data("notes".utf8).write(to: URL(fileURLWithPath: notes))
         // Another vault's item (a file: one original, no thumbnail), and a leftover.
-        #expect(try cli.run(["create", "--password-stdin"], stdin: "other\n").code == 0)
+        #expect(try cli.run(["create", "--password-stdin", "--allow-weak-password"], stdin: "other\n").code == 0)
         #expect(try cli.run(["add", "--password-stdin", notes], stdin: "other\n").code == 0)
         try Data([1]).write(to: URL(fileURLWithPath: cli.vault + "/media/\(UUID().uuidString.lowercased()).thumb.enc"))
         #expect(try cli.run(["add", "--password-stdin", notes], stdin: "pw\n").code == 0)

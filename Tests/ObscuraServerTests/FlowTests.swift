@@ -200,7 +200,7 @@ import Testing
             #expect(trips.status == .created)
             #expect(try await browser.send(.post, "/api/folders", json: ["path": "Trips/2024"]).status == .created)
             #expect(try await browser.send(.post, "/api/folders", json: ["path": "Trips"]).status == .conflict)
-            let vaultFolder = try await browser.send(.post, "/api/folders", json: ["path": "Private", "password": "folder pw"]).json()
+            let vaultFolder = try await browser.send(.post, "/api/folders", json: ["path": "Private", "password": "folder pw", "allowWeak": "true"]).json()
             let folderId = try #require(vaultFolder["id"] as? String)
             #expect(vaultFolder["protected"] as? Bool == true)
 
@@ -241,7 +241,7 @@ import Testing
             let trips = try await make(["path": "Trips"])
             let y2024 = try await make(["path": "Trips/2024"])
             let other = try await make(["path": "Other"])
-            let locked = try await make(["path": "Private", "password": "folder pw"])
+            let locked = try await make(["path": "Private", "password": "folder pw", "allowWeak": "true"])
             let photo = try await browser.upload(try TestImages.image("jpg", width: 60, height: 40), name: "a.jpg").json()
             let id = try #require((photo["item"] as? [String: Any])?["id"] as? String)
             #expect(try await browser.send(.post, "/api/items/move", json: ["ids": [id], "folder": y2024]).status == .noContent)
@@ -288,9 +288,9 @@ import Testing
             #expect(try await browser.send(.post, "/api/settings", json: ["autoLockMinutes": 7]).status == .badRequest)
             #expect(try await browser.send(.get, "/api/session").json()["autoLockMinutes"] as? Int == 15)
 
-            let wrong = try await browser.send(.post, "/api/password", json: ["current": "nope", "new": "new password"])
+            let wrong = try await browser.send(.post, "/api/password", json: ["current": "nope", "new": "new password", "allowWeak": "true"])
             #expect(wrong.status == .unauthorized)
-            #expect(try await browser.send(.post, "/api/password", json: ["current": "old password", "new": "new \"pässword\""]).status == .noContent)
+            #expect(try await browser.send(.post, "/api/password", json: ["current": "old password", "new": "new \"pässword\"", "allowWeak": "true"]).status == .noContent)
             try await browser.send(.post, "/api/lock")
             #expect(try await browser.send(.post, "/api/unlock", json: ["password": "old password"]).status == .unauthorized)
             #expect(try await browser.send(.post, "/api/unlock", json: ["password": "new \"pässword\""]).status == .ok)
@@ -314,7 +314,7 @@ import Testing
             let forged = try await browser.send(.post, "/api/export", body: Array("csrf=guess&password=x".utf8),
                                                 headers: [.contentType: "application/x-www-form-urlencoded", .origin: "null"], csrf: false)
             #expect(forged.status == .forbidden)
-            let form = "csrf=\(browser.csrf ?? "")&password=export+pw%21"
+            let form = "csrf=\(browser.csrf ?? "")&password=export+pw%21&allowWeak=true"
             let response = try await browser.send(.post, "/api/export", body: Array(form.utf8),
                                                   headers: [.contentType: "application/x-www-form-urlencoded", .origin: "null"], csrf: false)
             #expect(response.status == .ok)

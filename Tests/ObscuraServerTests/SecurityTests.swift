@@ -9,7 +9,7 @@ import Testing
 @Suite struct SecurityTests {
     /// Every route that changes state, with a body it would accept.
     static var stateChanging: [(String, [String: Any]?)] { [
-        ("/api/unlock", ["password": "x"]), ("/api/vaults", ["password": "x"]), ("/api/lock", nil),
+        ("/api/unlock", ["password": "x"]), ("/api/vaults", ["password": "x"]), ("/api/password-strength", ["password": "x"]), ("/api/lock", nil),
         ("/api/visibility", ["hidden": true]), ("/api/upload?name=a.bin", nil), ("/api/items/delete", ["ids": []]),
         ("/api/items/move", ["ids": []]), ("/api/trash/restore", ["ids": []]), ("/api/trash/delete", ["ids": []]),
         ("/api/trash/empty", nil), ("/api/items/00000000-0000-0000-0000-000000000000/favorite", ["favorite": true]),
@@ -186,7 +186,7 @@ import Testing
         let harness = try ServerHarness()
         try await harness.test { browser in
             try await browser.createVault()
-            let folder = try await browser.send(.post, "/api/folders", json: ["path": "Private", "password": "fpw"]).json()
+            let folder = try await browser.send(.post, "/api/folders", json: ["path": "Private", "password": "fpw", "allowWeak": "true"]).json()
             let id = try #require(folder["id"] as? String)
             #expect(folder["unlocked"] as? Bool == true)
             try await browser.send(.post, "/api/visibility", json: ["hidden": true])

@@ -124,7 +124,7 @@ final class Browser: @unchecked Sendable {
     /// A session with a new vault unlocked.
     func createVault(_ password: String = "correct horse") async throws {
         try await start()
-        let response = try await send(.post, "/api/vaults", json: ["password": password])
+        let response = try await send(.post, "/api/vaults", json: ["password": password, "allowWeak": "true"])
         precondition(response.status == .created, "vault creation failed: \(response.status)")
     }
 

@@ -36,7 +36,7 @@ def vault_export(home, files):
     """Makes a vault in HOME whose password is "vault password", adds FILES with the CLI
     and exports it with a generated password: (the export's path, its password)."""
     run(["init"], "", home)
-    run(["create", "--password-stdin"], "vault password\n", home)
+    run(["create", "--password-stdin", "--allow-weak-password"], "vault password\n", home)
     run(["add", "--password-stdin"] + [str(f) for f in files], "vault password\n", home)
     out = run(["export", "--password-stdin", "--generate-password", "-o", str(home / "v.obscura")],
               "vault password\n", home)

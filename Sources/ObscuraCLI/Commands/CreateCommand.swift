@@ -15,6 +15,7 @@ struct CreateCommand: ParsableCommand {
 
     @OptionGroup var global: GlobalOptions
     @OptionGroup var passwords: PasswordOptions
+    @OptionGroup var strength: PasswordStrengthCheck
 
     @Flag(name: .long, help: "Add a slot beyond ten when no decoy is free (makes the vault count visible).")
     var allowExtendedSlots = false
@@ -22,6 +23,7 @@ struct CreateCommand: ParsableCommand {
     func run() throws {
         let directory = try global.openDirectory()
         let password = try passwords.new()
+        try strength.check(password, cost: .vault, interactive: !passwords.passwordStdin)
         do {
             _ = try directory.createVault(password: password)
         } catch VaultError.noFreeSlot where allowExtendedSlots {

@@ -10,6 +10,7 @@ struct ExportCommand: ParsableCommand {
 
     @OptionGroup var global: GlobalOptions
     @OptionGroup var passwords: PasswordOptions
+    @OptionGroup var strength: PasswordStrengthCheck
 
     @Option(name: .shortAndLong, help: ArgumentHelp("Output file (must not exist).", valueName: "file"))
     var output: String
@@ -34,6 +35,7 @@ struct ExportCommand: ParsableCommand {
             try line.withUnsafeBytes { try FileHandle.standardOutput.write(contentsOf: $0) }
         } else {
             password = try passwords.new("New export password: ")
+            try strength.check(password, cost: .export, interactive: !passwords.passwordStdin)
         }
         let bar = ProgressBar()
         try session.vault.exportVault(to: output, password: password) { done, total in

@@ -13,6 +13,7 @@ struct FolderCommand: ParsableCommand {
 
         @OptionGroup var global: GlobalOptions
         @OptionGroup var passwords: PasswordOptions
+        @OptionGroup var strength: PasswordStrengthCheck
 
         @Flag(help: "Protect the folder with its own password (read after the vault password).")
         var protect = false
@@ -23,6 +24,7 @@ struct FolderCommand: ParsableCommand {
         func run() throws {
             let session = try VaultSession(global: global, passwords: passwords)
             let password = protect ? try passwords.new("New password for folder \(name): ") : nil
+            if let password { try strength.check(password, cost: .folder, interactive: !passwords.passwordStdin) }
             try session.vault.createFolder(name, password: password)
             Terminal.output("Created folder \(name)\(protect ? " (protected)" : "").")
         }

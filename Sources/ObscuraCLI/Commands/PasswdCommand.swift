@@ -8,12 +8,15 @@ struct PasswdCommand: ParsableCommand {
 
     @OptionGroup var global: GlobalOptions
     @OptionGroup var passwords: PasswordOptions
+    @OptionGroup var strength: PasswordStrengthCheck
 
     func run() throws {
         let directory = try global.openDirectory()
         let vault = try directory.unlock(password: try passwords.existing("Current vault password: "))
         defer { vault.lock() }
-        try vault.changePassword(to: try passwords.new())
+        let password = try passwords.new()
+        try strength.check(password, cost: .vault, interactive: !passwords.passwordStdin)
+        try vault.changePassword(to: password)
         Terminal.output("Password changed.")
     }
 }

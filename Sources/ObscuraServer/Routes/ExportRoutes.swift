@@ -24,6 +24,13 @@ struct ExportRoutes {
             guard let session = context.session, session.checkCSRF(fields.text("csrf")) else { throw APIError.csrf }
             let vault = try context.vault()
             let password = try fields.require("password")
+            do {
+                // The page sends a generated password; a typed one is judged like any other.
+                try await PasswordStrengthRoutes.requireAcceptable(password, cost: .export, fields: fields)
+            } catch {
+                password.zeroize()
+                throw error
+            }
             let export = try await Blocking.run { () -> PreparedExport in
                 defer { password.zeroize() }
                 return try vault.prepareExport(password: password)

@@ -21,6 +21,14 @@ struct FolderRoutes {
             let fields = try await SecretFields.json(from: request)
             guard let path = fields.text("path"), !path.isEmpty else { throw APIError.badRequest("path is required") }
             let password = fields["password"].flatMap { $0.count > 0 ? $0 : nil }
+            if let password {
+                do {
+                    try await PasswordStrengthRoutes.requireAcceptable(password, cost: .folder, fields: fields)
+                } catch {
+                    password.zeroize()
+                    throw error
+                }
+            }
             let folder = try await Blocking.run { () -> FolderJSON in
                 defer { password?.zeroize() }
                 return try FolderJSON(try vault.createFolder(path, password: password), in: vault)

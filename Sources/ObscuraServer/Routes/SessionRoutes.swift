@@ -50,6 +50,7 @@ struct SessionRoutes {
             let fields = try await SecretFields.json(from: request)
             let password = try fields.require("password")
             defer { password.zeroize() }
+            try await PasswordStrengthRoutes.requireAcceptable(password, cost: .vault, fields: fields)
             try await Blocking.run { try store.create(session, password: password) }
             return try withCookie(JSON.response(["unlocked": true], status: .created), session)
         }

@@ -24,6 +24,13 @@ struct SettingsRoutes {
             let fields = try await SecretFields.json(from: request)
             let current = try fields.require("current")
             let new = try fields.require("new")
+            do {
+                try await PasswordStrengthRoutes.requireAcceptable(new, cost: .vault, fields: fields)
+            } catch {
+                current.zeroize()
+                new.zeroize()
+                throw error
+            }
             try await Blocking.run {
                 defer {
                     current.zeroize()

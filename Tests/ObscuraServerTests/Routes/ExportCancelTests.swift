@@ -21,7 +21,7 @@ import Testing
             let cookie = try #require(browser.cookie)
             for _ in 0..<3 {
                 let received = try Self.startExportAndHangUp(
-                    port: port, host: browser.host, cookie: cookie, form: "csrf=\(csrf)&password=export-pw", after: 256 << 10)
+                    port: port, host: browser.host, cookie: cookie, form: "csrf=\(csrf)&password=export-pw&allowWeak=true", after: 256 << 10)
                 #expect(received >= 256 << 10)
             }
             // Give the sealing threads time to notice; then the server still answers.
@@ -30,7 +30,7 @@ import Testing
             #expect(try await browser.send(.get, "/api/items").json()["total"] as? Int == 3)
             // A whole export still runs after the cancelled ones.
             let full = try Self.startExportAndHangUp(
-                port: port, host: browser.host, cookie: cookie, form: "csrf=\(csrf)&password=export-pw", after: Int.max)
+                port: port, host: browser.host, cookie: cookie, form: "csrf=\(csrf)&password=export-pw&allowWeak=true", after: Int.max)
             #expect(full > 24 << 20)
         }
         // No partial file or temporary anywhere under the harness's root.

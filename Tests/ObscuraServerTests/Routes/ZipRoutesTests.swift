@@ -108,7 +108,7 @@ import Testing
             let csrf = browser.csrf
             let open = try await Self.upload(browser, SystemRandom().bytes(1000), name: "open.bin")
             let hidden = try await Self.upload(browser, SystemRandom().bytes(1000), name: "hidden.bin")
-            let folder = try await browser.send(.post, "/api/folders", json: ["path": "Private", "password": "folder pw"]).json()
+            let folder = try await browser.send(.post, "/api/folders", json: ["path": "Private", "password": "folder pw", "allowWeak": "true"]).json()
             let folderId = try #require(folder["id"] as? String)
             #expect(try await browser.send(.post, "/api/items/move", json: ["ids": [hidden], "folder": folderId]).status == .noContent)
             // Unlocked, it is one more file.

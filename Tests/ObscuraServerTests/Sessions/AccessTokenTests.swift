@@ -25,7 +25,7 @@ import Testing
             #expect(try await browser.send(.post, "/api/session", json: [:]).status == .unauthorized)
             // A cookie of the right name with a made-up value is no session.
             let forged = try await browser.send(
-                .post, "/api/vaults", json: ["password": "taken"],
+                .post, "/api/vaults", json: ["password": "taken", "allowWeak": "true"],
                 headers: [.cookie: "\(harness.server.access.cookieName)=\(Session.token(SystemRandom()))"])
             #expect(forged.status == .unauthorized)
             // The static page still loads: it is what asks for the token.
@@ -36,7 +36,7 @@ import Testing
         // With the token, the same request works.
         try await harness.test { browser in
             try await browser.start()
-            #expect(try await browser.send(.post, "/api/vaults", json: ["password": "taken"]).status == .created)
+            #expect(try await browser.send(.post, "/api/vaults", json: ["password": "taken", "allowWeak": "true"]).status == .created)
         }
     }
 
@@ -45,7 +45,7 @@ import Testing
         try await harness.test { browser in
             try await browser.start()
             let fresh = try #require(browser.cookie)
-            #expect(try await browser.send(.post, "/api/vaults", json: ["password": "pw"]).status == .created)
+            #expect(try await browser.send(.post, "/api/vaults", json: ["password": "pw", "allowWeak": "true"]).status == .created)
             let unlocked = try #require(browser.cookie)
             #expect(unlocked != fresh)
             // The id from before the unlock no longer names the session.

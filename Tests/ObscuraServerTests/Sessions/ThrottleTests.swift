@@ -47,7 +47,7 @@ import Testing
             var statuses: [HTTPResponse.Status] = []
             for _ in 0..<UnlockThrottle.freeFailures + 2 {
                 // 409 says "theirs" opens a vault: each answer is a guess.
-                statuses.append(try await browser.send(.post, "/api/password", json: ["current": "mine", "new": "theirs"]).status)
+                statuses.append(try await browser.send(.post, "/api/password", json: ["current": "mine", "new": "theirs", "allowWeak": "true"]).status)
             }
             #expect(Array(statuses.prefix(UnlockThrottle.freeFailures + 1)) == Array(repeating: .conflict, count: UnlockThrottle.freeFailures + 1))
             #expect(statuses.last == .tooManyRequests)
@@ -59,7 +59,7 @@ import Testing
         try await harness.test { browser in
             try await browser.start()
             #expect(try await browser.send(.post, "/api/unlock", json: ["password": "mine"]).status == .ok)
-            let folder = try await browser.send(.post, "/api/folders", json: ["path": "Private", "password": "folder pw"]).json()
+            let folder = try await browser.send(.post, "/api/folders", json: ["path": "Private", "password": "folder pw", "allowWeak": "true"]).json()
             let id = try #require(folder["id"] as? String)
             #expect(try await browser.send(.post, "/api/folders/\(id)/lock").status == .noContent)
             var last: TestResponse?
