@@ -25,7 +25,7 @@ from selenium.webdriver.support.ui import WebDriverWait
 from conftest import BANNER, chromium, serving, shoot
 
 PASSWORD = "correct horse battery staple"
-FOLDER_PASSWORD = "tulips in april"
+FOLDER_PASSWORD = "tulips by the windmill in april"  # strong enough at a folder's cost (item 6)
 SECRETS_SEEN = []  # secrets the story met besides the two above (the export password)
 UNLOCK_WAIT = 30  # a sweep of ten slots at 600,000 PBKDF2 rounds, on a busy 2-core machine
 

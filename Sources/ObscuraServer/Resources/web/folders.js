@@ -6,12 +6,14 @@ import { get, post } from './api.js';
 import { busy, confirmAction, openDialog, showError, toast } from './dialogs.js';
 import { count } from './format.js';
 import { icon } from './icons.js';
+import { attachStrength } from './strength.js';
 
 const $ = (id) => document.getElementById(id);
 
 export class Folders extends EventTarget {
   constructor({ onOpen }) {
     super();
+    this.strength = attachStrength($('folder-password'), 'folder');
     this.list = [];
     this.onOpen = onOpen;
     this.current = null;
@@ -97,6 +99,7 @@ export class Folders extends EventTarget {
     $('folder-password-fields').hidden = true;
     $('folder-password').value = '';
     $('folder-password-confirm').value = '';
+    this.strength.reset();
     fillSelect($('folder-parent'), parents, 'Top level', parentId ?? this.current ?? '');
     const dialog = $('folder-dialog');
     dialog.returnValue = '';
@@ -121,7 +124,11 @@ export class Folders extends EventTarget {
       const password = $('folder-password').value;
       if (!password) return showError(error, 'Choose a password for the folder.');
       if (password !== $('folder-password-confirm').value) return showError(error, 'The two passwords differ.');
+      if (!(await this.strength.ready())) {
+        return showError(error, 'This password is weak. Choose a stronger one, or tick “Use this weak password anyway”.');
+      }
       body.password = password;
+      body.allowWeak = this.strength.allowWeak();
     }
     try {
       const folder = await busy($('folder-submit'), 'Creating…', () => post('/api/folders', body));

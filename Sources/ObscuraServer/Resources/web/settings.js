@@ -3,11 +3,13 @@
 import { csrfToken, get, loadSession, post } from './api.js';
 import { BackupPanel } from './backup.js';
 import { busy, openDialog, showError, toast } from './dialogs.js';
+import { attachStrength } from './strength.js';
 
 const $ = (id) => document.getElementById(id);
 
 export class Settings {
   constructor({ onAutoLockChange }) {
+    this.strength = attachStrength($('pw-new'), 'vault');
     this.onAutoLockChange = onAutoLockChange;
     $('settings-button').addEventListener('click', () => this.open());
     for (const radio of document.querySelectorAll('input[name="autolock"]')) {
@@ -26,6 +28,7 @@ export class Settings {
 
   async open() {
     for (const id of ['pw-current', 'pw-new', 'pw-confirm']) $(id).value = '';
+    this.strength.reset();
     $('autolock-status').textContent = '';
     this.forgetExport();
     openDialog($('settings-dialog'));
@@ -67,9 +70,14 @@ export class Settings {
     if (!current || !next) return showError(message, 'Fill in both passwords.');
     if (next !== $('pw-confirm').value) return showError(message, 'The two new passwords differ.');
     if (next === current) return showError(message, 'The new password is the same as the current one.');
+    if (!(await this.strength.ready())) {
+      return showError(message, 'This password is weak. Choose a stronger one, or tick “Use this weak password anyway”.');
+    }
     try {
-      await busy($('password-submit'), 'Changing…', () => post('/api/password', { current, new: next }));
+      const allowWeak = this.strength.allowWeak();
+      await busy($('password-submit'), 'Changing…', () => post('/api/password', { current, new: next, allowWeak }));
       for (const id of ['pw-current', 'pw-new', 'pw-confirm']) $(id).value = '';
+      this.strength.reset();
       message.classList.add('form-ok');
       showError(message, 'Password changed. Use the new one from now on.');
     } catch (failure) {

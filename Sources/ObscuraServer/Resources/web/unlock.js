@@ -4,6 +4,7 @@
 
 import { post } from './api.js';
 import { showError } from './dialogs.js';
+import { attachStrength } from './strength.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -15,6 +16,7 @@ export function createUnlockPage({ onUnlocked }) {
   const error = $('unlock-error');
   const notice = $('unlock-notice');
   let creating = false;
+  const strength = attachStrength(password, 'vault', { active: () => creating });
   let waitTimer = 0;
   let waitUntil = 0;
   // Sent during the wrong-password delay: kept, and sent when the delay ends (issue 16).
@@ -22,6 +24,7 @@ export function createUnlockPage({ onUnlocked }) {
 
   function setMode(create) {
     creating = create;
+    strength.reset();
     $('unlock-title').textContent = create ? 'Create a new vault' : 'Unlock your vault';
     $('unlock-lead').textContent = create
       ? 'Choose a password. It is the only key to this vault.'
@@ -92,13 +95,19 @@ export function createUnlockPage({ onUnlocked }) {
       confirm.focus();
       return;
     }
+    if (creating && !(await strength.ready())) {
+      showError(error, 'This password is weak. Choose a stronger one, or tick “Use this weak password anyway”.');
+      return;
+    }
     submit.disabled = true;
     submit.classList.add('busy');
     submit.textContent = creating ? 'Creating…' : 'Unlocking…';
     try {
-      await post(creating ? '/api/vaults' : '/api/unlock', { password: password.value });
+      await post(creating ? '/api/vaults' : '/api/unlock',
+        creating ? { password: password.value, allowWeak: strength.allowWeak() } : { password: password.value });
       password.value = '';
       confirm.value = '';
+      strength.reset();
       notice.hidden = true;
       submit.classList.remove('busy');
       updateButton();
