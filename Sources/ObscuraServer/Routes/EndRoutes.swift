@@ -51,12 +51,16 @@ struct EndRoutes {
         }
     }
 
-    /// What a media route may show of an item: its content, or its thumbnail and preview.
+    /// A download of a view-limited item: refused even inside a counted view.
+    static let notDownloadable = APIError(.forbidden, "this item is shown only in the viewer and cannot be downloaded")
+
+    /// What a media route may show of an item: its content (original, preview, rendition,
+    /// second file), or its thumbnail (the grid's).
     enum Part { case content, picture }
 
     /// The item `id`, when `session` may be shown `part` of it: 410 once it has ended;
-    /// for a view-limited item, 404 for pictures (the grid shows none) and 403 for content
-    /// outside a counted view of this session's viewer.
+    /// for a view-limited item, 404 for its thumbnail (the grid shows none) and 403 for
+    /// content outside a counted view of this session's viewer.
     static func shown(_ id: String, _ part: Part, in vault: Vault, session: Session?, now: Date) throws -> ItemRecord {
         let item = try vault.item(id)
         if item.hasEnded(at: now) { throw VaultError.ended(item.id) }

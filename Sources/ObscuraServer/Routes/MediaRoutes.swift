@@ -24,7 +24,7 @@ struct MediaRoutes {
             let vault = try context.vault()
             let id = try context.parameters.require("id")
             let session = context.session, now = context.now
-            guard let jpeg = try await Blocking.run({ try vault.preview(try EndRoutes.shown(id, .picture, in: vault, session: session, now: now)) }) else {
+            guard let jpeg = try await Blocking.run({ try vault.preview(try EndRoutes.shown(id, .content, in: vault, session: session, now: now)) }) else {
                 throw APIError.notFound("this item has no preview")
             }
             return Self.jpeg(jpeg)
@@ -40,10 +40,12 @@ struct MediaRoutes {
         }
         router.get("/api/items/:id/original") { request, context -> Response in
             let vault = try context.vault()
+            let download = request.uri.queryParameters["download"] == "1"
             let id = try context.parameters.require("id")
             let session = context.session, now = context.now
             let (item, reader) = try await Blocking.run { () -> (ItemRecord, OriginalReader) in
                 let item = try EndRoutes.shown(id, .content, in: vault, session: session, now: now)
+                if item.isViewLimited && download { throw EndRoutes.notDownloadable }
                 return (item, try vault.openOriginal(item))
             }
             return Self.original(item, reader: reader, request: request)
@@ -66,10 +68,12 @@ struct MediaRoutes {
         }
         router.get("/api/items/:id/companion") { request, context -> Response in
             let vault = try context.vault()
+            let download = request.uri.queryParameters["download"] == "1"
             let id = try context.parameters.require("id")
             let session = context.session, now = context.now
             let (item, reader) = try await Blocking.run { () -> (ItemRecord, OriginalReader) in
                 let item = try EndRoutes.shown(id, .content, in: vault, session: session, now: now)
+                if item.isViewLimited && download { throw EndRoutes.notDownloadable }
                 guard let companion = item.companion else { throw APIError.notFound("this item has no second file") }
                 return (companion, try vault.openCompanion(item))
             }

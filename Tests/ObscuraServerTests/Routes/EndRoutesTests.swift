@@ -32,6 +32,8 @@ import Testing
             let first = try await browser.send(.post, "/api/items/\(id)/view")
             #expect(try first.status == .ok && first.json()["viewsLeft"] as? Int == 1)
             #expect(try await browser.send(.get, "/api/items/\(id)/original").bytes == bytes)
+            #expect(try await browser.send(.get, "/api/items/\(id)/original?download=1").status == .forbidden)
+            #expect(try await browser.send(.get, "/api/items/\(id)/thumbnail").status == .notFound)
             #expect(try await browser.send(.post, "/api/items/\(id)/view/close").json()["ended"] as? Bool == false)
             #expect(try await browser.send(.get, "/api/items/\(id)/original").status == .forbidden)
 

@@ -93,8 +93,13 @@ export class Catalog extends EventTarget {
     const index = this.indexOf(item.id);
     if (index < 0) return;
     const keep = this.filter.view !== 'favorites' || item.favorite;
-    if (keep) this.items[index] = item;
-    else this.drop([item.id]);
+    const old = this.items[index];
+    if (keep) {
+      this.items[index] = item;
+      // A new end changes what its tile shows (a badge; no thumbnail once it has views):
+      // the grid builds its tiles again.
+      if (old.hasThumbnail !== item.hasThumbnail || old.viewsLeft !== item.viewsLeft || old.endsAt !== item.endsAt) this.epoch += 1;
+    } else this.drop([item.id]);
     this.changed();
   }
 

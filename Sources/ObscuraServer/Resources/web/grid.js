@@ -346,7 +346,8 @@ export class Grid {
     const role = item.companion?.role;
     const kind = item.kind === 'video' ? 'Video' : role === 'motion' ? 'Live Photo' : role === 'raw' ? 'Photo with RAW'
       : item.kind === 'photo' ? 'Photo' : 'File';
-    open.setAttribute('aria-label', kind + ' ' + item.name + ', ' + dateTime(captureTime(item)));
+    const ends = item.endsAt != null || item.viewsLeft != null;
+    open.setAttribute('aria-label', kind + ' ' + item.name + ', ' + dateTime(captureTime(item)) + (ends ? ', with an end' : ''));
     if (item.hasThumbnail) {
       const img = document.createElement('img');
       img.className = 'thumb';
@@ -377,6 +378,14 @@ export class Grid {
       const badge = document.createElement('span');
       badge.className = 'tile-badge tile-pair';
       badge.textContent = role === 'motion' ? 'Live' : 'RAW';
+      tile.append(badge);
+    }
+    if (ends) {
+      // Its end, at a glance: views left, or just the timer for an end in time.
+      const badge = document.createElement('span');
+      badge.className = 'tile-badge tile-end';
+      badge.append(icon('timer'));
+      if (item.viewsLeft != null) badge.append(document.createTextNode(String(item.viewsLeft)));
       tile.append(badge);
     }
     const heart = icon('heart', 'tile-fav');

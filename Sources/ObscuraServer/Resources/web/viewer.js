@@ -3,9 +3,11 @@
 // the original, or from their rendition when browsers cannot play the original (HEVC),
 // with the conversion's progress shown until it is ready (the server answers Range
 // requests, so seeking works); downloads always give the original;
-// previous/next by buttons, ←/→, swipe; Esc closes.
+// previous/next by buttons, ←/→, swipe; Esc closes. An item with an end in views is
+// opened as a counted view first (ends.js), and its view closed when the viewer leaves it.
 
-import { get, post, urls } from './api.js';
+import { get, post, postKeepalive, urls } from './api.js';
+import { endText, openEndDialog } from './ends.js';
 import { captureTime } from './catalog.js';
 import { bytes, dateTime } from './format.js';
 import { toast } from './dialogs.js';
@@ -48,6 +50,12 @@ export class Viewer {
     $('viewer-zoom-out').addEventListener('click', () => this.zoom.by(1 / 1.5));
     $('viewer-favorite').addEventListener('click', () => this.toggleFavorite());
     $('viewer-restore').addEventListener('click', () => this.restore());
+    $('viewer-end').addEventListener('click', () => this.giveEnd());
+    // A counted view left open by a closing page still ends: the server bounds it too.
+    window.addEventListener('pagehide', () => {
+      if (this.viewing) postKeepalive('/api/items/' + encodeURIComponent(this.viewing) + '/view/close', {});
+      this.viewing = null;
+    });
     // A Live Photo's motion plays while the badge is hovered, or the photo pressed
     // (touch, or a held mouse button); a click on the badge plays it once.
     const live = $('viewer-live');
@@ -89,6 +97,7 @@ export class Viewer {
 
   close() {
     if (!this.isOpen) return;
+    this.endView();
     this.stopVideo();
     this.stopMotion();
     this.image.removeAttribute('src');
@@ -115,6 +124,7 @@ export class Viewer {
   show(index) {
     const item = this.catalog.items[index];
     if (!item) return this.onRequestClose();
+    if (this.viewing && this.viewing !== item.id) this.endView();
     this.index = index;
     this.current = item;
     this.onShow(item);
@@ -158,8 +168,104 @@ export class Viewer {
     $('viewer-restore').hidden = !item.deletedAt;
     $('viewer-download').href = urls.download(item.id);
     $('viewer-download').setAttribute('download', item.name);
+    // A view-limited item is never downloaded; nor is its second file.
+    $('viewer-download').hidden = item.viewsLeft != null;
+    if (item.viewsLeft != null) $('viewer-download-companion').hidden = true;
+    $('viewer-end').hidden = !!item.deletedAt;
     this.paintFavorite();
+    this.paintEnding();
+    if (item.viewsLeft != null && this.viewing !== item.id) {
+      // Nothing of it shows before the server has counted the view.
+      this.image.hidden = true;
+      this.video.hidden = true;
+      $('viewer-file').hidden = true;
+      this.image.removeAttribute('src');
+      $('viewer-spinner').hidden = false;
+      this.openCounted(item, index);
+      return;
+    }
+    this.showContent(item, index);
+  }
 
+  /** Asks the server to count a view of `item`, then shows it. */
+  async openCounted(item, index) {
+    let counted;
+    try {
+      counted = await post('/api/items/' + encodeURIComponent(item.id) + '/view', {});
+    } catch (failure) {
+      if (this.current !== item) return;
+      $('viewer-spinner').hidden = true;
+      toast(failure.message, 'error');
+      if (failure.status === 410 || failure.status === 404) this.catalog.drop([item.id]);
+      return;
+    }
+    if (this.current !== item) {
+      // Moved on while the view was being counted: close it again at once.
+      postKeepalive('/api/items/' + encodeURIComponent(counted.id) + '/view/close', {});
+      return;
+    }
+    this.viewing = counted.id;
+    this.current = counted;
+    this.catalog.update(counted);
+    this.paintEnding();
+    this.showContent(counted, index);
+  }
+
+  /** Closes the counted view the viewer holds, if any; the last one deletes the item. */
+  endView() {
+    const id = this.viewing;
+    if (!id) return;
+    this.viewing = null;
+    const name = this.catalog.items[this.catalog.indexOf(id)]?.name ?? 'The item';
+    post('/api/items/' + encodeURIComponent(id) + '/view/close', {})
+      .then((answer) => {
+        if (!answer?.ended) return;
+        toast(name + ' has ended and is deleted for good');
+        this.catalog.drop([id]);
+      })
+      .catch(() => { /* locked, or gone already: the server bounds the view */ });
+  }
+
+  /** The line that says when the shown item ends, kept to the second while it shows. */
+  paintEnding() {
+    clearInterval(this.endingTimer);
+    const item = this.current;
+    const line = $('viewer-ending');
+    const text = item ? endText(item) : '';
+    line.hidden = !text;
+    line.textContent = text;
+    $('viewer-end').setAttribute('aria-pressed', String(!!text));
+    if (!item || item.endsAt == null) return;
+    this.endingTimer = setInterval(() => {
+      if (this.current !== item || !this.isOpen) return clearInterval(this.endingTimer);
+      if (item.endsAt <= Date.now() / 1000) {
+        clearInterval(this.endingTimer);
+        if (this.viewing === item.id) this.viewing = null;
+        toast(item.name + ' has ended and is deleted for good');
+        this.catalog.drop([item.id]);
+        return;
+      }
+      line.textContent = endText(item);
+    }, 1000);
+  }
+
+  /** Opens the end dialog for the shown item. */
+  giveEnd() {
+    const item = this.current;
+    if (!item) return;
+    openEndDialog(item, (items) => {
+      for (const updated of items) {
+        this.catalog.update(updated);
+        if (this.current?.id === updated.id) this.current = updated;
+      }
+      // An end in views takes effect at the next opening: this one was not counted.
+      this.paintEnding();
+      toast(endText(this.current ?? item) ? 'The end is set' : 'The end is taken away');
+    });
+  }
+
+  /** Shows the item's picture, video or file icon. */
+  showContent(item, index) {
     const isVideo = item.kind === 'video';
     const isImage = item.kind === 'photo' || (item.kind !== 'video' && item.hasThumbnail);
     this.zoom.enabled = !isVideo;
@@ -330,7 +436,7 @@ export class Viewer {
 
   preload(index) {
     const item = this.catalog.items[index];
-    if (item && item.kind === 'photo') new Image().src = urls.preview(item.id);
+    if (item && item.kind === 'photo' && item.viewsLeft == null) new Image().src = urls.preview(item.id);
   }
 
   stopVideo() {
