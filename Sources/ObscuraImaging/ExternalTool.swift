@@ -27,7 +27,9 @@ public enum ExternalTool {
         return data
     }
 
-    static func locate(_ tool: String) -> String? {
+    /// The path of `tool`: as given when it has a `/`, else the first executable of that
+    /// name on `PATH` (and `/usr/bin`); nil when there is none.
+    package static func locate(_ tool: String) -> String? {
         if tool.contains("/") { return FileManager.default.isExecutableFile(atPath: tool) ? tool : nil }
         let paths = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":") + ["/usr/bin"]
         return paths.map { "\($0)/\(tool)" }.first(where: FileManager.default.isExecutableFile)

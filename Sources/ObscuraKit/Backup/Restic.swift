@@ -1,5 +1,6 @@
 import Foundation
 import ObscuraCrypto
+import ObscuraImaging
 
 /// One repository as restic reaches it: runs the `restic` program with the repository's
 /// arguments, hands it the password on standard input (never in an argument, the
@@ -49,7 +50,7 @@ struct Restic: Sendable {
         _ arguments: [String], workingDirectory: String? = nil, cancel: BackupCancellation? = nil,
         line: ((String) -> Void)? = nil
     ) throws -> Output {
-        guard let path = Self.locate(executable) else { throw BackupError.resticMissing }
+        guard let path = ExternalTool.locate(executable) else { throw BackupError.resticMissing }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: path)
         process.arguments = repository.arguments + arguments
@@ -177,14 +178,7 @@ struct Restic: Sendable {
         return whole.replacingOccurrences(of: bare, with: BackupRepository.masked(bare))
     }
 
-
     private static let ignoreBrokenPipes: Void = { signal(SIGPIPE, SIG_IGN) }()
-
-    static func locate(_ tool: String) -> String? {
-        if tool.contains("/") { return FileManager.default.isExecutableFile(atPath: tool) ? tool : nil }
-        let paths = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":") + ["/usr/bin"]
-        return paths.map { "\($0)/\(tool)" }.first(where: FileManager.default.isExecutableFile)
-    }
 
     /// Reads `fd` to its end, calling `line` with each line (without its newline).
     static func readLines(_ fd: Int32, _ line: (String) -> Void) {
