@@ -35,7 +35,12 @@ struct ExportCommand: ParsableCommand {
             try line.withUnsafeBytes { try FileHandle.standardOutput.write(contentsOf: $0) }
         } else {
             password = try passwords.new("New export password: ")
-            try strength.check(password, cost: .export, interactive: !passwords.passwordStdin)
+            // Judged in the form the key is derived from: a password shaped like a generated
+            // one is canonicalised (upper case, no dashes) before the KDF (FORMAT §7.2).
+            let canonical = ExportFormat.canonicalPassword(password)
+            // The typed password itself when it is used as typed: not to be wiped here.
+            defer { if canonical !== password { canonical.zeroize() } }
+            try strength.check(canonical, cost: .export, interactive: !passwords.passwordStdin)
         }
         let bar = ProgressBar()
         try session.vault.exportVault(to: output, password: password) { done, total in

@@ -42,8 +42,9 @@ extension ItemRecord {
         return false
     }
 
-    /// Whether the viewer is taking its last view of the item.
-    public var isInLastView: Bool { viewsLeft == 0 }
+    /// Whether the viewer is taking its last view of the item (a count below 0, which no
+    /// writer makes, reads as that too: never as more views).
+    public var isInLastView: Bool { viewsLeft.map { $0 <= 0 } ?? false }
 
     /// Whether the item may be seen only through the viewer, one counted view at a time.
     public var isViewLimited: Bool { viewsLeft != nil }

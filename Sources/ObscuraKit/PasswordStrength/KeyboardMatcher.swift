@@ -70,21 +70,27 @@ struct KeyboardMatcher {
     /// log10 of the walks an attacker tries: the starting key, a direction at the start
     /// and at each turn, where the turns fall, the length, and which keys are shifted.
     func cost(_ run: ArraySlice<UInt32>) -> Double {
-        let keys = run.map { Self.keys[$0]! }
-        var turns = 0
+        // Key by key, with no array of them: the run is the password, re-encoded.
+        var turns = 0, shifted = 0, count = 0
         var last: Int?
-        for (a, b) in zip(keys, keys.dropFirst()) {
-            let step = Self.direction(a, b)
-            if let last, step != last { turns += 1 }
-            last = step
+        var previous: Key?
+        for scalar in run {
+            let key = Self.keys[scalar]!
+            if key.shifted { shifted += 1 }
+            if let previous {
+                let step = Self.direction(previous, key)
+                if let last, step != last { turns += 1 }
+                last = step
+            }
+            previous = key
+            count += 1
         }
         var guesses = log10(Self.startingKeys) + Double(turns + 1) * log10(Self.averageDegree)
-        guesses += log10Binomial(keys.count - 1, turns) + log10(Double(keys.count))
-        let shifted = keys.filter(\.shifted).count
-        if shifted == keys.count {
+        guesses += log10Binomial(count - 1, turns) + log10(Double(count))
+        if shifted == count {
             guesses += log10(2)
         } else if shifted > 0 {
-            guesses += log10VariantCount(keys.count, upTo: min(shifted, keys.count - shifted))
+            guesses += log10VariantCount(count, upTo: min(shifted, count - shifted))
         }
         return guesses
     }

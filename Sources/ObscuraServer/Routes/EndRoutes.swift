@@ -44,6 +44,8 @@ struct EndRoutes {
             let id = try context.parameters.require("id")
             let ended = try await Blocking.run { () -> Bool in
                 let row = try vault.item(id)
+                // Only the session that opened the view closes it (and ends the item).
+                guard session.holdsView(of: row.id) else { return false }
                 session.setView(of: row.id, open: false)
                 return try vault.closeView(row.id)
             }

@@ -25,8 +25,12 @@ struct ExportRoutes {
             let vault = try context.vault()
             let password = try fields.require("password")
             do {
-                // The page sends a generated password; a typed one is judged like any other.
-                try await PasswordStrengthRoutes.requireAcceptable(password, cost: .export, fields: fields)
+                // The page sends a generated password; a typed one is judged like any other,
+                // in the form the key is derived from (a generated-looking one is canonicalised).
+                let canonical = ExportFormat.canonicalPassword(password)
+                // The typed password itself when it is used as typed: not to be wiped here.
+                defer { if canonical !== password { canonical.zeroize() } }
+                try await PasswordStrengthRoutes.requireAcceptable(canonical, cost: .export, fields: fields)
             } catch {
                 password.zeroize()
                 throw error

@@ -73,7 +73,14 @@ struct ItemRoutes {
         router.get("/api/items/:id") { _, context -> Response in
             let vault = try context.vault()
             let id = try context.parameters.require("id")
-            return try JSON.response(ItemJSON(try await Blocking.run { try vault.item(id) }))
+            let now = context.now
+            return try JSON.response(ItemJSON(try await Blocking.run {
+                let item = try vault.item(id)
+                // An ended item shows nothing, its name and place included, even before
+                // the sweep deletes it.
+                if item.hasEnded(at: now) { throw VaultError.ended(item.id) }
+                return item
+            }))
         }
         router.post("/api/items/delete") { request, context -> Response in
             let vault = try context.vault()

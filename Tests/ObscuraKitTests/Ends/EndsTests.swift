@@ -64,6 +64,16 @@ import Testing
         #expect(try vault.items().isEmpty)
     }
 
+    /// A crafted catalog's negative count (an import) reads as the last view taken.
+    @Test func aNegativeCountIsTheLastViewTaken() throws {
+        let root = try TestRoot()
+        let vault = try root.initialized().createVault(password: pw("pw"), iterations: testIterations)
+        let item = try vault.addRaw(Array("x".utf8), name: "x.bin")
+        try vault.catalog.setEnd([item.id], endsAt: nil, viewsLeft: -1)
+        #expect(throws: VaultError.ended(item.id)) { try vault.openView(item.id, now: start) }
+        #expect(try vault.closeView(item.id) == true)
+    }
+
     @Test func anItemWithoutViewsIsNotCounted() throws {
         let root = try TestRoot()
         let vault = try root.initialized().createVault(password: pw("pw"), iterations: testIterations)

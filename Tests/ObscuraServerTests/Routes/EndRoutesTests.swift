@@ -67,6 +67,7 @@ import Testing
             clock.advance(31)
             // Past its time the item shows nothing, even before the sweep deletes it.
             #expect(try await browser.send(.get, "/api/items/\(id)/original").status == .gone)
+            #expect(try await browser.send(.get, "/api/items/\(id)").status == .gone, "nor its name")
             harness.server.store.sweep()
             #expect(try await browser.send(.get, "/api/items/\(id)").status == .notFound)
             #expect((try await browser.send(.get, "/api/items").json()["items"] as? [Any])?.isEmpty == true)
