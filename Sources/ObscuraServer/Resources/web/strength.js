@@ -7,8 +7,9 @@
 import { post } from './api.js';
 
 const DEBOUNCE_MS = 300;
-// The meter's value by class, 0 to 4.
-const LEVELS = { veryWeak: 0, weak: 1, fair: 2, strong: 3, veryStrong: 4 };
+// The meter's value by class, out of 4: very weak shows a sliver, so that the bar is
+// never mistaken for "not measured yet".
+const LEVELS = { veryWeak: 0.4, weak: 1, fair: 2, strong: 3, veryStrong: 4 };
 
 let counter = 0;
 
