@@ -29,6 +29,12 @@ import Testing
         #expect(!(0...(onDisk.count - 8)).contains { Array(onDisk[$0..<($0 + 8)]) == run }, "sealed, not plaintext")
         #expect(cache.get("first") == first)
         #expect(cache.get("second") == second)
+        // A deleted item's entry goes, from the disk tier and from memory.
+        cache.remove(["first", "second"])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir).isEmpty)
+        #expect(cache.get("first") == nil && cache.get("second") == nil && cache.memoryCount == 0)
+        cache.put("first", first)
+        cache.put("second", second)
         cache.clear()
         #expect(!FileManager.default.fileExists(atPath: dir))
         #expect(cache.get("first") == nil && cache.get("second") == nil)
@@ -59,5 +65,23 @@ import Testing
         vault.lock()
         #expect(vault.previews.get(item.id) == nil)
         #expect(throws: VaultError.locked) { try vault.preview(item) }
+    }
+
+    /// Ends (issue 19): a view-limited item's preview is never kept, and an item deleted
+    /// for good (an ended one) takes its preview with it.
+    @Test func previewsOfEndingItemsAreNotKept() throws {
+        let root = try TestRoot()
+        let (vault, item, _) = try root.vaultWithPhoto(width: 2000, height: 1500, date: "2020:01:01 00:00:00")
+        _ = try #require(try vault.preview(item))
+        #expect(vault.previews.get(item.id) != nil)
+        try vault.setEnd([item.id], ItemEnd(views: 3))
+        #expect(vault.previews.get(item.id) == nil, "given views, its cached preview goes")
+        _ = try #require(try vault.preview(try vault.item(item.id)))
+        #expect(vault.previews.get(item.id) == nil, "a view-limited item's preview is made anew, never kept")
+        try vault.setEnd([item.id], nil)
+        _ = try #require(try vault.preview(try vault.item(item.id)))
+        #expect(vault.previews.get(item.id) != nil)
+        try vault.deleteItems([item.id])
+        #expect(vault.previews.get(item.id) == nil, "deleted for good, its preview goes too")
     }
 }

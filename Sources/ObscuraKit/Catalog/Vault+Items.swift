@@ -105,6 +105,7 @@ extension Vault {
             let files = try current.flatMap { try pool.files(of: $0) }
             try catalog.delete(current)
             try persist()
+            previews.remove(current.map(\.id))
             for file in files { try pool.remove(file) }
         }
         try pool.sync()

@@ -15,12 +15,15 @@ extension Vault {
         try enter()
         defer { leave() }
         let end = try end?.validated(now: now)
-        try rowsGate.withLock {
+        let rows = try rowsGate.withLock {
             let rows = try ids.map(item)
             if let ending = rows.first(where: { $0.isInLastView || $0.hasEnded(at: now) }) { throw VaultError.ended(ending.id) }
             try catalog.setEnd(rows.map(\.id), endsAt: end?.at?.timeIntervalSince1970, viewsLeft: end?.views)
             try persist()
+            return rows
         }
+        // A view-limited item's preview is never kept (``preview(_:)``): drop any made before.
+        if end?.views != nil { previews.remove(rows.map(\.id)) }
     }
 
     /// Opens a view of item `id` in the viewer: for an item with an end in views, counts

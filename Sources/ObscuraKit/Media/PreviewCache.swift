@@ -67,6 +67,20 @@ package final class PreviewCache: @unchecked Sendable {
         }
     }
 
+    /// Forgets the entries of `ids`, in memory and on disk: items deleted for good (an
+    /// ended one among them) leave nothing behind before the lock clears the rest.
+    package func remove(_ ids: [String]) {
+        lock.withLock {
+            for id in ids {
+                if let gone = memory.removeValue(forKey: id) {
+                    memoryBytes -= gone.count
+                    order.removeAll { $0 == id }
+                }
+                if let directory { unlink(directory + "/" + Self.fileName(id)) }
+            }
+        }
+    }
+
     /// Number of entries held in memory (tests check eviction).
     var memoryCount: Int { lock.withLock { memory.count } }
 

@@ -70,17 +70,19 @@ extension Vault {
     }
 
     /// A viewer preview (JPEG, longest side ``Imaging/previewSize``), made on demand and
-    /// kept in the session's ``PreviewCache``. Videos and other files use their thumbnail.
+    /// kept in the session's ``PreviewCache`` (not a view-limited item's: it is shown only
+    /// inside a counted view, made anew each time). Videos and other files use their thumbnail.
     public func preview(_ item: ItemRecord) throws -> [UInt8]? {
         try enter()
         defer { leave() }
-        if let cached = previews.get(item.id) { return cached }
+        let cached = !item.isViewLimited
+        if cached, let hit = previews.get(item.id) { return hit }
         guard item.kind == .photo, item.size <= Self.maximumPhotoFileSize else { return try thumbnail(item) }
         // A camera RAW shows its embedded preview; one without (thumbnailed by libvips at
         // import) takes the ordinary way.
         let preview = try (RawImage.isRaw(item.mimeType) ? rawPicture(item, maxSide: Imaging.previewSize) : nil)
             ?? withOriginal(item) { try Imaging.thumbnail($0, maxSide: Imaging.previewSize) }
-        previews.put(item.id, preview)
+        if cached { previews.put(item.id, preview) }
         return preview
     }
 
