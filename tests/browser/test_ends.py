@@ -1,15 +1,16 @@
 """Issue 19, item 2 in the browser: items that end. An item given an end of one view shows
 no thumbnail, is shown once by the viewer (which says it is its last view), and is gone
 when the viewer closes; an item whose time comes while the vault is locked is gone at the
-next unlock. One vault of its own, at desktop size."""
+next unlock; the selection bar gives several items an end at once. One vault of its own,
+at desktop size."""
 
 import time
 
 import pytest
 
 from conftest import FIXTURES, chromium, serving, shoot
-from test_gallery import (close_uploads, create_first_vault, el, item_count, shown, text, tile_named, tiles,
-                          unlock, wait)
+from test_gallery import (close_uploads, create_first_vault, el, item_count, select_tile, shown, text, tile_named,
+                          tiles, unlock, wait)
 
 # Seconds until the second item's end: long enough to lock the vault first on a busy machine.
 END_IN = 15
@@ -17,12 +18,12 @@ END_IN = 15
 
 @pytest.fixture(scope="module")
 def page(tmp_path_factory):
-    """A page unlocked on a new vault holding two photos."""
+    """A page unlocked on a new vault holding three photos."""
     folder = tmp_path_factory.mktemp("ends")
     with serving(folder, auto_lock_unit_seconds=60) as server, chromium(folder) as page:
         create_first_vault(page, server.link)
-        el(page, "#file-input").send_keys(str(FIXTURES / "gradient.jpg") + "\n" + str(FIXTURES / "gradient.png"))
-        wait(page, lambda: item_count(page) == 2, 30, "the photos imported")
+        el(page, "#file-input").send_keys("\n".join(str(FIXTURES / name) for name in ("gradient.jpg", "gradient.png", "gradient.webp")))
+        wait(page, lambda: item_count(page) == 3, 30, "the photos imported")
         close_uploads(page)
         yield page
 
@@ -69,7 +70,7 @@ def test_an_item_that_ends_after_one_view_is_gone_when_the_viewer_closes(page):
     assert not shown(page, "#viewer-download")
     shoot(page, "ends-last-view")
     close_viewer(page)
-    wait(page, lambda: item_count(page) == 1, 10, "the item gone once the viewer closed")
+    wait(page, lambda: item_count(page) == 2, 10, "the item gone once the viewer closed")
     assert [name for _, _, name in tiles(page) if "gradient.jpg" in name] == []
     # Gone on the server too, not only from the page.
     status = page.execute_script(
@@ -92,6 +93,19 @@ def test_an_item_whose_time_passed_while_locked_is_gone_at_unlock(page):
     assert time.time() - set_at < END_IN - 2, "locked before the end came"
     time.sleep(max(0, set_at + END_IN + 1 - time.time()))
     unlock(page)
-    wait(page, lambda: item_count(page) == 0 or text(page, "#view-count") == "", 10,
-         lambda: f"the item gone at unlock: {text(page, '#view-count')!r}")
-    assert tiles(page) == []
+    wait(page, lambda: item_count(page) == 1, 10, lambda: f"the item gone at unlock: {text(page, '#view-count')!r}")
+    assert [name for _, _, name in tiles(page) if "gradient.png" in name] == []
+
+
+def test_the_selection_bar_gives_an_end(page):
+    tile = tile_named(page, "gradient.webp")
+    select_tile(page, tile)
+    wait(page, lambda: shown(page, "#sel-end"), 5, "the selection bar's End")
+    el(page, "#sel-end").click()
+    wait(page, lambda: shown(page, "#end-dialog"), 5, "the end dialog")
+    el(page, "#end-views").send_keys("3")
+    el(page, "#end-submit").click()
+    badge = f".tile[data-id='{tile}'] .tile-end"
+    wait(page, lambda: page.execute_script(f"return document.querySelector(\"{badge}\")?.textContent") == "3", 10,
+         "three views left on the tile")
+    assert not shown(page, "#selection-bar")

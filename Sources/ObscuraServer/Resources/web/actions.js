@@ -1,9 +1,10 @@
-// actions.js: the selection bar: favourite, move, download (one ZIP) and
+// actions.js: the selection bar: favourite, move, download (one ZIP), an end and
 // (confirmed) delete to the trash of the selected items; in the trash, restore
 // and (confirmed) delete for good.
 
 import { csrfToken, post } from './api.js';
 import { confirmAction, toast } from './dialogs.js';
+import { openEndDialog } from './ends.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -14,7 +15,7 @@ export function wireSelectionBar({ catalog, selection, folders, library }) {
     $('selection-count').textContent = n + ' selected';
     document.body.classList.toggle('has-selection', n > 0);
     const trash = library.view.view === 'trash';
-    for (const id of ['sel-favorite', 'sel-move', 'sel-delete']) $(id).hidden = trash;
+    for (const id of ['sel-favorite', 'sel-move', 'sel-end', 'sel-delete']) $(id).hidden = trash;
     for (const id of ['sel-restore', 'sel-delete-forever']) $(id).hidden = !trash;
   };
   selection.addEventListener('change', paint);
@@ -66,6 +67,16 @@ export function wireSelectionBar({ catalog, selection, folders, library }) {
     form.submit();
     form.replaceChildren();
     toast('Preparing the download of ' + selection.size + (selection.size === 1 ? ' item' : ' items'));
+  });
+
+  $('sel-end').addEventListener('click', () => {
+    const ids = selected().map((item) => item.id);
+    openEndDialog(ids, (updated) => {
+      for (const item of updated) catalog.update(item);
+      selection.clear();
+      const ends = updated.some((item) => item.endsAt != null || item.viewsLeft != null);
+      toast((ends ? 'Gave ' : 'Took the end away from ') + items(updated.length) + (ends ? ' an end' : ''));
+    });
   });
 
   $('sel-delete').addEventListener('click', async () => {

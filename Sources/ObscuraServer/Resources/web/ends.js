@@ -35,12 +35,13 @@ export function endText(item, now = Date.now() / 1000) {
   return text ? text[0].toUpperCase() + text.slice(1) : '';
 }
 
-/** Opens the end dialog for `item`; `onSaved(updated)` gets the items as they now stand. */
-export function openEndDialog(item, onSaved) {
+/** Opens the end dialog for the items `ids`; `onSaved(updated)` gets them as they now stand. */
+export function openEndDialog(ids, onSaved) {
   const dialog = $('end-dialog');
   const form = $('end-form');
   $('end-after').value = '';
   $('end-views').value = '';
+  $('end-title').textContent = ids.length === 1 ? 'Give an end' : 'Give ' + ids.length + ' items an end';
   form.onsubmit = async (event) => {
     event.preventDefault();
     const after = $('end-after').value;
@@ -50,7 +51,7 @@ export function openEndDialog(item, onSaved) {
       return showError($('end-error'), 'Views must be a whole number from 1 to 1000.');
     }
     try {
-      const answer = await post('/api/items/end', { ids: [item.id], in: after ? Number(after) : null, views });
+      const answer = await post('/api/items/end', { ids, in: after ? Number(after) : null, views });
       dialog.close('saved');
       onSaved(answer.items);
     } catch (failure) {

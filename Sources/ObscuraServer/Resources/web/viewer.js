@@ -253,7 +253,7 @@ export class Viewer {
   giveEnd() {
     const item = this.current;
     if (!item) return;
-    openEndDialog(item, (items) => {
+    openEndDialog([item.id], (items) => {
       for (const updated of items) {
         this.catalog.update(updated);
         if (this.current?.id === updated.id) this.current = updated;
