@@ -35,7 +35,7 @@ struct EndRoutes {
             let id = try context.parameters.require("id")
             let now = context.now
             let row = try await Blocking.run { try vault.openView(id, now: now) }
-            if row.isViewLimited { session.setView(of: row.id, open: true) }
+            if row.isViewLimited { session.setView(of: row.id, openedAt: now) }
             return try JSON.response(ItemJSON(row))
         }
         router.post("/api/items/:id/view/close") { _, context -> Response in
@@ -45,8 +45,8 @@ struct EndRoutes {
             let ended = try await Blocking.run { () -> Bool in
                 let row = try vault.item(id)
                 // Only the session that opened the view closes it (and ends the item).
-                guard session.holdsView(of: row.id) else { return false }
-                session.setView(of: row.id, open: false)
+                guard session.viewOpened(row.id) != nil else { return false }
+                session.setView(of: row.id, openedAt: nil)
                 return try vault.closeView(row.id)
             }
             return try JSON.response(["ended": ended])
@@ -62,7 +62,8 @@ struct EndRoutes {
 
     /// The item `id`, when `session` may be shown `part` of it: 410 once it has ended;
     /// for a view-limited item, 404 for its thumbnail (the grid shows none) and 403 for
-    /// content outside a counted view of this session's viewer.
+    /// content outside a counted view of this session's viewer, or more than
+    /// ``ItemEnd/lastViewLimit`` after it opened.
     static func shown(_ id: String, _ part: Part, in vault: Vault, session: Session?, now: Date) throws -> ItemRecord {
         let item = try vault.item(id)
         if item.hasEnded(at: now) { throw VaultError.ended(item.id) }
@@ -70,7 +71,8 @@ struct EndRoutes {
         switch part {
         case .picture: throw APIError.notFound("this item is shown only in the viewer, one counted view at a time")
         case .content:
-            guard session?.holdsView(of: item.id) == true else {
+            // Every view, not only the last, lasts at most as long as a last view may.
+            guard let opened = session?.viewOpened(item.id), now.timeIntervalSince(opened) <= ItemEnd.lastViewLimit else {
                 throw APIError(.forbidden, "this item is shown only in the viewer, one counted view at a time")
             }
             return item

@@ -15,7 +15,7 @@ final class Session: @unchecked Sendable {
     private let lock = NSLock()
     private var _id: String
     private var _binding: SessionStore.OpenVault?
-    private var _views: Set<String> = []
+    private var _views: [String: Date] = [:]
 
     init(random: RandomSource = SystemRandom()) {
         _id = Self.token(random)
@@ -39,20 +39,20 @@ final class Session: @unchecked Sendable {
         set {
             lock.withLock {
                 _binding = newValue
-                _views = []
+                _views = [:]
             }
         }
     }
 
-    /// The view-limited items whose counted view this session's viewer holds open
-    /// (docs/API.md, "Ends"): only those may be fetched, and only until it closes them.
-    func holdsView(of id: String) -> Bool { lock.withLock { _views.contains(id) } }
+    /// When this session's viewer opened its counted view of the view-limited item `id`
+    /// (docs/API.md, "Ends"), or nil when it holds none. Only the session holding a view
+    /// may fetch the item, and only for ``ObscuraKit/ItemEnd/lastViewLimit`` after it
+    /// opened; only it may close the view.
+    func viewOpened(_ id: String) -> Date? { lock.withLock { _views[id] } }
 
-    /// Records that the viewer opened (true) or closed (false) a counted view of `id`.
-    func setView(of id: String, open: Bool) {
-        lock.withLock {
-            if open { _views.insert(id) } else { _views.remove(id) }
-        }
+    /// Records that the viewer opened a counted view of `id` at `time`, or (nil) closed it.
+    func setView(of id: String, openedAt time: Date?) {
+        lock.withLock { _views[id] = time }
     }
 
     /// Whether `candidate` is this session's CSRF token, compared in constant time.

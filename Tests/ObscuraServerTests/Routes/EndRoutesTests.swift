@@ -73,4 +73,22 @@ import Testing
             #expect((try await browser.send(.get, "/api/items").json()["items"] as? [Any])?.isEmpty == true)
         }
     }
+
+    /// A view that stays open gives the item's bytes for at most 600 s, the last view's bound.
+    @Test func aCountedViewLastsAtMostTheBound() async throws {
+        let clock = ManualClock()
+        let harness = try ServerHarness(clock: clock)
+        try await harness.test { browser in
+            try await browser.createVault()
+            let id = try await ZipRoutesTests.upload(browser, SystemRandom().bytes(100), name: "kept.bin")
+            #expect(try await browser.send(.post, "/api/items/end", json: ["ids": [id], "views": 5]).status == .ok)
+            #expect(try await browser.send(.post, "/api/items/\(id)/view").status == .ok)
+            clock.advance(600)
+            #expect(try await browser.send(.get, "/api/items/\(id)/original").status == .ok)
+            clock.advance(1)
+            #expect(try await browser.send(.get, "/api/items/\(id)/original").status == .forbidden)
+            #expect(try await browser.send(.post, "/api/items/\(id)/view/close").json()["ended"] as? Bool == false)
+            #expect(try await browser.send(.post, "/api/items/\(id)/view").json()["viewsLeft"] as? Int == 3)
+        }
+    }
 }
