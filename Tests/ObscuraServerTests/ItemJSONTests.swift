@@ -10,6 +10,7 @@ import Testing
     static let keys: Set<String> = [
         "id", "kind", "name", "mimeType", "size", "width", "height", "orientation", "duration", "takenAt", "importedAt",
         "favorite", "folderId", "hasThumbnail", "place", "latitude", "longitude", "deletedAt", "rendition", "companion",
+        "endsAt", "viewsLeft",
     ]
 
     static func encoded(_ value: some Encodable) throws -> Data {
@@ -24,7 +25,7 @@ import Testing
         let object = try #require(try JSONSerialization.jsonObject(with: Self.encoded(ItemJSON(row))) as? [String: Any])
         #expect(Set(object.keys) == Self.keys)
         for key in ["width", "height", "orientation", "duration", "takenAt", "folderId", "place", "latitude", "longitude",
-                    "deletedAt", "rendition", "companion"] {
+                    "deletedAt", "rendition", "companion", "endsAt", "viewsLeft"] {
             #expect(object[key] is NSNull, "\(key)")
         }
     }
@@ -45,12 +46,16 @@ import Testing
         row.companionName = "IMG_0001.MOV"
         row.companionMimeType = "video/quicktime"
         row.companionSize = 4_096
+        row.endsAt = 1_700_000_200
+        row.viewsLeft = 3
         let json = String(decoding: try Self.encoded(ItemJSON(row)), as: UTF8.self)
         #expect(json == #"{"companion":{"mimeType":"video/quicktime","name":"IMG_0001.MOV","role":"motion","size":4096},"#
-            + #""deletedAt":1700000100,"duration":2.5,"favorite":true,"folderId":"f1","hasThumbnail":true,"height":3024,"#
+            + #""deletedAt":1700000100,"duration":2.5,"endsAt":1700000200,"favorite":true,"folderId":"f1","#
+            // A view-limited item shows no thumbnail, though it has one.
+            + #""hasThumbnail":false,"height":3024,"#
             + #""id":"0a","importedAt":1700000000.5,"kind":"photo","latitude":48.8566,"longitude":-2.3522,"#
             + #""mimeType":"image/heic","name":"IMG_0001.HEIC","orientation":6,"place":"Paris, Île-de-France, France","#
-            + #""rendition":"ready","size":2048,"takenAt":1600000000.25,"width":4032}"#)
+            + #""rendition":"ready","size":2048,"takenAt":1600000000.25,"viewsLeft":3,"width":4032}"#)
     }
 
     /// One optional of each type, encoded both ways.
