@@ -62,7 +62,9 @@ enum Terminal {
             throw CLIError("no terminal to read a password from; pass --password-stdin")
         }
         defer { close(fd) }
-        _ = TerminalText.escaped(prompt, keepingNewlines: true).withCString { write(fd, $0, strlen($0)) }
+        // Echo off (and what was typed before it flushed) before the prompt shows: what is
+        // typed once the prompt is there, however fast (a password manager typing it), is
+        // neither echoed nor thrown away.
         var saved = termios()
         tcgetattr(fd, &saved)
         var quiet = saved
@@ -72,6 +74,7 @@ enum Terminal {
             tcsetattr(fd, TCSAFLUSH, &saved)
             _ = write(fd, "\n", 1)
         }
+        _ = TerminalText.escaped(prompt, keepingNewlines: true).withCString { write(fd, $0, strlen($0)) }
         guard let line = readLine(fd: fd) else { throw CLIError("no password entered") }
         return line
     }
