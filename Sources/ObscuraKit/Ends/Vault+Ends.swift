@@ -75,8 +75,9 @@ extension Vault {
         return ended.count
     }
 
-    /// The earliest end in time of any item of the vault, or nil.
-    public func earliestEnd() throws -> Date? {
+    /// The earliest end in time of any item of the vault, or nil (tests check that ends
+    /// are persisted with it; the product enforces by ``enforceEnds(now:)``).
+    package func earliestEnd() throws -> Date? {
         try enter()
         defer { leave() }
         return try catalog.earliestEnd().map { Date(timeIntervalSince1970: $0) }
