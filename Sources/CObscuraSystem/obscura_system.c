@@ -40,6 +40,16 @@ int obscura_system_memfd_secret(unsigned int flags) {
 #endif
 }
 
+int obscura_system_memfd_create(const char *name) {
+#if defined(__linux__) && defined(SYS_memfd_create)
+    return (int)syscall(SYS_memfd_create, name, 0U);
+#else
+    (void)name;
+    errno = ENOSYS;
+    return -1;
+#endif
+}
+
 long long obscura_system_memlock_limit(void) {
     struct rlimit limit;
     if (getrlimit(RLIMIT_MEMLOCK, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) return -1;

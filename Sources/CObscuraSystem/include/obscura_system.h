@@ -17,6 +17,12 @@ int obscura_system_get_dumpable(void);
 /// has no such call or it is not enabled).
 int obscura_system_memfd_secret(unsigned int flags);
 
+/// memfd_create(name, 0) through syscall(2): an anonymous in-memory file, or -1
+/// with errno. Through syscall because Swift's Glibc module does not declare
+/// memfd_create. No close-on-exec flag: the caller hands the descriptor to a child
+/// (`obscura note edit` to $EDITOR) and sets the flag on those it keeps.
+int obscura_system_memfd_create(const char *name);
+
 /// The soft RLIMIT_MEMLOCK in bytes, or -1 when unlimited (or not known).
 /// Swift's Glibc module does not export RLIMIT_MEMLOCK.
 long long obscura_system_memlock_limit(void);

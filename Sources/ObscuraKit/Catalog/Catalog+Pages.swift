@@ -28,7 +28,7 @@ extension Catalog {
         var from: Double?
         /// Only items whose sort key is below this.
         var before: Double?
-        /// Only items whose name or place holds this text (case-insensitively).
+        /// Only items whose name, place or note text holds this text (case-insensitively).
         var text: String?
         /// Only items whose place holds this text (case-insensitively).
         var place: String?
@@ -180,8 +180,8 @@ extension Catalog {
                                 arguments: StatementArguments(arguments)) ?? 0
     }
 
-    /// The search index's columns (migration `v4`, docs/FORMAT.md §3.3).
-    static let searchColumns = ["name", "place"]
+    /// The search index's columns (migrations `v4` and `v8`, docs/FORMAT.md §3.3).
+    static let searchColumns = CatalogSchema.noteSearchColumns
 
     /// An FTS5 query for `text` as one phrase in `columns`: the text between double quotes,
     /// its own double quotes doubled, so that no character of it is query syntax. A phrase

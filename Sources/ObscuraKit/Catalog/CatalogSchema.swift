@@ -113,7 +113,7 @@ enum CatalogSchema {
                 DROP TRIGGER item_tally_delete;
                 DROP TRIGGER item_tally_update;
                 \(tallyTriggers)
-                \(searchTable)
+                \(searchTable(firstSearchColumns))
                 """)
         }
         migrator.registerMigration("v5") { db in
@@ -150,6 +150,27 @@ enum CatalogSchema {
                 ALTER TABLE item ADD COLUMN endsAt REAL;
                 ALTER TABLE item ADD COLUMN viewsLeft INTEGER;
                 CREATE INDEX item_by_end ON item(endsAt, id) WHERE endsAt IS NOT NULL;
+                """)
+        }
+        migrator.registerMigration("v8") { db in
+            // Notes (issue 19; docs/FORMAT.md §3.3, "Notes"): a note's search text beside
+            // its title, and the photos attached to a note. The search index is made anew
+            // with the text as a third column, and filled from the rows (no note exists yet,
+            // so it holds what v4's held). An attachment goes with either of its items.
+            try db.execute(sql: """
+                ALTER TABLE item ADD COLUMN noteText TEXT;
+                CREATE TABLE note_attachment (
+                    noteId TEXT NOT NULL REFERENCES item(id) ON DELETE CASCADE,
+                    itemId TEXT NOT NULL REFERENCES item(id) ON DELETE CASCADE,
+                    position INTEGER NOT NULL,
+                    PRIMARY KEY (noteId, itemId)
+                ) WITHOUT ROWID;
+                CREATE INDEX note_attachment_by_item ON note_attachment(itemId);
+                DROP TRIGGER item_search_insert;
+                DROP TRIGGER item_search_delete;
+                DROP TRIGGER item_search_update;
+                DROP TABLE item_search;
+                \(searchTable(noteSearchColumns))
                 """)
         }
         return migrator
@@ -194,26 +215,41 @@ enum CatalogSchema {
     ///
     /// The index names `item` rows by rowid, which the table has beside its text key and
     /// which a copy of the rows need not keep: whatever copies them (a conversion, §9.7)
-    /// fills the index anew with ``searchFill``.
-    static let searchTable = """
-        CREATE VIRTUAL TABLE item_search USING fts5(
-            name, place, content = 'item', content_rowid = 'rowid', tokenize = 'trigram');
-        \(searchFill)
-        CREATE TRIGGER item_search_insert AFTER INSERT ON item WHEN NEW.deletedAt IS NULL BEGIN
-            INSERT INTO item_search (rowid, name, place) VALUES (NEW.rowid, NEW.name, NEW.place);
-        END;
-        CREATE TRIGGER item_search_delete AFTER DELETE ON item WHEN OLD.deletedAt IS NULL BEGIN
-            INSERT INTO item_search (item_search, rowid, name, place) VALUES ('delete', OLD.rowid, OLD.name, OLD.place);
-        END;
-        CREATE TRIGGER item_search_update AFTER UPDATE OF name, place, deletedAt ON item BEGIN
-            INSERT INTO item_search (item_search, rowid, name, place)
-                SELECT 'delete', OLD.rowid, OLD.name, OLD.place WHERE OLD.deletedAt IS NULL;
-            INSERT INTO item_search (rowid, name, place)
-                SELECT NEW.rowid, NEW.name, NEW.place WHERE NEW.deletedAt IS NULL;
-        END;
-        """
+    /// fills the index anew with ``searchFill(_:)``. Migration v4 made it over
+    /// ``firstSearchColumns``; v8 makes it anew over ``noteSearchColumns``.
+    static func searchTable(_ columns: [String]) -> String {
+        let list = columns.joined(separator: ", ")
+        let new = columns.map { "NEW.\($0)" }.joined(separator: ", ")
+        let old = columns.map { "OLD.\($0)" }.joined(separator: ", ")
+        return """
+            CREATE VIRTUAL TABLE item_search USING fts5(
+                \(list), content = 'item', content_rowid = 'rowid', tokenize = 'trigram');
+            \(searchFill(columns))
+            CREATE TRIGGER item_search_insert AFTER INSERT ON item WHEN NEW.deletedAt IS NULL BEGIN
+                INSERT INTO item_search (rowid, \(list)) VALUES (NEW.rowid, \(new));
+            END;
+            CREATE TRIGGER item_search_delete AFTER DELETE ON item WHEN OLD.deletedAt IS NULL BEGIN
+                INSERT INTO item_search (item_search, rowid, \(list)) VALUES ('delete', OLD.rowid, \(old));
+            END;
+            CREATE TRIGGER item_search_update AFTER UPDATE OF \(list), deletedAt ON item BEGIN
+                INSERT INTO item_search (item_search, rowid, \(list))
+                    SELECT 'delete', OLD.rowid, \(old) WHERE OLD.deletedAt IS NULL;
+                INSERT INTO item_search (rowid, \(list))
+                    SELECT NEW.rowid, \(new) WHERE NEW.deletedAt IS NULL;
+            END;
+            """
+    }
 
-    /// Fills an empty search index from the rows outside the trash (FTS5's own `rebuild`
-    /// would take every row).
-    static let searchFill = "INSERT INTO item_search (rowid, name, place) SELECT rowid, name, place FROM item WHERE deletedAt IS NULL;"
+    /// The search index's columns from migration v4: name and place.
+    static let firstSearchColumns = ["name", "place"]
+    /// The search index's columns from migration v8 on: a note's search text besides
+    /// (docs/FORMAT.md §3.3, "Notes").
+    static let noteSearchColumns = ["name", "place", "noteText"]
+
+    /// Fills an empty search index of `columns` from the rows outside the trash (FTS5's
+    /// own `rebuild` would take every row).
+    static func searchFill(_ columns: [String]) -> String {
+        let list = columns.joined(separator: ", ")
+        return "INSERT INTO item_search (rowid, \(list)) SELECT rowid, \(list) FROM item WHERE deletedAt IS NULL;"
+    }
 }

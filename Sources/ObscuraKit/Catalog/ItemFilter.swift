@@ -12,7 +12,8 @@ public struct ItemFilter: Sendable, Equatable {
     public var from: Double?
     /// Only items captured (or imported) before this time.
     public var before: Double?
-    /// Only items whose name or place holds this text, ignoring case.
+    /// Only items whose name, place or note text (a note's body, docs/FORMAT.md §3.3,
+    /// "Notes") holds this text, ignoring case.
     public var text: String?
     /// Only items whose place holds this text, ignoring case.
     public var place: String?
@@ -39,7 +40,7 @@ public struct ItemFilter: Sendable, Equatable {
         if let kind, row.kind != kind { return false }
         if let from, key < from { return false }
         if let before, key >= before { return false }
-        if let text, !holds(row.name, text) && !holds(row.place, text) { return false }
+        if let text, !holds(row.name, text) && !holds(row.place, text) && !holds(row.noteText, text) { return false }
         if let place, !holds(row.place, place) { return false }
         return true
     }

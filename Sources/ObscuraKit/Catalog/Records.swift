@@ -9,6 +9,9 @@ public enum ItemKind: String, Codable, Sendable {
     case video
     /// Any other file, stored as is with a generic icon.
     case file
+    /// A note (issue 19; docs/FORMAT.md §3.3, "Notes"): a title (the item's `name`) and
+    /// a Markdown body, stored as the item's original like any file's bytes.
+    case note
 }
 
 /// One row of the `item` table (docs/FORMAT.md §3.3).
@@ -95,6 +98,11 @@ public struct ItemRecord: Codable, FetchableRecord, PersistableRecord, Sendable,
     /// then holds the latest moment).
     public var viewsLeft: Int? = nil
 
+    /// A note's search text (docs/FORMAT.md §3.3, "Notes"): the start of its body, which
+    /// the search index holds beside names and places; nil for other kinds and in a
+    /// protected folder (sealed in ``ProtectedMeta/noteText`` there).
+    public var noteText: String? = nil
+
     /// Whether the item is in the trash.
     public var isTrashed: Bool { deletedAt != nil }
 }
@@ -121,6 +129,8 @@ public struct ProtectedMeta: Codable, Sendable, Equatable {
     public var companionName: String? = nil
     /// The second original's MIME type.
     public var companionMimeType: String? = nil
+    /// A note's search text (``ItemRecord/noteText``).
+    public var noteText: String? = nil
 }
 
 /// One row of the `folder` table.

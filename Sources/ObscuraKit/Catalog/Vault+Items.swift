@@ -48,7 +48,8 @@ extension Vault {
         var row = item
         let meta = ProtectedMeta(name: item.name, mimeType: item.mimeType, takenAt: item.takenAt, width: item.width, height: item.height,
                                  latitude: item.latitude, longitude: item.longitude, place: item.place,
-                                 companionName: item.companionName, companionMimeType: item.companionMimeType)
+                                 companionName: item.companionName, companionMimeType: item.companionMimeType,
+                                 noteText: item.noteText)
         row.protectedMeta = Data(try meta.sealed(folderKey: folderKey, itemId: item.id, using: directory.random))
         row.name = ""
         row.mimeType = ""
@@ -58,6 +59,7 @@ extension Vault {
         row.latitude = nil
         row.longitude = nil
         row.place = nil
+        row.noteText = nil
         if row.companionId != nil {
             row.companionName = ""
             row.companionMimeType = ""
@@ -78,6 +80,7 @@ extension Vault {
         row.latitude = meta.latitude
         row.longitude = meta.longitude
         row.place = meta.place
+        row.noteText = meta.noteText
         if row.companionId != nil {
             row.companionName = meta.companionName
             row.companionMimeType = meta.companionMimeType

@@ -64,7 +64,7 @@ extension Vault {
                 switch row.kind {
                 case .photo: self = .still
                 case .video: self = .motion
-                case .file: return nil
+                case .file, .note: return nil
                 }
             }
         }

@@ -252,7 +252,7 @@ extension Vault {
                     row.pairKey = try info.contentIdentifier.map { try pairKey(identifier: $0, folderId: folderId) }
                 }
                 thumbnail = try? Video.poster(path: path, standardInput: toolInput)
-            case (.video, .memory), (.file, _):
+            case (.video, .memory), (.file, _), (.note, _):
                 break
             }
 
