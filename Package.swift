@@ -18,11 +18,14 @@ let package = Package(
     targets: [
         // Plain C wrappers for the system calls Swift cannot call (variadic or unwrapped).
         .target(name: "CObscuraSystem"),
+        // The reference Argon2 library from the system (pkg-config), for Argon2id.
+        .systemLibrary(name: "CArgon2", pkgConfig: "libargon2", providers: [.apt(["libargon2-dev"]), .brew(["argon2"])]),
         // Crypto primitives; knows nothing of vaults.
         .target(
             name: "ObscuraCrypto",
             dependencies: [
                 "CObscuraSystem",
+                "CArgon2",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
             ]

@@ -1,8 +1,8 @@
 import Crypto
 import CryptoExtras
 
-/// PBKDF2-HMAC-SHA256 (RFC 8018), the only password KDF Obscura uses
-/// (docs/FORMAT.md §2, "Key derivation").
+/// PBKDF2-HMAC-SHA256 (RFC 8018), Obscura's default password KDF (docs/FORMAT.md §2,
+/// "Key derivation"); ``KDFParameters`` chooses between it and ``Argon2id``.
 public enum PasswordKDF {
     /// Salt size in bytes for every Obscura KDF use.
     public static let saltSize = 32

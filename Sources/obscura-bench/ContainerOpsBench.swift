@@ -50,7 +50,7 @@ enum ContainerOpsBench {
                     // The photos the runs above imported, one a run.
                     ("delete", { try vault.deleteItems([imported[n]]) }),
                     ("password change", {
-                        try vault.changePassword(to: n % 2 == 0 ? SecureBytes(copying: Array("other".utf8)) : password, iterations: iterations)
+                        try vault.changePassword(to: n % 2 == 0 ? SecureBytes(copying: Array("other".utf8)) : password, kdf: .pbkdf2(iterations: iterations))
                     }),
                     ("create + destroy", {
                         let other = try directory.createVault(password: SecureBytes(copying: Array("bench \(n)".utf8)), iterations: iterations)
@@ -67,7 +67,7 @@ enum ContainerOpsBench {
                     }
                     // A password change runs an even number of times: the vault ends on its own.
                     if name == "password change", runs % 2 == 1 {
-                        try vault.changePassword(to: password, iterations: iterations)
+                        try vault.changePassword(to: password, kdf: .pbkdf2(iterations: iterations))
                     }
                     rows[name, default: [:]][layout] = (ContainerBench.median(times), written.sorted()[written.count / 2], blocks)
                 }

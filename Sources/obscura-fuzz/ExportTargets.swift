@@ -20,7 +20,7 @@ let fuzzScratch = (FileManager.default.fileExists(atPath: "/dev/shm") ? "/dev/sh
 let exportHeaderTarget = FuzzTarget("export", setUp: makeScratch) { bytes in
     let path = fuzzScratch + "/input.obscura"
     guard FileManager.default.createFile(atPath: path, contents: Data(bytes)) else { fatalError("cannot write \(path)") }
-    guard let file = try? ExportFile(path: path), file.iterations <= 2000 else { return }
+    guard let file = try? ExportFile(path: path), case .pbkdf2(let rounds) = file.kdf, rounds <= 2000 else { return }
     guard let payload = try? file.open(password: exportVectorPassword) else { return }
     _ = try? payload.read(file.payload!.size) { _ in }
 }
@@ -80,7 +80,7 @@ let manifestTarget = FuzzTarget("manifest", setUp: makeImportTarget) { bytes in
 func sealExport(payload: [UInt8], to path: String) throws {
     try payload.withUnsafeBytes { raw in
         try ExportFormat.write(
-            to: path, password: exportVectorPassword, iterations: 1, totalSize: UInt64(payload.count),
+            to: path, password: exportVectorPassword, kdf: .pbkdf2(iterations: 1), totalSize: UInt64(payload.count),
             source: ChunkedFileWriter.source(bytes: raw), using: SystemRandom())
     }
 }

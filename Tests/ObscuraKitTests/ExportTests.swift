@@ -125,7 +125,7 @@ import Glibc
             bytes += json + plain[(4 + m)...]
             let path = a.path + "/edited-\(UUID().uuidString).obscura"
             try bytes.withUnsafeBytes { raw in
-                try ExportFormat.write(to: path, password: pw("e"), iterations: 1, totalSize: UInt64(bytes.count),
+                try ExportFormat.write(to: path, password: pw("e"), kdf: .pbkdf2(iterations: 1), totalSize: UInt64(bytes.count),
                                        source: ChunkedFileWriter.source(bytes: raw), using: SystemRandom())
             }
             try target.importVault(from: path, password: pw("e"))

@@ -56,7 +56,7 @@ import Testing
             let path = root.path + "/\(name).obscura"
             try bytes.withUnsafeBytes { raw in
                 try ExportFormat.write(
-                    to: path, password: password, iterations: 1, totalSize: UInt64(bytes.count),
+                    to: path, password: password, kdf: .pbkdf2(iterations: 1), totalSize: UInt64(bytes.count),
                     source: ChunkedFileWriter.source(bytes: raw), using: SystemRandom())
             }
             #expect(throws: ExportError.self, "\(name)") { try directory.importVault(from: path, password: password) }

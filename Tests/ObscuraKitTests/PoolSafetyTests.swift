@@ -88,7 +88,7 @@ import Testing
             records: records.map { (kind, id, bytes) in (kind, withUnsafeBytes(of: id.uuid) { Array($0) }, bytes) })
         try payload.withUnsafeBytes { raw in
             try ExportFormat.write(
-                to: path, password: password, iterations: 1, totalSize: UInt64(payload.count),
+                to: path, password: password, kdf: .pbkdf2(iterations: 1), totalSize: UInt64(payload.count),
                 source: ChunkedFileWriter.source(bytes: raw), using: SystemRandom())
         }
     }

@@ -181,6 +181,8 @@ import Testing
         let record = FolderRecord(
             id: v.fields["folder_id"]!, parentId: nil, name: "vector", createdAt: 0,
             kdfSalt: Data(unhex(v.fields["kdf_salt"])), kdfIterations: Int(v.fields["kdf_iterations"]!)!,
+            // Absent before Argon2id: suite 1, stored as null (§6.4).
+            kdfSuite: v.fields["kdf_suite"].flatMap { Int($0) == 1 ? nil : Int($0) },
             wrappedKey: Data(v.body), keyVerifier: Data(unhex(v.fields["key_verifier"])))
         do {
             let key = try FolderProtection.unwrap(record, password: SecureBytes(copying: Array(v.fields["password"]!.utf8)))

@@ -129,6 +129,32 @@ def pbkdf2(password: bytes, salt: bytes, iterations: int) -> bytes:
     return hashlib.pbkdf2_hmac("sha256", password, salt, iterations, 32)
 
 
+def argon2id_cost(word: int):
+    """§2 suite 2: the cost word `e t p 00` as (memory KiB, passes, lanes), or None when
+    it is outside the reader's bounds."""
+    e, t, p, zero = word.to_bytes(4, "big")
+    if zero != 0 or not 3 <= e <= 20 or not 1 <= t <= 10 or not 1 <= p <= 16 or (1 << e) < 8 * p:
+        return None
+    return 1 << e, t, p
+
+
+def cost_in_range(suite: int, word: int) -> bool:
+    """§2: whether `word` is within suite `suite`'s bounds (1: PBKDF2, 2: Argon2id)."""
+    return in_range(word) if suite == 1 else suite == 2 and argon2id_cost(word) is not None
+
+
+def derive_kek(suite: int, word: int, password: bytes, salt: bytes) -> bytes:
+    """§2: KDF(suite, cost word)(password, salt), 32 bytes; the bounds are checked first."""
+    if not cost_in_range(suite, word):
+        raise FormatError("key derivation cost out of range")
+    if suite == 1:
+        return pbkdf2(password, salt, word)
+    from argon2.low_level import Type, hash_secret_raw  # argon2-cffi (scripts/setup)
+    memory, passes, lanes = argon2id_cost(word)
+    return hash_secret_raw(password, salt, time_cost=passes, memory_cost=memory, parallelism=lanes,
+                           hash_len=32, type=Type.ID, version=19)
+
+
 def canonical_export_password(typed: str) -> bytes:
     """§7.2: a generated password (20 lenient Crockford symbols) in canonical form."""
     symbols = typed.replace("-", "").replace(" ", "")
@@ -255,13 +281,14 @@ class Export:
             header = f.read(EXPORT_HEADER_SIZE)
             if len(header) != EXPORT_HEADER_SIZE or header[:4] != EXPORT_MAGIC:
                 raise Unsupported("not an Obscura export")
-            version, flags, iterations = struct.unpack(">HHI", header[4:12])
-            if version != 1 or flags != 0 or not in_range(iterations):
+            # §7.1: the KDF field is 0 for PBKDF2 (suite 1), 2 for Argon2id.
+            version, kdf, word = struct.unpack(">HHI", header[4:12])
+            if version != 1 or kdf not in (0, 2) or not cost_in_range(kdf or 1, word):
                 raise Unsupported("unsupported export header")
             if header[60:64] == b"\x00" * 4:
                 raise Unsupported("zero nonce prefix")
             salt, tag = header[12:44], header[44:60]
-            kek = pbkdf2(canonical_export_password(password), salt, iterations)
+            kek = derive_kek(kdf or 1, word, canonical_export_password(password), salt)
             expected = AESGCM(kek).encrypt(b"\x00" * 12, VERIFICATION_TEXT, header[:44])[-TAG:]
             if not hmac.compare_digest(expected, tag):
                 raise WrongPassword()
@@ -311,7 +338,8 @@ class Export:
         if set(self.files) != named:
             raise FormatError("file records differ from the manifest's files")
         vault = self.manifest["vault"]
-        if (self.slot[8:12] != struct.pack(">I", vault["iterations"])
+        if (self.slot[6:8] != struct.pack(">H", vault.get("suite") or 1)
+                or self.slot[8:12] != struct.pack(">I", vault["iterations"])
                 or self.slot[12:44] != b64(vault["salt"]) or self.slot[44:104] != b64(vault["wrapped_key"])):
             raise FormatError("manifest and slot disagree")
         for item in self.items:
@@ -360,19 +388,18 @@ def open_mek(slot: bytes, password: bytes) -> bytes:
     offsets, and the version is in the wrapped MEK's associated data (§9.7)."""
     if slot[:4] == SLOT_MAGIC and slot[4:6] == struct.pack(">H", 4):
         h, checked, checksum = slot[:136], 104, slot[104:136]
-        if len(h) != 136 or struct.unpack(">H", h[6:8]) != (1,):
+        if len(h) != 136 or struct.unpack(">H", h[6:8])[0] not in (1, 2):
             raise FormatError("unsupported slot")
     else:
         h = slot[:SLOT_HEADER_SIZE]
-        if len(h) != SLOT_HEADER_SIZE or h[:4] != SLOT_MAGIC or struct.unpack(">HH", h[4:8]) != (3, 1):
+        if (len(h) != SLOT_HEADER_SIZE or h[:4] != SLOT_MAGIC or struct.unpack(">H", h[4:6]) != (3,)
+                or struct.unpack(">H", h[6:8])[0] not in (1, 2)):
             raise FormatError("unsupported slot")
         checked, checksum = 140, h[140:172]
     if not hmac.compare_digest(hashlib.sha256(h[:checked]).digest(), checksum):
         raise FormatError("slot header checksum")
-    (iterations,) = struct.unpack(">I", h[8:12])
-    if not 1 <= iterations <= 10_000_000:
-        raise FormatError("iteration count out of range")
-    kek = pbkdf2(password, h[12:44], iterations)
+    suite, word = struct.unpack(">HI", h[6:12])
+    kek = derive_kek(suite, word, password, h[12:44])
     wrapped = h[44:104]
     try:
         return AESGCM(kek).decrypt(wrapped[:12], wrapped[12:], h[:44])
@@ -408,11 +435,12 @@ def b64(text: str) -> bytes:
 
 
 def unwrap_folder_key(folder_id: str, password: bytes, salt: bytes, iterations: int,
-                      wrapped: bytes, verifier: bytes) -> bytes:
-    """§6.4 `unlock_folder`: range, verifier, then the wrapped key and its length."""
-    if not in_range(iterations):
-        raise FormatError("folder iteration count out of range")
-    kek = pbkdf2(password, salt, iterations)
+                      wrapped: bytes, verifier: bytes, suite: int = 1) -> bytes:
+    """§6.4 `unlock_folder`: suite and range, verifier, then the wrapped key and its
+    length. `suite` is the record's kdfSuite (null: 1); `iterations` its cost word."""
+    if suite not in (1, 2):
+        raise FormatError("unknown folder key derivation")
+    kek = derive_kek(suite, iterations, password, salt)
     if not hmac.compare_digest(hashlib.sha256(kek).digest(), verifier):
         raise WrongPassword()
     key = open_box(kek, wrapped, FOLDER_KEY_LABEL + folder_id.encode())

@@ -314,7 +314,8 @@ def test_folder_vectors(name, fields, body):
     try:
         key = reader.unwrap_folder_key(
             fields["folder_id"], fields["password"].encode(), bytes.fromhex(fields["kdf_salt"]),
-            int(fields["kdf_iterations"]), body, bytes.fromhex(fields["key_verifier"]))
+            int(fields["kdf_iterations"]), body, bytes.fromhex(fields["key_verifier"]),
+            int(fields.get("kdf_suite", "1")))
         outcome = "success" if key.hex() == fields.get("folder_key") else "wrong key"
     except reader.WrongPassword:
         outcome = "wrong password"

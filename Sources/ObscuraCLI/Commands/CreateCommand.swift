@@ -16,16 +16,19 @@ struct CreateCommand: ParsableCommand {
     @OptionGroup var global: GlobalOptions
     @OptionGroup var passwords: PasswordOptions
     @OptionGroup var strength: PasswordStrengthCheck
+    @OptionGroup var kdf: KDFOption
 
     @Flag(name: .long, help: "Add a slot beyond ten when no decoy is free (makes the vault count visible).")
     var allowExtendedSlots = false
 
     func run() throws {
         let directory = try global.openDirectory()
+        try kdf.requireMatching(directory)
         let password = try passwords.new()
-        try strength.check(password, cost: .vault, interactive: !passwords.passwordStdin)
+        let cost = try directory.sharedKDF() ?? kdf.forVaults
+        try strength.check(password, cost: PasswordKDFCost(cost), interactive: !passwords.passwordStdin)
         do {
-            _ = try directory.createVault(password: password)
+            _ = try directory.createVault(password: password, kdf: kdf.forVaults)
         } catch VaultError.noFreeSlot where allowExtendedSlots {
             Terminal.note("warning: " + Self.extendedSlotWarning)
             if !passwords.passwordStdin {
@@ -33,7 +36,7 @@ struct CreateCommand: ParsableCommand {
                     throw CLIError("cancelled; nothing changed")
                 }
             }
-            _ = try directory.createVault(password: password, allowExtendedSlots: true)
+            _ = try directory.createVault(password: password, kdf: kdf.forVaults, allowExtendedSlots: true)
         }
         Terminal.output("Vault created.")
     }

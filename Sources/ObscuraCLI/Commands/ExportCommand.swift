@@ -11,6 +11,7 @@ struct ExportCommand: ParsableCommand {
     @OptionGroup var global: GlobalOptions
     @OptionGroup var passwords: PasswordOptions
     @OptionGroup var strength: PasswordStrengthCheck
+    @OptionGroup var kdf: KDFOption
 
     @Option(name: .shortAndLong, help: ArgumentHelp("Output file (must not exist).", valueName: "file"))
     var output: String
@@ -20,6 +21,7 @@ struct ExportCommand: ParsableCommand {
 
     func run() throws {
         let session = try VaultSession(global: global, passwords: passwords)
+        let cost = kdf.forExport(of: session.vault)
         let password: SecureBytes
         if generatePassword {
             password = ExportFormat.generatePassword()
@@ -40,10 +42,10 @@ struct ExportCommand: ParsableCommand {
             let canonical = ExportFormat.canonicalPassword(password)
             // The typed password itself when it is used as typed: not to be wiped here.
             defer { if canonical !== password { canonical.zeroize() } }
-            try strength.check(canonical, cost: .export, interactive: !passwords.passwordStdin)
+            try strength.check(canonical, cost: PasswordKDFCost(cost), interactive: !passwords.passwordStdin)
         }
         let bar = ProgressBar()
-        try session.vault.exportVault(to: output, password: password) { done, total in
+        try session.vault.exportVault(to: output, password: password, kdf: cost) { done, total in
             bar.update(label: "Exporting", done: Int64(done), total: Int64(total),
                        detail: "\(Format.bytes(Int64(done))) of \(Format.bytes(Int64(total)))")
         }

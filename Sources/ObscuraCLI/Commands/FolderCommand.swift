@@ -14,6 +14,7 @@ struct FolderCommand: ParsableCommand {
         @OptionGroup var global: GlobalOptions
         @OptionGroup var passwords: PasswordOptions
         @OptionGroup var strength: PasswordStrengthCheck
+        @OptionGroup var kdf: KDFOption
 
         @Flag(help: "Protect the folder with its own password (read after the vault password).")
         var protect = false
@@ -24,8 +25,9 @@ struct FolderCommand: ParsableCommand {
         func run() throws {
             let session = try VaultSession(global: global, passwords: passwords)
             let password = protect ? try passwords.new("New password for folder \(name): ") : nil
-            if let password { try strength.check(password, cost: .folder, interactive: !passwords.passwordStdin) }
-            try session.vault.createFolder(name, password: password)
+            let cost = kdf.forFolder(of: session.vault)
+            if let password { try strength.check(password, cost: PasswordKDFCost(cost), interactive: !passwords.passwordStdin) }
+            try session.vault.createFolder(name, password: password, kdf: cost)
             Terminal.output("Created folder \(name)\(protect ? " (protected)" : "").")
         }
     }

@@ -10,12 +10,14 @@ struct InitCommand: ParsableCommand {
         abstract: "Create the vault directory: ten decoy slots under a new outer key (and the decoy secret if needed).")
 
     @OptionGroup var global: GlobalOptions
+    @OptionGroup var kdf: KDFOption
 
     func run() throws {
         let existed = FileManager.default.fileExists(atPath: global.vaultPath())
         let directory = try global.openDirectory(create: true)
         if directory.isInitialized {
             Terminal.output("Already initialised: \(directory.path) has \(try directory.slotCount()) slots; nothing changed.")
+            try kdf.requireMatching(directory)
             return
         }
         let setup = KeySetup(global: global)
@@ -25,7 +27,7 @@ struct InitCommand: ParsableCommand {
                 try setup.refuseOuterKeyEqualToDecoySecret(new, directory)
                 Terminal.note("Creating \(SlotFormat.minimumSlotCount) slots in \(directory.path)...")
                 let hadDecoySecret = (try? directory.deviceSecrets.loadIfPresent()) != nil
-                try directory.initialize(outerKey: new.key)
+                try directory.initialize(kdf: kdf.forVaults, outerKey: new.key)
                 if !hadDecoySecret && directory.deviceSecrets is KeyringDecoySecret {
                     // A user who keeps D off the machine gets a second one here, silently
                     // otherwise: importing the first later would replace this one.

@@ -16,7 +16,7 @@ struct PasswdCommand: ParsableCommand {
         defer { vault.lock() }
         try EndCommand.enforce(vault)
         let password = try passwords.new()
-        try strength.check(password, cost: .vault, interactive: !passwords.passwordStdin)
+        try strength.check(password, cost: PasswordKDFCost(vault.kdf), interactive: !passwords.passwordStdin)
         try vault.changePassword(to: password)
         Terminal.output("Password changed.")
     }

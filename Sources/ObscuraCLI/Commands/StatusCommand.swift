@@ -36,6 +36,8 @@ struct StatusCommand: ParsableCommand {
         var state: String
         var formatVersion: Int?
         var iterations: Int?
+        /// The vault's password KDF in words (docs/FORMAT.md §2).
+        var kdf: String?
         var items: Int?
         var folders: Int?
     }
@@ -60,7 +62,8 @@ struct StatusCommand: ParsableCommand {
             let counts = try vault.catalog.counts()
             report.state = "unlocked"
             report.formatVersion = Int(SlotFormat.version)
-            report.iterations = vault.iterations
+            if case .pbkdf2(let iterations) = vault.kdf { report.iterations = iterations }
+            report.kdf = vault.kdf.description
             report.items = counts.items
             report.folders = counts.folders
         }
@@ -86,6 +89,7 @@ struct StatusCommand: ParsableCommand {
             let decoy = report.decoySecretProblem.map { "unusable: \($0)" } ?? (report.decoySecret ? "present" : "missing")
             Terminal.output("decoy secret:  \(decoy) (\(report.decoySecretLocation))")
             Terminal.output("state:         \(report.state)")
+            if let kdf = report.kdf { Terminal.output("password KDF:  \(kdf)") }
             if let items = report.items, let folders = report.folders {
                 Terminal.output("items:         \(items)")
                 Terminal.output("folders:       \(folders)")

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import ObscuraCrypto
 
 /// The statements on the `setting` table (docs/FORMAT.md §3.3): one text value a key.
 extension Catalog {
@@ -52,11 +53,14 @@ extension Catalog {
     private static func decodedExportHeader(_ text: String) throws -> SlotHeader {
         guard let bytes = Data(base64Encoded: text).map(Array.init), bytes.count == SlotFormat.envelopeOffset,
               Array(bytes[0..<4]) == SlotFormat.magic,
-              bytes.readBigEndian(UInt16.self, at: SlotFormat.versionOffset) == SlotFormat.version else {
+              bytes.readBigEndian(UInt16.self, at: SlotFormat.versionOffset) == SlotFormat.version,
+              let kdf = KDFParameters(
+                suite: bytes.readBigEndian(UInt16.self, at: SlotFormat.suiteOffset),
+                word: bytes.readBigEndian(UInt32.self, at: SlotFormat.iterationsOffset)) else {
             throw CatalogError.invalidImage
         }
         return SlotHeader(
-            iterations: bytes.readBigEndian(UInt32.self, at: SlotFormat.iterationsOffset),
+            kdf: kdf,
             salt: Array(bytes[SlotFormat.saltOffset..<SlotFormat.wrappedKeyOffset]),
             wrappedKey: Array(bytes[SlotFormat.wrappedKeyOffset..<SlotFormat.envelopeOffset]), envelope: [])
     }

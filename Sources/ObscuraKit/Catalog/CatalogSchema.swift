@@ -173,6 +173,11 @@ enum CatalogSchema {
                 \(searchTable(noteSearchColumns))
                 """)
         }
+        migrator.registerMigration("v9") { db in
+            // Argon2id (docs/FORMAT.md §2, §6.4): a protected folder's KDF suite beside its
+            // cost word; null is suite 1, PBKDF2, which every folder before it has.
+            try db.execute(sql: "ALTER TABLE folder ADD COLUMN kdfSuite INTEGER")
+        }
         return migrator
     }
 

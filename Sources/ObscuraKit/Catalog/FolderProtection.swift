@@ -17,23 +17,25 @@ enum FolderProtection {
         keyLabel + Array(folderId.utf8)
     }
 
-    /// Makes `record` protected: wraps `key` under PBKDF2(`password`) with a fresh salt
-    /// and fills the four key columns.
+    /// Makes `record` protected: wraps `key` under `kdf`(`password`) with a fresh salt
+    /// and fills the key columns.
     static func protect(
-        _ record: inout FolderRecord, key: SecureBytes, password: SecureBytes, iterations: Int, using random: RandomSource
+        _ record: inout FolderRecord, key: SecureBytes, password: SecureBytes, kdf: KDFParameters, using random: RandomSource
     ) throws {
         precondition(key.count == keySize, "a folder key is 32 bytes")
         let salt = random.bytes(PasswordKDF.saltSize)
-        let kek = try PasswordKDF.deriveKey(password: password, salt: salt, iterations: iterations)
+        let kek = try kdf.deriveKey(password: password, salt: salt)
         record.kdfSalt = Data(salt)
-        record.kdfIterations = iterations
+        record.kdfIterations = Int(kdf.word)
+        // Suite 1 is left null, as folders protected before Argon2id have it (§6.4).
+        record.kdfSuite = kdf.suite == KDFParameters.pbkdf2Suite ? nil : Int(kdf.suite)
         record.wrappedKey = Data(try AESGCM.sealSecret(
             key, key: kek, authenticating: associatedData(folderId: record.id), using: random))
         record.keyVerifier = Data(SHA256Digest.hash(kek))
     }
 
     /// The folder key of protected `folder` (§6.4, `unlock_folder`), checked in this
-    /// order: the record's key columns are all present and its iteration count in range
+    /// order: the record's key columns are all present and its KDF and cost in range
     /// (else ``VaultError/corrupt(_:)``, nothing derived); one derivation, whose verifier
     /// must match (else ``VaultError/wrongFolderPassword``); the wrapped key opens and is
     /// 32 bytes (else ``VaultError/corrupt(_:)``).
@@ -41,11 +43,12 @@ enum FolderProtection {
         guard let salt = folder.kdfSalt, let iterations = folder.kdfIterations,
               let wrapped = folder.wrappedKey, let verifier = folder.keyVerifier
         else { throw VaultError.corrupt("protected folder record lacks its salt, count or verifier") }
-        // A damaged count must neither stall the unlock nor reach PBKDF2 (§2).
-        guard (1...PasswordKDF.maximumIterations).contains(iterations) else {
-            throw VaultError.corrupt("folder iteration count out of range")
+        // A damaged suite or cost must neither stall the unlock nor reach the KDF (§2).
+        guard let suite = UInt16(exactly: folder.kdfSuite ?? Int(KDFParameters.pbkdf2Suite)),
+              let word = UInt32(exactly: iterations), let kdf = KDFParameters(suite: suite, word: word) else {
+            throw VaultError.corrupt("folder key derivation cost out of range")
         }
-        let kek = try PasswordKDF.deriveKey(password: password, salt: Array(salt), iterations: iterations)
+        let kek = try kdf.deriveKey(password: password, salt: Array(salt))
         guard ConstantTime.equals(SHA256Digest.hash(kek), Array(verifier)) else {
             throw VaultError.wrongFolderPassword
         }

@@ -144,10 +144,13 @@ public struct FolderRecord: Codable, FetchableRecord, PersistableRecord, Sendabl
     public var name: String
     /// Creation date (seconds since 1970).
     public var createdAt: Double
-    /// PBKDF2 salt of the folder password; nil when unprotected.
+    /// KDF salt of the folder password; nil when unprotected.
     public var kdfSalt: Data?
-    /// PBKDF2 rounds of the folder password.
+    /// The cost word of the folder password's KDF: PBKDF2's rounds, or Argon2id's packed
+    /// cost (docs/FORMAT.md §2).
     public var kdfIterations: Int?
+    /// The KDF suite of the folder password (§2); nil is suite 1, PBKDF2.
+    public var kdfSuite: Int? = nil
     /// The folder key sealed under the folder KEK.
     public var wrappedKey: Data?
     /// SHA-256 of the folder KEK: a fast check of the password before unwrapping.

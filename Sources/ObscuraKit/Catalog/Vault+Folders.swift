@@ -36,12 +36,18 @@ extension Vault {
         return names.joined(separator: "/")
     }
 
+    /// ``createFolder(_:password:kdf:)`` with PBKDF2 at `iterations` (tests pass small counts).
+    @discardableResult
+    public func createFolder(_ path: String, password: SecureBytes?, iterations: Int) throws -> FolderRecord {
+        try createFolder(path, password: password, kdf: .pbkdf2(iterations: iterations))
+    }
+
     /// Creates the folder `path`; its parent must exist. With `password`, the folder is
-    /// protected: a random folder key is wrapped under PBKDF2(password) and every item
+    /// protected: a random folder key is wrapped under `kdf`(password) and every item
     /// placed in it gets a second layer under that key. Persists the catalog.
     @discardableResult
     public func createFolder(
-        _ path: String, password: SecureBytes? = nil, iterations: Int = PasswordKDF.folderIterations
+        _ path: String, password: SecureBytes? = nil, kdf: KDFParameters = .folder
     ) throws -> FolderRecord {
         try enter()
         defer { leave() }
@@ -54,7 +60,7 @@ extension Vault {
         if let password {
             // The slow derivation runs before the write transaction, not inside it.
             let key = SecureBytes(randomCount: FolderProtection.keySize, using: directory.random)
-            try FolderProtection.protect(&record, key: key, password: password, iterations: iterations, using: directory.random)
+            try FolderProtection.protect(&record, key: key, password: password, kdf: kdf, using: directory.random)
             folderKey = key
         }
         try catalog.changeFolders { all in

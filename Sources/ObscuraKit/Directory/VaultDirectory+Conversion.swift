@@ -60,7 +60,7 @@ extension VaultDirectory {
                 }
                 defer { image.withUnsafeMutableBytes { secureZero($0.baseAddress!, $0.count) } }
                 let slot = try PagedSlot.build(
-                    password: vault.password, iterations: Int(onDisk.iterations), key: vault.key, image: image, using: random)
+                    password: vault.password, kdf: onDisk.kdf, key: vault.key, image: image, using: random)
                 replace[vault.name] = slot.stream(using: random)
             }
             let (credential, decoys) = try versionThreeDecoys()
@@ -72,21 +72,21 @@ extension VaultDirectory {
         }
     }
 
-    /// New paged decoys for the version 3 decoys `decoys`, each keeping its iteration
-    /// count, as streams for a whole commit by slot name (``buildSlots(count:password:iterations:paged:key:)``
-    /// per count, its derivations in parallel).
-    func pagedDecoys(replacing decoys: [(name: String, iterations: Int)], credential: SecureBytes) throws -> [String: [UInt8]] {
+    /// New paged decoys for the version 3 decoys `decoys`, each keeping its KDF and cost,
+    /// as streams for a whole commit by slot name (``buildSlots(count:password:kdf:paged:key:)``
+    /// per cost, its derivations in parallel).
+    func pagedDecoys(replacing decoys: [(name: String, kdf: KDFParameters)], credential: SecureBytes) throws -> [String: [UInt8]] {
         var streams = [String: [UInt8]]()
-        for (iterations, group) in Dictionary(grouping: decoys, by: \.iterations) {
-            let built = try buildSlots(count: group.count, password: credential, iterations: iterations, paged: true)
+        for (kdf, group) in Dictionary(grouping: decoys, by: \.kdf) {
+            let built = try buildSlots(count: group.count, password: credential, kdf: kdf, paged: true)
             for (decoy, slot) in zip(group, built) { streams[decoy.name] = slot.contents }
         }
         return streams
     }
 
-    /// The version 3 slots that open with the decoy credential, with their iteration
-    /// counts; none when the decoy secret cannot be loaded.
-    private func versionThreeDecoys() throws -> (credential: SecureBytes, decoys: [(name: String, iterations: Int)]) {
+    /// The version 3 slots that open with the decoy credential, with their KDFs and
+    /// costs; none when the decoy secret cannot be loaded.
+    private func versionThreeDecoys() throws -> (credential: SecureBytes, decoys: [(name: String, kdf: KDFParameters)]) {
         let (names, headers) = try readHeaders()
         let unconverted = headers.map { $0?.isPaged == false ? $0 : nil }
         guard unconverted.contains(where: { $0 != nil }), let secret = try? deviceSecrets.load() else {
@@ -97,7 +97,7 @@ extension VaultDirectory {
         }
         let credential = DeviceSecretStore.credential(from: secret)
         let decoys = UnlockSweep.run(headers: unconverted, passwords: [credential])[0].keys.sorted().map {
-            (names[$0], Int(unconverted[$0]!.iterations))
+            (names[$0], unconverted[$0]!.kdf)
         }
         return (credential, decoys)
     }

@@ -46,45 +46,57 @@ extension VaultDirectory {
     /// Decoys are found by sweeping every slot with the device credential; a slot that
     /// does not open with it is a real vault (or damaged) and is never touched.
     ///
-    /// The new vault takes the PBKDF2 iteration count of the decoy it replaces (an added
-    /// slot, the count the others share): every slot of a directory has one count, so a
-    /// vault made after the default was raised is not told apart by its header.
+    /// The new vault takes the KDF suite and cost of the decoy it replaces (an added slot,
+    /// those the others share): every slot of a directory has one, so a vault made after
+    /// the default was raised is not told apart by its header.
     ///
     /// - Parameters:
-    ///   - iterations: PBKDF2 rounds, used only when no slot header can be read to take
-    ///     the count from; the CLI and server pass the default.
+    ///   - kdf: the KDF and cost, used only when no slot header can be read to take them
+    ///     from; the CLI and server pass the default.
     ///   - allowExtendedSlots: add a slot when no decoy is free (an 11th vault and
     ///     beyond), which makes the number of vaults visible.
     public func createVault(
-        password: SecureBytes, iterations: Int = PasswordKDF.vaultIterations, allowExtendedSlots: Bool = false
+        password: SecureBytes, kdf: KDFParameters = .vault, allowExtendedSlots: Bool = false
     ) throws -> Vault {
         try requireInitialized()
         // Two creations at once must not pick the same decoy, nor a creation and a password
         // change take the same password.
         return try credentialLock.withLock {
-            try store.serialized { try createVaultLocked(password: password, iterations: iterations, allowExtendedSlots: allowExtendedSlots) }
+            try store.serialized { try createVaultLocked(password: password, kdf: kdf, allowExtendedSlots: allowExtendedSlots) }
         }
     }
 
-    private func createVaultLocked(password: SecureBytes, iterations: Int, allowExtendedSlots: Bool) throws -> Vault {
+    /// ``createVault(password:kdf:allowExtendedSlots:)`` with PBKDF2 at `iterations` as the
+    /// fallback (tests pass small counts).
+    public func createVault(password: SecureBytes, iterations: Int, allowExtendedSlots: Bool = false) throws -> Vault {
+        try createVault(password: password, kdf: .pbkdf2(iterations: iterations), allowExtendedSlots: allowExtendedSlots)
+    }
+
+    /// The KDF and cost most slots share (all of them, in a directory this code made), or
+    /// nil when no header can be read: what a new vault here will take.
+    public func sharedKDF() throws -> KDFParameters? {
+        try requireInitialized()
+        return Self.sharedKDF(try readHeaders().headers)
+    }
+
+    private func createVaultLocked(password: SecureBytes, kdf: KDFParameters, allowExtendedSlots: Bool) throws -> Vault {
         let credential = DeviceSecretStore.credential(from: try deviceSecrets.load())
         let (names, headers) = try readHeaders()
         let sweep = UnlockSweep.run(headers: headers, passwords: [credential, password])
         guard sweep[1].isEmpty else { throw VaultError.passwordInUse }
         let decoys = sweep[0].keys.sorted()
         let chosen = decoys.isEmpty ? nil : decoys[random.uniform(in: 0..<decoys.count)]
-        let count = chosen.flatMap { headers[$0] }.map { Int($0.iterations) }
-            ?? Self.sharedIterations(headers) ?? iterations
+        let cost = chosen.flatMap { headers[$0] }.map(\.kdf) ?? Self.sharedKDF(headers) ?? kdf
 
         let name: String
         let key = SecureBytes(randomCount: AESGCM.keySize, using: random)
         if let index = chosen, store.isContainer {
             name = names[index]
-            let slot = try PagedSlot.build(password: password, iterations: count, key: key, using: random)
+            let slot = try PagedSlot.build(password: password, kdf: cost, key: key, using: random)
             // Version 3 decoys left beside the new vault become paged in the same commit
             // (§9.7), so that a version 3 slot never marks this vault's age.
             var replace = try pagedDecoys(replacing: decoys.filter { $0 != index && headers[$0]?.isPaged == false }
-                .map { (names[$0], Int(headers[$0]!.iterations)) }, credential: credential)
+                .map { (names[$0], headers[$0]!.kdf) }, credential: credential)
             if replace.isEmpty, headers[index]?.isPaged == true, store.holdsBlocks {
                 // A paged decoy becomes the vault in one block commit, which writes the same
                 // bucket in every slot as any change does (§8.12): the slot's other blocks
@@ -96,11 +108,11 @@ extension VaultDirectory {
             }
         } else if let index = chosen {
             name = names[index]
-            let contents = try buildSlots(count: 1, password: password, iterations: count, key: key)[0].contents
+            let contents = try buildSlots(count: 1, password: password, kdf: cost, key: key)[0].contents
             try store.commit(.init(replace: [name: contents]))
         } else {
             guard allowExtendedSlots else { throw VaultError.noFreeSlot }
-            let contents = try buildSlots(count: 1, password: password, iterations: count, key: key)[0].contents
+            let contents = try buildSlots(count: 1, password: password, kdf: cost, key: key)[0].contents
             try store.commit(.init(add: [contents], innerFormat: store.isContainer ? .blocks : nil))
             guard let added = try store.names().first(where: { !names.contains($0) }) else {
                 throw VaultError.corrupt("new slot missing after write")
@@ -112,10 +124,11 @@ extension VaultDirectory {
         return try openVault(name: name, header: try SlotHeader.decode(store.readHeader(name)), key: key)
     }
 
-    /// The iteration count most slots have (all of them, in a directory this code made).
-    static func sharedIterations(_ headers: [SlotHeader?]) -> Int? {
-        let counts = Dictionary(grouping: headers.compactMap { $0?.iterations }, by: { $0 }).mapValues(\.count)
-        return counts.max { ($0.value, $0.key) < ($1.value, $1.key) }.map { Int($0.key) }
+    /// The KDF and cost most slots have (all of them, in a directory this code made); a
+    /// tie goes to the higher suite, then the higher cost word.
+    static func sharedKDF(_ headers: [SlotHeader?]) -> KDFParameters? {
+        let counts = Dictionary(grouping: headers.compactMap { $0?.kdf }, by: { $0 }).mapValues(\.count)
+        return counts.max { ($0.value, $0.key.suite, $0.key.word) < ($1.value, $1.key.suite, $1.key.word) }?.key
     }
 
     /// Erases `vault`: its slot is overwritten with random bytes and unlinked, a fresh
@@ -153,12 +166,12 @@ extension VaultDirectory {
     private func destroyDrained(_ vault: Vault) throws -> [String] {
         let files = try vault.catalog.allItems().flatMap { try pool.files(of: $0) }
         let credential = DeviceSecretStore.credential(from: try deviceSecrets.load())
-        let iterations = Int(vault.header.iterations)
+        let kdf = vault.header.kdf
         try store.serialized {
             if store.isContainer {
                 // Slot files stay: the slot becomes a fresh decoy, and a cover commit then
                 // overwrites the free space that still holds the vault's blocks (§8.6).
-                let decoy = try buildSlots(count: 1, password: credential, iterations: iterations)[0].contents
+                let decoy = try buildSlots(count: 1, password: credential, kdf: kdf)[0].contents
                 try store.commit(.init(replace: [vault.slotName: decoy], innerFormat: .blocks))
                 do {
                     try store.commit(.init())
@@ -171,7 +184,7 @@ extension VaultDirectory {
             }
             let remaining = try store.names().count - 1
             let decoys = remaining < SlotFormat.minimumSlotCount
-                ? try buildSlots(count: SlotFormat.minimumSlotCount - remaining, password: credential, iterations: iterations).map(\.contents)
+                ? try buildSlots(count: SlotFormat.minimumSlotCount - remaining, password: credential, kdf: kdf).map(\.contents)
                 : []
             try store.commit(.init(add: decoys, remove: [vault.slotName]))
         }

@@ -139,21 +139,21 @@ public final class VaultDirectory {
     /// creating the device secret if there is none yet.
     ///
     /// - Parameters:
-    ///   - iterations: PBKDF2 rounds for the decoys; real vaults made later in
-    ///     this directory must use the same count so that headers stay alike.
+    ///   - kdf: the password KDF and cost of the decoys; real vaults made later in this
+    ///     directory take the same, so that headers stay alike (docs/FORMAT.md §2).
     ///   - outerKey: makes the slots a version 4 container under this key (docs/FORMAT.md
     ///     §8), when the directory was opened without one; with neither, they are
     ///     version 3 slot files.
     /// - Returns: false when the directory was already initialised (nothing changes).
     @discardableResult
-    public func initialize(iterations: Int = PasswordKDF.vaultIterations, outerKey key: SecureBytes? = nil) throws -> Bool {
+    public func initialize(kdf: KDFParameters = .vault, outerKey key: SecureBytes? = nil) throws -> Bool {
         if isInitialized { return false }
         if let key { outerKey = try OuterKey(key) }
         try FileIO.makeDirectory(store.path)
         try FileIO.makeDirectory(mediaPath)
         let credential = try DeviceSecretStore.credential(from: deviceSecrets.loadOrCreate(using: random))
         let decoys = try buildSlots(
-            count: SlotFormat.minimumSlotCount, password: credential, iterations: iterations, paged: outerKey != nil)
+            count: SlotFormat.minimumSlotCount, password: credential, kdf: kdf, paged: outerKey != nil)
         if let outerKey {
             // Pending files of a creation that never renamed any into place.
             try? store.sweepTemporaries()
@@ -167,13 +167,19 @@ public final class VaultDirectory {
         return true
     }
 
+    /// ``initialize(kdf:outerKey:)`` with PBKDF2 at `iterations` (tests pass small counts).
+    @discardableResult
+    public func initialize(iterations: Int, outerKey key: SecureBytes? = nil) throws -> Bool {
+        try initialize(kdf: .pbkdf2(iterations: iterations), outerKey: key)
+    }
+
     /// Builds `count` new vaults' slot contents under `password`, in parallel, with the
     /// MEK each was sealed with (`key`, when given, for a single slot). Decoys and real
     /// vaults are made by this one function: in
     /// a container (or one being made), paged slots (docs/FORMAT.md §9) as their streams;
     /// otherwise version 3 slots (§3).
     func buildSlots(
-        count: Int, password: SecureBytes, iterations: Int, paged: Bool? = nil, key given: SecureBytes? = nil
+        count: Int, password: SecureBytes, kdf: KDFParameters, paged: Bool? = nil, key given: SecureBytes? = nil
     ) throws -> [(contents: [UInt8], key: SecureBytes)] {
         let random = self.random
         let paged = paged ?? store.isContainer
@@ -183,8 +189,8 @@ public final class VaultDirectory {
             results.set(i, Result {
                 let key = given ?? SecureBytes(randomCount: AESGCM.keySize, using: random)
                 let contents = paged
-                    ? try PagedSlot.build(password: password, iterations: iterations, key: key, using: random).stream(using: random)
-                    : try SlotCodec.seal(password: password, iterations: iterations, key: key, catalog: image, using: random)
+                    ? try PagedSlot.build(password: password, kdf: kdf, key: key, using: random).stream(using: random)
+                    : try SlotCodec.seal(password: password, kdf: kdf, key: key, catalog: image, using: random)
                 return (contents, key)
             })
         }

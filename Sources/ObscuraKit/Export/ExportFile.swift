@@ -7,7 +7,8 @@ package final class ExportFile {
     /// The export's path.
     package let path: String
     let header: [UInt8]
-    let iterations: Int
+    /// The export KEK's KDF and cost, from header bytes [6, 12) (§7.1).
+    let kdf: KDFParameters
     let salt: [UInt8]
     /// Bytes read from the file so far (tests check a wrong password reads only the header).
     package var bytesRead: Int { header.count + (payload?.bytesRead ?? 0) }
@@ -19,13 +20,17 @@ package final class ExportFile {
         header = try FileIO.read(path, limit: ExportFormat.headerSize)
         guard header.count == ExportFormat.headerSize else { throw ExportError.notAnExport("shorter than its header") }
         guard Array(header[0..<4]) == ExportFormat.magic else { throw ExportError.notAnExport("unknown magic") }
-        guard header.readBigEndian(UInt16.self, at: 4) == ExportFormat.version,
-              header.readBigEndian(UInt16.self, at: 6) == 0
+        guard header.readBigEndian(UInt16.self, at: 4) == ExportFormat.version
         else { throw ExportError.notAnExport("unsupported version") }
-        iterations = Int(header.readBigEndian(UInt32.self, at: 8))
-        guard (1...PasswordKDF.maximumIterations).contains(iterations) else {
-            throw ExportError.notAnExport("iteration count out of range")
+        let field = header.readBigEndian(UInt16.self, at: 6)
+        guard field == ExportFormat.pbkdf2Field || field == KDFParameters.argon2idSuite else {
+            throw ExportError.notAnExport("unsupported key derivation")
         }
+        // §2: a damaged cost must neither stall the import nor exhaust memory.
+        guard let kdf = ExportFormat.kdf(field: field, word: header.readBigEndian(UInt32.self, at: 8)) else {
+            throw ExportError.notAnExport("key derivation cost out of range")
+        }
+        self.kdf = kdf
         // §7.1: an all-zero prefix would make payload chunk 0's nonce the verification
         // seal's all-zero nonce under the same KEK; no writer makes one, so it is refused
         // from the header alone, before anything is derived.
@@ -39,8 +44,7 @@ package final class ExportFile {
     /// constant time; only then opens the payload. Throws ``ExportError/wrongPassword``.
     @discardableResult
     package func open(password: SecureBytes) throws -> PayloadReader {
-        let kek = try PasswordKDF.deriveKey(
-            password: ExportFormat.canonicalPassword(password), salt: salt, iterations: iterations)
+        let kek = try kdf.deriveKey(password: ExportFormat.canonicalPassword(password), salt: salt)
         let prefix = Array(header[0..<ExportFormat.tagOffset])
         let expected = try ExportFormat.verificationTag(kek: kek, headerPrefix: prefix)
         guard ConstantTime.equals(expected, header[ExportFormat.tagOffset..<ExportFormat.prefixOffset]) else {

@@ -70,26 +70,46 @@ public enum ExportFormat {
         return Array(sealed.suffix(AESGCM.tagSize))
     }
 
-    /// Header bytes [0, 44): magic, version, flags, iterations, salt.
-    static func headerPrefix(iterations: Int, salt: [UInt8]) -> [UInt8] {
+    /// Header bytes [0, 44): magic, version, KDF, cost word, salt.
+    static func headerPrefix(kdf: KDFParameters, salt: [UInt8]) -> [UInt8] {
         var out = magic
         out.appendBigEndian(version)
-        out.appendBigEndian(UInt16(0))
-        out.appendBigEndian(UInt32(iterations))
+        out.appendBigEndian(kdfField(kdf))
+        out.appendBigEndian(kdf.word)
         return out + salt
+    }
+
+    /// §7.1: the KDF field at bytes [6, 8). PBKDF2 is 0, the value of the field that
+    /// held reserved flags before Argon2id, so earlier exports read unchanged; Argon2id
+    /// is its suite id, 2.
+    static func kdfField(_ kdf: KDFParameters) -> UInt16 {
+        kdf.suite == KDFParameters.pbkdf2Suite ? pbkdf2Field : kdf.suite
+    }
+
+    /// §7.1: the KDF field's value for PBKDF2-HMAC-SHA256.
+    static let pbkdf2Field: UInt16 = 0
+
+    /// Reads the KDF field and cost word, or nil for an unknown KDF or a cost outside
+    /// the bounds of §2.
+    static func kdf(field: UInt16, word: UInt32) -> KDFParameters? {
+        switch field {
+        case pbkdf2Field: KDFParameters(suite: KDFParameters.pbkdf2Suite, word: word)
+        case KDFParameters.argon2idSuite: KDFParameters(suite: field, word: word)
+        default: nil
+        }
     }
 
     /// Derives the export KEK of `password` under a fresh salt and draws a nonce prefix:
     /// the 64-byte header (§7.1-7.2) and the cipher that seals `totalSize` payload bytes
     /// after it (§7.3). Every export is made through it.
     static func prepare(
-        password: SecureBytes, iterations: Int, totalSize: UInt64, using random: RandomSource
+        password: SecureBytes, kdf: KDFParameters, totalSize: UInt64, using random: RandomSource
     ) throws -> (header: [UInt8], cipher: ChunkCipher) {
         let salt = random.bytes(PasswordKDF.saltSize)
-        let kek = try PasswordKDF.deriveKey(password: canonicalPassword(password), salt: salt, iterations: iterations)
+        let kek = try kdf.deriveKey(password: canonicalPassword(password), salt: salt)
         var prefix = [UInt8](repeating: 0, count: ChunkedFormat.noncePrefixSize)
         while prefix.allSatisfy({ $0 == 0 }) { prefix = random.bytes(ChunkedFormat.noncePrefixSize) }
-        let headerPrefix = headerPrefix(iterations: iterations, salt: salt)
+        let headerPrefix = headerPrefix(kdf: kdf, salt: salt)
         let header = headerPrefix + (try verificationTag(kek: kek, headerPrefix: headerPrefix)) + prefix
         let cipher = try ChunkCipher(
             header: ChunkedHeader(flags: 0, noncePrefix: prefix, chunkSize: chunkSize, totalSize: totalSize),
@@ -101,10 +121,10 @@ public enum ExportFormat {
     /// `totalSize` bytes from `source`: the fuzz target and tests seal their own payloads
     /// with it, in the layout `Vault.exportVault` writes.
     static func write(
-        to path: String, password: SecureBytes, iterations: Int, totalSize: UInt64,
+        to path: String, password: SecureBytes, kdf: KDFParameters, totalSize: UInt64,
         source: @escaping ChunkedFileWriter.Source, using random: RandomSource, progress: ((Int) -> Void)? = nil
     ) throws {
-        let (header, cipher) = try prepare(password: password, iterations: iterations, totalSize: totalSize, using: random)
+        let (header, cipher) = try prepare(password: password, kdf: kdf, totalSize: totalSize, using: random)
         try ChunkedFileWriter.write(to: path, prefix: header, cipher: cipher, hashing: false, source: source, progress: progress)
     }
 
@@ -149,9 +169,26 @@ public enum ExportFormat {
 /// are the same. `Data` fields are standard base64 with padding (RFC 4648 §4).
 struct ExportManifest: Codable {
     struct Vault: Codable {
+        /// The carried slot header's cost word (§2): a PBKDF2 vault's iteration count.
         var iterations: Int
         var salt: Data
         var wrappedKey: Data
+        /// The carried slot header's suite; absent for suite 1, as in exports made before
+        /// Argon2id (§7.4).
+        var suite: Int? = nil
+
+        init(iterations: Int, salt: Data, wrappedKey: Data, suite: Int? = nil) {
+            self.iterations = iterations
+            self.salt = salt
+            self.wrappedKey = wrappedKey
+            self.suite = suite
+        }
+
+        /// The fields of `header`, the slot header the export carries.
+        init(header: SlotHeader) {
+            self.init(iterations: Int(header.kdf.word), salt: Data(header.salt), wrappedKey: Data(header.wrappedKey),
+                      suite: header.kdf.suite == KDFParameters.pbkdf2Suite ? nil : Int(header.kdf.suite))
+        }
     }
     struct Folder: Codable {
         var id: String
@@ -203,7 +240,8 @@ struct ExportManifest: Codable {
         }
         guard format == ExportFormat.manifestFormat(for: items) else { throw ExportError.damaged("manifest format \(format) for its items") }
         guard header.salt == Array(vault.salt), header.wrappedKey == Array(vault.wrappedKey),
-              vault.iterations == Int(header.iterations) else {
+              vault.iterations == Int(header.kdf.word),
+              (vault.suite ?? Int(KDFParameters.pbkdf2Suite)) == Int(header.kdf.suite) else {
             throw ExportError.damaged("manifest and slot disagree")
         }
     }

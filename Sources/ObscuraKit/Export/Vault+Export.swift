@@ -15,15 +15,15 @@ extension Vault {
     ///
     /// - Parameters:
     ///   - password: the export password (a generated one in its canonical form).
-    ///   - iterations: PBKDF2 rounds for the export KEK; the CLI uses the default.
+    ///   - kdf: the export KEK's KDF and cost: PBKDF2 by default, or Argon2id (§2, §7.1).
     public func exportVault(
-        to path: String, password: SecureBytes, iterations: Int = PasswordKDF.exportIterations,
+        to path: String, password: SecureBytes, kdf: KDFParameters = .export,
         progress: ((UInt64, UInt64) -> Void)? = nil
     ) throws {
         try enter()
         defer { leave() }
         guard !FileManager.default.fileExists(atPath: path) else { throw ExportError.outputExists(path) }
-        let export = try prepareExport(password: password, iterations: iterations)
+        let export = try prepareExport(password: password, kdf: kdf)
         ExportPartial.removeStale(for: path)
         let temporary = ExportPartial.path(for: path)
         var lock: Int32 = -1
@@ -56,10 +56,23 @@ extension Vault {
         directory.logger.debug("exported vault", metadata: ["bytes": "\(export.fileSize)"])
     }
 
+    /// ``exportVault(to:password:kdf:progress:)`` with PBKDF2 at `iterations` (tests pass
+    /// small counts).
+    public func exportVault(
+        to path: String, password: SecureBytes, iterations: Int, progress: ((UInt64, UInt64) -> Void)? = nil
+    ) throws {
+        try exportVault(to: path, password: password, kdf: .pbkdf2(iterations: iterations), progress: progress)
+    }
+
+    /// ``prepareExport(password:kdf:)`` with PBKDF2 at `iterations`.
+    public func prepareExport(password: SecureBytes, iterations: Int) throws -> PreparedExport {
+        try prepareExport(password: password, kdf: .pbkdf2(iterations: iterations))
+    }
+
     /// Derives the export KEK and lays out the payload of an export (docs/FORMAT.md §7),
     /// ready to be streamed by ``PreparedExport/write(progress:emit:)``: to a file, or
     /// straight into a download.
-    public func prepareExport(password: SecureBytes, iterations: Int = PasswordKDF.exportIterations) throws -> PreparedExport {
+    public func prepareExport(password: SecureBytes, kdf: KDFParameters = .export) throws -> PreparedExport {
         try enter()
         defer { leave() }
         // One moment for both: a rendition recorded between them would be named by the
@@ -69,7 +82,7 @@ extension Vault {
         let (items, folders) = rows
         var manifest = ExportManifest(
             format: ExportFormat.manifestFormat, createdAt: Date().timeIntervalSince1970,
-            vault: .init(iterations: Int(header.iterations), salt: Data(header.salt), wrappedKey: Data(header.wrappedKey)),
+            vault: .init(header: header),
             folders: folders.map { .init(id: $0.id, parentId: $0.parentId, name: $0.name, protected: $0.isProtected) },
             items: items.map {
                 .init(id: $0.id, kind: $0.kind.rawValue, name: $0.name, mimeType: $0.mimeType, size: $0.size,
@@ -104,7 +117,7 @@ extension Vault {
         let source = PayloadSource(segments)
 
         let (exportHeader, cipher) = try ExportFormat.prepare(
-            password: password, iterations: iterations, totalSize: source.totalSize, using: directory.random)
+            password: password, kdf: kdf, totalSize: source.totalSize, using: directory.random)
         return PreparedExport(header: exportHeader, cipher: cipher, source: source)
     }
 }
@@ -134,7 +147,7 @@ extension Vault {
 }
 
 /// An export whose key is derived and whose payload is laid out; made by
-/// ``Vault/prepareExport(password:iterations:)``. Write it once.
+/// ``Vault/prepareExport(password:kdf:)``. Write it once.
 public struct PreparedExport: @unchecked Sendable {
     // @unchecked: written once, by one thread; the payload source is not shared.
     let header: [UInt8]

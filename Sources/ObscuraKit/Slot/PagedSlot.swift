@@ -4,7 +4,7 @@ import ObscuraPages
 
 /// A new paged slot made in memory (docs/FORMAT.md §9.5, §9.7): the header block, the
 /// catalog's pages and its tag-tree nodes as logical blocks, before one container commit
-/// puts them in a slot. Real vaults, decoys and conversions are made by ``build(password:iterations:key:image:using:)``.
+/// puts them in a slot. Real vaults, decoys and conversions are made by ``build(password:kdf:key:image:using:)``.
 struct PagedSlot {
     /// The header: the §9.5 prefix the root is sealed under.
     let header: SlotHeader
@@ -18,10 +18,10 @@ struct PagedSlot {
     /// (a version 3 catalog being converted). The catalog also keeps the version 3 header
     /// that exports of the vault carry (§7, §9.7), made from the same key derivation.
     static func build(
-        password: SecureBytes, iterations: Int, key: SecureBytes, image: [UInt8]? = nil, using random: RandomSource
+        password: SecureBytes, kdf: KDFParameters, key: SecureBytes, image: [UInt8]? = nil, using random: RandomSource
     ) throws -> PagedSlot {
         let headers = try SlotCodec.wrap(
-            key: key, password: password, iterations: iterations,
+            key: key, password: password, kdf: kdf,
             versions: [SlotFormat.pagedVersion, SlotFormat.version], using: random)
         let buffer = MemoryPageStore(recording: false)
         let paged = try PagedCatalog.create(store: buffer, mek: key, headerPrefix: headers[0].encoded(), random: random)
@@ -39,6 +39,8 @@ struct PagedSlot {
         let catalog = try Catalog.paged(paged)
         if image != nil { try Vault.keyPlainContentHashes(in: catalog, mek: key) }
         try catalog.setExportHeader(headers[1])
+        // Every slot made, vault or decoy, has a drop key pair (§10.1).
+        if try catalog.setting(DropFormat.keySetting) == nil { try Vault.addDropKey(to: catalog, using: random) }
         if var original = copied {
             // The commit that installs this slot frees the version 3 catalog: check the
             // copy, reopened from its blocks, against the image's rows first.

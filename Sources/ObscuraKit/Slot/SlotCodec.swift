@@ -6,19 +6,19 @@ public enum SlotCodec {
     /// Builds the contents of a new slot: a fresh salt, the KEK derived from `password`,
     /// `key` (the MEK) wrapped under it, and `catalog` sealed under the MEK.
     public static func seal(
-        password: SecureBytes, iterations: Int, key: SecureBytes, catalog: [UInt8],
+        password: SecureBytes, kdf: KDFParameters, key: SecureBytes, catalog: [UInt8],
         using random: RandomSource = SystemRandom()
     ) throws -> [UInt8] {
-        let header = try wrap(key: key, password: password, iterations: iterations, using: random)
+        let header = try wrap(key: key, password: password, kdf: kdf, using: random)
         return try resealCatalog(header: header, key: key, catalog: catalog, using: random)
     }
 
-    /// Returns a header whose salt, iteration count and wrapped MEK are new; its envelope
+    /// Returns a header whose salt, KDF cost and wrapped MEK are new; its envelope
     /// is empty until ``envelope(header:key:sealedCatalogLength:using:)`` fills it.
     static func wrap(
-        key: SecureBytes, password: SecureBytes, iterations: Int, using random: RandomSource
+        key: SecureBytes, password: SecureBytes, kdf: KDFParameters, using random: RandomSource
     ) throws -> SlotHeader {
-        try wrap(key: key, password: password, iterations: iterations, versions: [SlotFormat.version], using: random)[0]
+        try wrap(key: key, password: password, kdf: kdf, versions: [SlotFormat.version], using: random)[0]
     }
 
     /// One header per version in `versions`, all with one new salt and one KEK derived
@@ -26,12 +26,12 @@ public enum SlotCodec {
     /// part of it, §3.2): a paged header (§9.5) and the version 3 header its vault's
     /// exports carry (§7) cost one key derivation.
     static func wrap(
-        key: SecureBytes, password: SecureBytes, iterations: Int, versions: [UInt16], using random: RandomSource
+        key: SecureBytes, password: SecureBytes, kdf: KDFParameters, versions: [UInt16], using random: RandomSource
     ) throws -> [SlotHeader] {
         let salt = random.bytes(PasswordKDF.saltSize)
-        let kek = try PasswordKDF.deriveKey(password: password, salt: salt, iterations: iterations)
+        let kek = try kdf.deriveKey(password: password, salt: salt)
         return try versions.map { version in
-            var header = SlotHeader(version: version, iterations: UInt32(iterations), salt: salt, wrappedKey: [])
+            var header = SlotHeader(version: version, kdf: kdf, salt: salt, wrappedKey: [])
             header.wrappedKey = try AESGCM.sealSecret(key, key: kek, authenticating: header.prefixThroughSalt, using: random)
             return header
         }
@@ -55,12 +55,12 @@ public enum SlotCodec {
     /// Re-wraps the MEK under `newPassword` with a new salt. The sealed catalog bytes of
     /// `contents` are carried over untouched; only the header changes.
     public static func rewrap(
-        contents: [UInt8], key: SecureBytes, newPassword: SecureBytes, iterations: Int,
+        contents: [UInt8], key: SecureBytes, newPassword: SecureBytes, kdf: KDFParameters,
         using random: RandomSource = SystemRandom()
     ) throws -> [UInt8] {
         let old = try SlotHeader.decode(contents)
         let length = try sealedCatalogLength(contents: contents, header: old, key: key)
-        var header = try wrap(key: key, password: newPassword, iterations: iterations, using: random)
+        var header = try wrap(key: key, password: newPassword, kdf: kdf, using: random)
         header.envelope = try envelope(header: header, key: key, sealedCatalogLength: length, using: random)
         let catalogRange = SlotFormat.headerSize..<(SlotFormat.headerSize + length)
         return header.encoded() + contents[catalogRange]
@@ -69,8 +69,7 @@ public enum SlotCodec {
     /// Derives the KEK from `password` and unwraps the MEK: the step every slot takes in
     /// an unlock sweep. Throws ``SlotError/wrongKey`` when the tag does not verify.
     public static func unwrapKey(header: SlotHeader, password: SecureBytes) throws -> SecureBytes {
-        let kek = try PasswordKDF.deriveKey(
-            password: password, salt: header.salt, iterations: Int(header.iterations))
+        let kek = try header.kdf.deriveKey(password: password, salt: header.salt)
         do {
             return try AESGCM.openSecret(header.wrappedKey, key: kek, authenticating: header.prefixThroughSalt)
         } catch {
@@ -112,5 +111,13 @@ public enum SlotCodec {
         var plain = [UInt8]()
         plain.appendBigEndian(UInt64(sealedCatalogLength))
         return try AESGCM.seal(plain, key: key, authenticating: header.prefixThroughWrappedKey, using: random)
+    }
+
+    /// ``seal(password:kdf:key:catalog:using:)`` with PBKDF2 at `iterations`.
+    package static func seal(
+        password: SecureBytes, iterations: Int, key: SecureBytes, catalog: [UInt8],
+        using random: RandomSource = SystemRandom()
+    ) throws -> [UInt8] {
+        try seal(password: password, kdf: .pbkdf2(iterations: iterations), key: key, catalog: catalog, using: random)
     }
 }

@@ -1,3 +1,5 @@
+import ObscuraCrypto
+
 /// Byte layout of a slot file, format version 3 (docs/FORMAT.md §3).
 ///
 /// A slot file is `header ‖ sealed catalog ‖ padding`. All integers are big-endian.
@@ -9,7 +11,10 @@ public enum SlotFormat {
     /// §9.5: the format version of a slot whose catalog is paged (its header block).
     public static let pagedVersion: UInt16 = 4
     /// §3.1: cipher suite 1 = PBKDF2-HMAC-SHA256 key derivation, AES-256-GCM sealing.
-    public static let cipherSuite: UInt16 = 1
+    public static let cipherSuite: UInt16 = KDFParameters.pbkdf2Suite
+    /// §3.1: the suites a reader accepts: 1, and 2 = Argon2id key derivation with
+    /// AES-256-GCM sealing (§2).
+    public static let cipherSuites: Set<UInt16> = [KDFParameters.pbkdf2Suite, KDFParameters.argon2idSuite]
 
     // §3.1 header field offsets and sizes.
     /// Offset of the magic.
@@ -18,9 +23,9 @@ public enum SlotFormat {
     public static let versionOffset = 4
     /// Offset of the UInt16 cipher-suite id.
     public static let suiteOffset = 6
-    /// Offset of the UInt32 PBKDF2 iteration count.
+    /// Offset of the UInt32 cost word: PBKDF2's iteration count, or Argon2id's packed cost (§2).
     public static let iterationsOffset = 8
-    /// Offset of the 32-byte PBKDF2 salt.
+    /// Offset of the 32-byte KDF salt.
     public static let saltOffset = 12
     /// Offset of the wrapped MEK: a sealed box of the 32-byte MEK under the KEK.
     public static let wrappedKeyOffset = 44

@@ -3,15 +3,16 @@ import ObscuraCrypto
 /// The header at the start of every slot: the 172 bytes of a version 3 slot
 /// (docs/FORMAT.md §3.1), or the 136-byte prefix of a paged slot's header block (§9.5).
 ///
-/// Both carry the iteration count, salt and wrapped MEK at the same offsets, so the
+/// Both carry the KDF suite and cost, salt and wrapped MEK at the same offsets, so the
 /// unlock sweep (§3.5) treats them alike; the version is part of the wrapped MEK's
 /// associated data, so one never opens as the other.
 public struct SlotHeader: Equatable, Sendable {
     /// The format version: ``SlotFormat/version`` (3) or ``SlotFormat/pagedVersion`` (4).
     public var version: UInt16
-    /// PBKDF2 iteration count used to derive the KEK.
-    public var iterations: UInt32
-    /// PBKDF2 salt, 32 bytes.
+    /// The password KDF and its cost, from which the KEK is derived: the suite at bytes
+    /// [6, 8) and the cost word at [8, 12) (§2, §3.1).
+    public var kdf: KDFParameters
+    /// KDF salt, 32 bytes.
     public var salt: [UInt8]
     /// The MEK sealed under the KEK, 60 bytes.
     public var wrappedKey: [UInt8]
@@ -19,29 +20,32 @@ public struct SlotHeader: Equatable, Sendable {
     /// has none (the root after the prefix holds the catalog's size).
     public var envelope: [UInt8]
 
-    /// Creates a version 3 header from its variable fields; magic, version and suite are fixed.
-    public init(iterations: UInt32, salt: [UInt8], wrappedKey: [UInt8], envelope: [UInt8]) {
-        self.init(version: SlotFormat.version, iterations: iterations, salt: salt, wrappedKey: wrappedKey, envelope: envelope)
+    /// Creates a version 3 header from its variable fields; magic and version are fixed.
+    public init(kdf: KDFParameters, salt: [UInt8], wrappedKey: [UInt8], envelope: [UInt8]) {
+        self.init(version: SlotFormat.version, kdf: kdf, salt: salt, wrappedKey: wrappedKey, envelope: envelope)
     }
 
     /// Creates a header of `version` (3 or 4).
-    public init(version: UInt16, iterations: UInt32, salt: [UInt8], wrappedKey: [UInt8], envelope: [UInt8] = []) {
+    public init(version: UInt16, kdf: KDFParameters, salt: [UInt8], wrappedKey: [UInt8], envelope: [UInt8] = []) {
         self.version = version
-        self.iterations = iterations
+        self.kdf = kdf
         self.salt = salt
         self.wrappedKey = wrappedKey
         self.envelope = envelope
     }
 
+    /// The cost word at bytes [8, 12): a PBKDF2 header's iteration count.
+    public var iterations: UInt32 { kdf.word }
+
     /// Whether this is a paged slot's header (§9.5).
     public var isPaged: Bool { version == SlotFormat.pagedVersion }
 
-    /// The bytes [0, 44): magic, version, suite, iterations and salt.
+    /// The bytes [0, 44): magic, version, suite, cost word and salt.
     public var prefixThroughSalt: [UInt8] {
         var out = SlotFormat.magic
         out.appendBigEndian(version)
-        out.appendBigEndian(SlotFormat.cipherSuite)
-        out.appendBigEndian(iterations)
+        out.appendBigEndian(kdf.suite)
+        out.appendBigEndian(kdf.word)
         out += salt
         return out
     }
@@ -77,20 +81,20 @@ public struct SlotHeader: Equatable, Sendable {
         }
         let size = checksumOffset + SlotFormat.checksumSize
         guard b.count >= size else { throw SlotError.truncated }
-        guard b.readBigEndian(UInt16.self, at: SlotFormat.suiteOffset) == SlotFormat.cipherSuite else {
+        let suite = b.readBigEndian(UInt16.self, at: SlotFormat.suiteOffset)
+        guard SlotFormat.cipherSuites.contains(suite) else {
             throw SlotError.unsupported("unsupported cipher suite")
         }
         let checksum = SHA256Digest.hash(b[0..<checksumOffset])
         guard ConstantTime.equals(checksum, b[checksumOffset..<size]) else {
             throw SlotError.corrupt("header checksum mismatch")
         }
-        let iterations = b.readBigEndian(UInt32.self, at: SlotFormat.iterationsOffset)
-        guard iterations >= 1, iterations <= PasswordKDF.maximumIterations else {
-            throw SlotError.corrupt("iteration count out of range")
+        guard let kdf = KDFParameters(suite: suite, word: b.readBigEndian(UInt32.self, at: SlotFormat.iterationsOffset)) else {
+            throw SlotError.corrupt("header key derivation cost out of range")
         }
         return SlotHeader(
             version: version,
-            iterations: iterations,
+            kdf: kdf,
             salt: Array(b[SlotFormat.saltOffset..<SlotFormat.wrappedKeyOffset]),
             wrappedKey: Array(b[SlotFormat.wrappedKeyOffset..<SlotFormat.envelopeOffset]),
             envelope: version == SlotFormat.version ? Array(b[SlotFormat.envelopeOffset..<SlotFormat.checksumOffset]) : [])

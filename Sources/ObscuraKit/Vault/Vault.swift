@@ -64,7 +64,18 @@ public final class Vault: @unchecked Sendable {
 
     deinit { lock() }
 
-    /// The PBKDF2 iteration count of this vault's header.
+    /// The password KDF and cost of this vault's header (docs/FORMAT.md §2).
+    public var kdf: KDFParameters { header.kdf }
+
+    /// The KDF a new protected folder of this vault takes unless told otherwise:
+    /// Argon2id in an Argon2id vault (whoever chose it keeps it throughout), else PBKDF2
+    /// at the folder count (docs/FORMAT.md §2).
+    public var folderKDF: KDFParameters { kdf.suite == KDFParameters.argon2idSuite ? .argon2id : .folder }
+
+    /// As ``folderKDF``, for an export.
+    public var exportKDF: KDFParameters { kdf.suite == KDFParameters.argon2idSuite ? .argon2id : .export }
+
+    /// The cost word of this vault's header: a PBKDF2 vault's iteration count.
     public var iterations: Int { Int(header.iterations) }
 
     /// Seals the catalog into the slot. Every slot of the directory is rewritten so that
@@ -97,26 +108,28 @@ public final class Vault: @unchecked Sendable {
     /// stay exactly as they were and no media is re-encrypted.
     ///
     /// - Throws: ``VaultError/passwordInUse`` when `newPassword` opens another vault here.
-    public func changePassword(to newPassword: SecureBytes, iterations: Int? = nil) throws {
+    /// The KDF and its cost stay as they are unless `kdf` is given (tests pass small
+    /// counts); every slot of a directory shares them (docs/FORMAT.md §2).
+    public func changePassword(to newPassword: SecureBytes, kdf: KDFParameters? = nil) throws {
         try enter()
         defer { leave() }
         // From the sweep for the new password to its commit, no creation or other password
         // change may run (VaultDirectory.credentialLock).
         try directory.credentialLock.withLock {
-            if catalog.isPaged { return try changePagedPassword(to: newPassword, iterations: iterations ?? self.iterations) }
-            try changeImagePassword(to: newPassword, iterations: iterations ?? self.iterations)
+            if catalog.isPaged { return try changePagedPassword(to: newPassword, kdf: kdf ?? self.kdf) }
+            try changeImagePassword(to: newPassword, kdf: kdf ?? self.kdf)
         }
         directory.logger.debug("changed vault password")
     }
 
     /// A version 3 vault's password change: the slot's header is rewrapped, its sealed
     /// catalog kept byte for byte.
-    private func changeImagePassword(to newPassword: SecureBytes, iterations: Int) throws {
+    private func changeImagePassword(to newPassword: SecureBytes, kdf: KDFParameters) throws {
         try directory.store.serialized {
             try requireUnused(newPassword)
             let contents = try SlotCodec.rewrap(
                 contents: try directory.store.read(slotName), key: key, newPassword: newPassword,
-                iterations: iterations, using: directory.random)
+                kdf: kdf, using: directory.random)
             do {
                 try directory.store.commit(.init(replace: [slotName: contents]))
             } catch {
@@ -131,9 +144,9 @@ public final class Vault: @unchecked Sendable {
     /// A paged vault's password change (docs/FORMAT.md §9.5): a new header prefix, and
     /// the version 3 header its exports carry, from one key derivation, committed with the
     /// root in one commit. The pages stay as they are.
-    private func changePagedPassword(to newPassword: SecureBytes, iterations: Int) throws {
+    private func changePagedPassword(to newPassword: SecureBytes, kdf: KDFParameters) throws {
         let headers = try SlotCodec.wrap(
-            key: key, password: newPassword, iterations: iterations,
+            key: key, password: newPassword, kdf: kdf,
             versions: [SlotFormat.pagedVersion, SlotFormat.version], using: directory.random)
         // The sweep runs before the commit under the credential lock only: a catalog
         // commit takes the write lock from inside the catalog's connection, so holding the

@@ -152,7 +152,7 @@ extension VectorSet {
         password: SecureBytes, iterations: Int, mek: SecureBytes, using random: RandomSource
     ) throws -> [UInt8] {
         try SlotCodec.wrap(
-            key: mek, password: password, iterations: iterations, versions: [SlotFormat.pagedVersion], using: random
+            key: mek, password: password, kdf: .pbkdf2(iterations: iterations), versions: [SlotFormat.pagedVersion], using: random
         )[0].encoded()
     }
 

@@ -11,7 +11,7 @@ package enum VectorSet {
     /// Every vector file, by path relative to `testdata/`.
     package static func all() throws -> [String: [UInt8]] {
         try [slotVectors(), chunkedVectors(), chunkedV2Vectors(), exportVectors(), folderVectors(), deviceVectors(),
-             containerVectors(), keyVectors(), contentHashVectors(), pagesVectors()]
+             containerVectors(), keyVectors(), contentHashVectors(), pagesVectors(), argon2idVectors()]
             .reduce(into: [:]) { all, set in all.merge(set) { a, _ in a } }
     }
 
@@ -60,7 +60,8 @@ package enum VectorSet {
         add("wrong_password", "wrong password", valid, password: "correct horsf", "the KEK from another password does not open the wrapped MEK")
         add("magic_flipped", "unsupported", flipped(0, rechecksum: true), "not an Obscura slot")
         add("version_5", "unsupported", valid.with(5, 0x05).rechecksummed(), "format version 5 is unknown (4 is the paged header, §9.5)")
-        add("suite_2", "unsupported", valid.with(7, 0x02).rechecksummed(), "cipher suite 2 is unknown")
+        add("suite_2", "header failure", valid.with(7, 0x02).rechecksummed(),
+            "suite 2 is Argon2id (§2): the PBKDF2 count 1000 read as its cost word is out of bounds")
         add("checksum_flipped", "header failure", flipped(150, rechecksum: false), "the header checksum does not match")
         add("iterations_flipped", "header failure", flipped(11, rechecksum: false), "caught by the checksum")
         add("iterations_flipped_rechecksummed", "wrong password", flipped(11, rechecksum: true), "another count derives another KEK")
@@ -78,7 +79,7 @@ package enum VectorSet {
 
         let rewrapped = try SlotCodec.rewrap(
             contents: valid, key: key, newPassword: SecureBytes(copying: Array("battery staple".utf8)),
-            iterations: iterations, using: random)
+            kdf: .pbkdf2(iterations: iterations), using: random)
         add("password_changed", "success", rewrapped + random.bytes(slotSize - rewrapped.count), password: "battery staple",
             "after a password change: new salt and wrapped MEK, same sealed catalog bytes as valid")
 
@@ -182,7 +183,7 @@ extension VectorSet {
         let kek = try PasswordKDF.deriveKey(
             password: ExportFormat.canonicalPassword(SecureBytes(copying: Array(password.utf8))), salt: salt,
             iterations: iterations)
-        let headerPrefix = ExportFormat.headerPrefix(iterations: iterations, salt: salt)
+        let headerPrefix = ExportFormat.headerPrefix(kdf: .pbkdf2(iterations: iterations), salt: salt)
         let prefix: [UInt8] = [0x5A, 0x17, 0xC3, 0x08]
         let tag = try ExportFormat.verificationTag(kek: kek, headerPrefix: headerPrefix)
         let exportHeader = headerPrefix + tag + prefix
@@ -251,7 +252,7 @@ extension VectorSet {
                 password: ExportFormat.canonicalPassword(SecureBytes(copying: Array(password.utf8))), salt: salt,
                 iterations: iterations)
             let prefix = random.bytes(ChunkedFormat.noncePrefixSize)
-            let headerPrefix = ExportFormat.headerPrefix(iterations: iterations, salt: salt)
+            let headerPrefix = ExportFormat.headerPrefix(kdf: .pbkdf2(iterations: iterations), salt: salt)
             let header = headerPrefix + (try ExportFormat.verificationTag(kek: kek, headerPrefix: headerPrefix)) + prefix
             return { payload in header + (try seal(payload, key: kek, context: header, prefix: prefix, chunkSize: ExportFormat.chunkSize)) }
         }
@@ -320,7 +321,7 @@ extension VectorSet {
         let folderKey = SecureBytes(randomCount: FolderProtection.keySize, using: random)
         var valid = FolderRecord(id: "3c2b1a09-8f7e-4d6c-8b5a-49382716a5f4", parentId: nil, name: "Secret", createdAt: 1_700_000_000)
         try FolderProtection.protect(&valid, key: folderKey, password: SecureBytes(copying: Array(password.utf8)),
-                                     iterations: iterations, using: random)
+                                     kdf: .pbkdf2(iterations: iterations), using: random)
         let folderKeyHex = hex(folderKey.withUnsafeBytes { Array($0) })
         var out = [String: [UInt8]]()
 

@@ -30,14 +30,14 @@ struct ExportRoutes {
                 let canonical = ExportFormat.canonicalPassword(password)
                 // The typed password itself when it is used as typed: not to be wiped here.
                 defer { if canonical !== password { canonical.zeroize() } }
-                try await PasswordStrengthRoutes.requireAcceptable(canonical, cost: .export, fields: fields)
+                try await PasswordStrengthRoutes.requireAcceptable(canonical, cost: PasswordKDFCost(vault.exportKDF), fields: fields)
             } catch {
                 password.zeroize()
                 throw error
             }
             let export = try await Blocking.run { () -> PreparedExport in
                 defer { password.zeroize() }
-                return try vault.prepareExport(password: password)
+                return try vault.prepareExport(password: password, kdf: vault.exportKDF)
             }
             let day = ISO8601DateFormatter.string(from: Date(), timeZone: .current, formatOptions: [.withFullDate])
             let headers: HTTPFields = [

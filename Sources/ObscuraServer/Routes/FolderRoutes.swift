@@ -23,7 +23,7 @@ struct FolderRoutes {
             let password = fields["password"].flatMap { $0.count > 0 ? $0 : nil }
             if let password {
                 do {
-                    try await PasswordStrengthRoutes.requireAcceptable(password, cost: .folder, fields: fields)
+                    try await PasswordStrengthRoutes.requireAcceptable(password, cost: PasswordKDFCost(vault.folderKDF), fields: fields)
                 } catch {
                     password.zeroize()
                     throw error
@@ -31,7 +31,7 @@ struct FolderRoutes {
             }
             let folder = try await Blocking.run { () -> FolderJSON in
                 defer { password?.zeroize() }
-                return try FolderJSON(try vault.createFolder(path, password: password), in: vault)
+                return try FolderJSON(try vault.createFolder(path, password: password, kdf: vault.folderKDF), in: vault)
             }
             return try JSON.response(folder, status: .created)
         }

@@ -25,7 +25,7 @@ struct SettingsRoutes {
             let current = try fields.require("current")
             let new = try fields.require("new")
             do {
-                try await PasswordStrengthRoutes.requireAcceptable(new, cost: .vault, fields: fields)
+                try await PasswordStrengthRoutes.requireAcceptable(new, cost: PasswordKDFCost(vault.kdf), fields: fields)
             } catch {
                 current.zeroize()
                 new.zeroize()

@@ -62,7 +62,7 @@ import Testing
         try expectUniform(root, since: before)
 
         before = try root.snapshot()
-        try vault.changePassword(to: pw("gamma"), iterations: testIterations)
+        try vault.changePassword(to: pw("gamma"), kdf: .pbkdf2(iterations: testIterations))
         try expectUniform(root, since: before)
 
         let other = try directory.createVault(password: pw("delta"), iterations: testIterations)

@@ -137,7 +137,7 @@ import Testing
 
     @Test func aPasswordChange() throws {
         try crashEverywhere(seed: "password", passwords: ("a pw", "a new pw")) {
-            try Self.a($0).changePassword(to: pw("a new pw"), iterations: crashIterations)
+            try Self.a($0).changePassword(to: pw("a new pw"), kdf: .pbkdf2(iterations: crashIterations))
         }
     }
 

@@ -100,7 +100,7 @@ import Testing
         let vault = try directory.createVault(password: pw("a"), iterations: testIterations)
         let operations: [(String, () throws -> Void)] = [
             ("create", { _ = try directory.createVault(password: pw("b"), iterations: testIterations) }),
-            ("change", { try vault.changePassword(to: pw("c"), iterations: testIterations) }),
+            ("change", { try vault.changePassword(to: pw("c"), kdf: .pbkdf2(iterations: testIterations)) }),
         ]
         for (name, operation) in operations {
             let done = DispatchSemaphore(value: 0)
@@ -287,7 +287,7 @@ import Testing
         let vault = try directory.createVault(password: pw("old"), iterations: testIterations)
         try vault.addRaw(Array(repeating: 5, count: 2000), name: "kept.bin")
         let before = try root.snapshot()
-        try vault.changePassword(to: pw("new"), iterations: testIterations)
+        try vault.changePassword(to: pw("new"), kdf: .pbkdf2(iterations: testIterations))
         // The old header (the MEK under the old password) must not wait in the free half
         // for a commit to draw its position: the change ends with a whole cover commit.
         let after = try root.snapshot()
