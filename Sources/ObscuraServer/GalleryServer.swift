@@ -78,6 +78,7 @@ public struct GalleryServer {
         MediaRoutes().register(on: router)
         ZipRoutes().register(on: router)
         EndRoutes().register(on: router)
+        NoteRoutes().register(on: router)
         UploadRoutes(limit: configuration.uploadLimit).register(on: router)
         FolderRoutes(store: store).register(on: router)
         SettingsRoutes(store: store).register(on: router)

@@ -10,7 +10,7 @@ import Testing
     static let keys: Set<String> = [
         "id", "kind", "name", "mimeType", "size", "width", "height", "orientation", "duration", "takenAt", "importedAt",
         "favorite", "folderId", "hasThumbnail", "place", "latitude", "longitude", "deletedAt", "rendition", "companion",
-        "endsAt", "viewsLeft",
+        "endsAt", "viewsLeft", "excerpt",
     ]
 
     static func encoded(_ value: some Encodable) throws -> Data {
@@ -50,7 +50,7 @@ import Testing
         row.viewsLeft = 3
         let json = String(decoding: try Self.encoded(ItemJSON(row)), as: UTF8.self)
         #expect(json == #"{"companion":{"mimeType":"video/quicktime","name":"IMG_0001.MOV","role":"motion","size":4096},"#
-            + #""deletedAt":1700000100,"duration":2.5,"endsAt":1700000200,"favorite":true,"folderId":"f1","#
+            + #""deletedAt":1700000100,"duration":2.5,"endsAt":1700000200,"excerpt":null,"favorite":true,"folderId":"f1","#
             // A view-limited item shows no thumbnail, though it has one.
             + #""hasThumbnail":false,"height":3024,"#
             + #""id":"0a","importedAt":1700000000.5,"kind":"photo","latitude":48.8566,"longitude":-2.3522,"#

@@ -4,7 +4,7 @@ import ObscuraKit
 
 /// The search and filters of `obscura ls` (issue 17), as the gallery's search has them.
 struct SearchOptions: ParsableArguments {
-    @Option(help: ArgumentHelp("Only items whose name or place holds this text (any case).", valueName: "text"))
+    @Option(help: ArgumentHelp("Only items whose name, place or note text holds this text (any case).", valueName: "text"))
     var search: String?
 
     @Option(help: ArgumentHelp("Only items captured on or after this day (YYYY, YYYY-MM or YYYY-MM-DD, UTC).", valueName: "date"))
@@ -13,7 +13,7 @@ struct SearchOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Only items captured on or before this day, month or year (as --from).", valueName: "date"))
     var to: String?
 
-    @Option(help: ArgumentHelp("Only items of this kind: photo, video or file.", valueName: "kind"))
+    @Option(help: ArgumentHelp("Only items of this kind: photo, video, file or note.", valueName: "kind"))
     var kind: ItemKind?
 
     @Flag(help: "Only favourites.")

@@ -101,6 +101,8 @@ extension APIError {
             case .invalidEnd: self.init(.badRequest, error.description)
             default: self.init(.internalServerError, error.description)
             }
+        case let error as NoteError:
+            self.init(.badRequest, error.description)
         case CatalogError.closed:
             self = .locked
         case let error as ObscuraError:

@@ -29,6 +29,12 @@ struct ItemJSON: Encodable {
     /// (docs/FORMAT.md §3.3, "Ends"); nil for no end of that kind.
     var endsAt: Double?
     var viewsLeft: Int?
+    /// The start of a note's text, for the journal (docs/API.md, "Notes"); nil for other
+    /// kinds, and for a view-limited note, which shows nothing outside its viewer.
+    var excerpt: String?
+
+    /// The most characters of a note's text an item carries as its ``excerpt``.
+    static let excerptLength = 240
 
     /// A pair's second original: its role (`motion`, `raw`), file name, type and size.
     struct CompanionJSON: Encodable {
@@ -65,6 +71,7 @@ struct ItemJSON: Encodable {
         viewsLeft = item.viewsLeft
         // A view-limited item shows nothing before the viewer opens a counted view.
         if item.isViewLimited { hasThumbnail = false }
+        if item.kind == .note, !item.isViewLimited, let text = item.noteText { excerpt = String(text.prefix(Self.excerptLength)) }
     }
 
     // Nulls are written out, so every item has every key. Optionals go through
@@ -94,11 +101,12 @@ struct ItemJSON: Encodable {
         try c.encodeOrNull(companion, forKey: .companion)
         try c.encodeOrNull(endsAt, forKey: .endsAt)
         try c.encodeOrNull(viewsLeft, forKey: .viewsLeft)
+        try c.encodeOrNull(excerpt, forKey: .excerpt)
     }
 
     private enum CodingKeys: String, CodingKey {
         case id, kind, name, mimeType, size, width, height, orientation, duration, takenAt, importedAt, favorite, folderId, hasThumbnail
-        case place, latitude, longitude, deletedAt, rendition, companion, endsAt, viewsLeft
+        case place, latitude, longitude, deletedAt, rendition, companion, endsAt, viewsLeft, excerpt
     }
 }
 

@@ -140,7 +140,7 @@ struct ItemRoutes {
         }
         var kind: ItemKind?
         if let text = query["kind"], !text.isEmpty {
-            guard let value = ItemKind(rawValue: text) else { throw APIError(.badRequest, "kind is photo, video or file") }
+            guard let value = ItemKind(rawValue: text) else { throw APIError(.badRequest, "kind is photo, video, file or note") }
             kind = value
         }
         let filter = ItemFilter(favoritesOnly: query["favorites"] == "1", kind: kind, from: try period("from")?.start,

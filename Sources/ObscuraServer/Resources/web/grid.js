@@ -345,7 +345,7 @@ export class Grid {
     open.dataset.index = String(index);
     const role = item.companion?.role;
     const kind = item.kind === 'video' ? 'Video' : role === 'motion' ? 'Live Photo' : role === 'raw' ? 'Photo with RAW'
-      : item.kind === 'photo' ? 'Photo' : 'File';
+      : item.kind === 'photo' ? 'Photo' : item.kind === 'note' ? 'Note' : 'File';
     const ends = item.endsAt != null || item.viewsLeft != null;
     open.setAttribute('aria-label', kind + ' ' + item.name + ', ' + dateTime(captureTime(item)) + (ends ? ', with an end' : ''));
     if (item.hasThumbnail) {
@@ -361,7 +361,7 @@ export class Grid {
     } else {
       const placeholder = document.createElement('span');
       placeholder.className = 'tile-placeholder';
-      placeholder.append(icon(item.kind === 'video' ? 'play' : item.kind === 'photo' ? 'image' : 'file'));
+      placeholder.append(icon(item.kind === 'video' ? 'play' : item.kind === 'photo' ? 'image' : item.kind === 'note' ? 'note' : 'file'));
       const name = document.createElement('span');
       name.className = 'tile-name';
       name.textContent = item.name;

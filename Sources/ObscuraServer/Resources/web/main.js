@@ -8,6 +8,7 @@ import { closeAllDialogs, toast } from './dialogs.js';
 import { Folders } from './folders.js';
 import { Grid } from './grid.js';
 import { Library } from './library.js';
+import { Notes } from './notes.js';
 import { Router, viewOf } from './router.js';
 import { Scrubber } from './scrubber.js';
 import { Search } from './search.js';
@@ -57,7 +58,10 @@ const grid = new Grid({
   canvas: $('grid-canvas'),
   catalog,
   selection,
-  onOpen: (index) => router.go({ ...viewOf(library.view), itemId: catalog.items[index].id }),
+  // A note opens in its own view, not the photo viewer.
+  onOpen: (index) => catalog.items[index].kind === 'note'
+    ? notes.open(catalog.items[index].id).catch(reportError)
+    : router.go({ ...viewOf(library.view), itemId: catalog.items[index].id }),
   onError: reportError,
 });
 new Scrubber({ catalog, grid, onError: reportError });
@@ -75,6 +79,7 @@ const uploader = new Uploader({
     refreshAfterUploads();
   },
 });
+const notes = new Notes({ folder: () => library.folder(), onChange: () => library.refresh(), onError: reportError });
 const search = new Search({ onChange: (value) => catalog.setSearch(value).catch(reportError) });
 library.onViewChange = () => search.clear();
 const settings = new Settings({ onAutoLockChange: () => {} });

@@ -1,0 +1,61 @@
+import Foundation
+import ObscuraKit
+
+/// Runs the person's editor on a note held in an ``InMemoryFile`` (issue 19: editing never
+/// leaves plaintext on disk). The editor gets `/dev/fd/N`, its own inherited descriptor;
+/// nothing is written to a temporary file, and where no in-memory file can be had the
+/// edit is refused.
+enum NoteEditor {
+    /// What the editor left after editing `text`; nil when it left nothing (an empty file
+    /// is how one gives up a note, as with `git commit`).
+    ///
+    /// - Throws: ``CLIError`` when the editor cannot start or exits with a failure;
+    ///   ``NoteError/noMemoryFile(_:)`` where there is no in-memory file.
+    static func edit(_ text: String) throws -> String? {
+        let file = try InMemoryFile(name: "obscura-note")
+        try file.write(Array(text.utf8))
+        let editor = editorCommand()
+        // As git runs its editor: through the shell, so that EDITOR may hold arguments.
+        let script = editor + " \"$@\""
+        var arguments = ["/bin/sh", "-c", script, "sh"] + extraArguments(for: editor) + [file.childPath]
+        let status = try spawn(&arguments)
+        guard status == 0 else { throw CLIError("the editor (\(editor)) exited with status \(status); the note is unchanged") }
+        let bytes = try file.contents()
+        guard bytes.count <= NoteFormat.maximumBodySize else { throw NoteError.bodyTooLarge(bytes.count) }
+        guard let edited = String(validating: bytes, as: UTF8.self) else { throw NoteError.notText }
+        return edited.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty ? nil : edited
+    }
+
+    /// $EDITOR, else $VISUAL, else vi.
+    static func editorCommand() -> String {
+        let environment = ProcessInfo.processInfo.environment
+        for name in ["EDITOR", "VISUAL"] {
+            if let value = environment[name], !value.trimmingCharacters(in: .whitespaces).isEmpty { return value }
+        }
+        return "vi"
+    }
+
+    /// For vi, vim and nvim: no swap file, no viminfo/shada, no backup or undo file, each
+    /// of which would write the note's text to disk.
+    static func extraArguments(for editor: String) -> [String] {
+        let program = editor.split(separator: " ").first.map { String($0.split(separator: "/").last ?? "") } ?? ""
+        guard ["vi", "vim", "nvim", "view"].contains(program) else { return [] }
+        return ["-n", "-i", "NONE", "--cmd", "set nobackup nowritebackup noundofile"]
+    }
+
+    /// Runs `arguments` with this process's descriptors (the in-memory file's among them)
+    /// and waits; returns its exit status.
+    private static func spawn(_ arguments: inout [String]) throws -> Int32 {
+        var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
+        defer { for pointer in argv { free(pointer) } }
+        var pid: pid_t = 0
+        let result = posix_spawn(&pid, "/bin/sh", nil, nil, &argv, environ)
+        guard result == 0 else { throw CLIError("cannot start the editor: \(String(cString: strerror(result)))") }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 {
+            guard errno == EINTR else { throw CLIError("lost the editor: \(String(cString: strerror(errno)))") }
+        }
+        // WIFEXITED / WEXITSTATUS, which Swift does not import (macros).
+        return status & 0x7f == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+    }
+}
