@@ -13,7 +13,7 @@ enum CrashWorker {
     enum Op: String, CaseIterable, Codable {
         case persist, importFiles = "import", delete, protect, move, passwd, export
         case importExport = "import-export", destroy, create, rendition, live
-        case end, lastView = "last-view"
+        case end, lastView = "last-view", note
     }
 
     /// What `op` wrote for `check`: the write, and the images before and after it.
@@ -79,6 +79,11 @@ enum CrashWorker {
             // The end is given now, outside the window: the write killed is the deletion
             // it leads to, by time (enforcement) or by the close of the last view.
             try prepareEnd(ws, lastView: op == .lastView)
+            old = try ws.audit()
+        case .note:
+            // A note is written now, outside the window, if vault a has none: the write
+            // killed is its edit (a new body sealed, the catalog committed, the old removed).
+            try prepareNote(ws)
             old = try ws.audit()
         default: break
         }
@@ -157,12 +162,25 @@ enum CrashWorker {
             guard let row = try a.items().first(where: { $0.record.isInLastView }), try a.closeView(row.record.id) else {
                 throw WorkerError("no last view to close")
             }
+        case .note:
+            // A new title each time: the audit tells old from new by name.
+            guard let note = try a.items().first(where: { $0.record.kind == .note }) else { throw WorkerError("no note to edit") }
+            try a.editNote(note.record.id, title: "note-" + tag, body: "edited at \(tag)\n")
         case .live:
             let still = ws.root + "/src/live-\(tag).jpg"
             try Data(try TestImages.livePhotoJPEG(identifier: liveIdentifier(tag))).write(to: URL(fileURLWithPath: still))
             let report = try a.importFiles([still])
             guard report.imported.first?.isLivePhoto == true else { throw WorkerError("the still took no motion in: \(report)") }
         }
+    }
+
+    /// Writes a note in vault a when it has none, for the `note` op to edit.
+    static func prepareNote(_ ws: Workspace) throws {
+        let directory = try ws.open()
+        let a = try ws.vaultA(directory)
+        defer { a.lock() }
+        if try a.items().contains(where: { $0.record.kind == .note }) { return }
+        try a.addNote(title: "note", body: "written before the window\n")
     }
 
     /// Gives vault a's first item without an end (by name) an end that has come by the time this
