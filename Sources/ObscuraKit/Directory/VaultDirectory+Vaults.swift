@@ -9,6 +9,18 @@ extension VaultDirectory {
     /// - Throws: ``VaultError/wrongPassword`` when no slot opens; the error and the time
     ///   taken are the same whichever slots exist.
     public func unlock(password: SecureBytes) throws -> Vault {
+        let vault = try openUnlocked(password: password)
+        // The drops addressed to the vault come in at every unlock (§10.6); one that
+        // cannot be taken stays in the inbox for the next.
+        do {
+            try vault.takeDrops()
+        } catch {
+            logger.warning("could not take in the vault's drops; will try again at the next unlock")
+        }
+        return vault
+    }
+
+    private func openUnlocked(password: SecureBytes) throws -> Vault {
         try requireInitialized()
         let (names, headers) = try readHeaders()
         let matches = UnlockSweep.run(headers: headers, passwords: [password])[0]

@@ -183,14 +183,13 @@ public final class VaultDirectory {
     ) throws -> [(contents: [UInt8], key: SecureBytes)] {
         let random = self.random
         let paged = paged ?? store.isContainer
-        let image = paged ? [] : try Catalog.empty().image()
         let results = ConcurrentResults<(contents: [UInt8], key: SecureBytes)>(count: count)
         DispatchQueue.concurrentPerform(iterations: count) { i in
             results.set(i, Result {
                 let key = given ?? SecureBytes(randomCount: AESGCM.keySize, using: random)
                 let contents = paged
                     ? try PagedSlot.build(password: password, kdf: kdf, key: key, using: random).stream(using: random)
-                    : try SlotCodec.seal(password: password, kdf: kdf, key: key, catalog: image, using: random)
+                    : try SlotCodec.seal(password: password, kdf: kdf, key: key, catalog: try Vault.emptyCatalogImage(using: random), using: random)
                 return (contents, key)
             })
         }

@@ -1,0 +1,17 @@
+/// Errors of drops (docs/FORMAT.md §10).
+public enum DropError: Error, Equatable, CustomStringConvertible {
+    /// A drop code that does not read: wrong word, length, symbol, padding bits or check.
+    case invalidCode
+    /// A drop larger than ``DropFormat/maximumContentSize``.
+    case tooLarge
+    /// A blob that is not a well-formed drop blob (§10.3): header, sizes.
+    case malformedBlob(String)
+
+    public var description: String {
+        switch self {
+        case .invalidCode: return "not a valid drop code"
+        case .tooLarge: return "the file is larger than a drop may be (4 GiB)"
+        case let .malformedBlob(why): return "not a drop: \(why)"
+        }
+    }
+}

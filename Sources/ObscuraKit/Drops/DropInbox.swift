@@ -1,0 +1,102 @@
+import Foundation
+import ObscuraCrypto
+
+/// The shared drop inbox, `<vault>/inbox/` (docs/FORMAT.md §10.5): sealed drop blobs
+/// named like pool originals, `{uuid}.data.enc`, one inbox for every vault of the
+/// directory, so that no file says which vault a drop is for.
+///
+/// Dropping needs no key and no lock: a blob is written to a temporary, fsynced and
+/// renamed into place, so the vault's intake (which holds the directory) sees whole
+/// blobs or none, and a blob that arrives during an intake waits for the next one.
+public struct DropInbox: Sendable {
+    /// The inbox directory.
+    public let path: String
+
+    /// The inbox of the vault directory at `vaultPath`; nothing is created yet.
+    public init(vaultPath: String) {
+        path = vaultPath + "/" + DropFormat.inboxDirectory
+    }
+
+    /// Seals the file at `file` as a drop to `code` and puts it in the inbox; returns the
+    /// blob's name. The file is read once, streamed, and never held whole in memory.
+    ///
+    /// - Parameters:
+    ///   - name: the name the vault shows (the file's last path component by default).
+    @discardableResult
+    public func drop(
+        file: String, name: String? = nil, kind: DropFormat.Kind = .file, to code: DropCode,
+        using random: RandomSource = SystemRandom()
+    ) throws -> String {
+        let fd = try FileIO.openForReading(file)
+        defer { close(fd) }
+        var st = stat()
+        guard fstat(fd, &st) == 0 else { throw StorageError.io(file, errno) }
+        guard (st.st_mode & S_IFMT) == S_IFREG else { throw StorageError.io(file, EINVAL) }
+        let shown = Vault.uploadName(name ?? (file as NSString).lastPathComponent)
+        return try write { sink in
+            try DropBlob.seal(to: code, kind: kind, name: shown, contentSize: UInt64(st.st_size),
+                              source: ChunkedFileWriter.source(fd: fd, path: file), using: random, sink: sink)
+        }
+    }
+
+    /// Seals `content` as a drop to `code` and puts it in the inbox; returns the blob's name.
+    @discardableResult
+    public func drop(
+        bytes content: [UInt8], name: String, kind: DropFormat.Kind = .file, to code: DropCode,
+        using random: RandomSource = SystemRandom()
+    ) throws -> String {
+        try content.withUnsafeBytes { bytes in
+            try write { sink in
+                try DropBlob.seal(to: code, kind: kind, name: Vault.uploadName(name), contentSize: UInt64(bytes.count),
+                                  source: ChunkedFileWriter.source(bytes: bytes), using: random, sink: sink)
+            }
+        }
+    }
+
+    /// Puts a blob sealed elsewhere (the drop page) in the inbox, after checking that it
+    /// is well formed (§10.3): the server cannot open it, but it refuses anything else.
+    ///
+    /// - Throws: ``DropError/malformedBlob(_:)`` for anything but a drop blob.
+    @discardableResult
+    public func add(blob: [UInt8]) throws -> String {
+        _ = try DropBlob.checkedHeader(blob.prefix(ChunkedFormatV2.headerSize), size: UInt64(blob.count))
+        return try write { sink in try blob.withUnsafeBytes(sink) }
+    }
+
+    /// The names of the blobs in the inbox, sorted; none when there is no inbox.
+    public func blobNames() -> [String] {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: path) else { return [] }
+        return names.filter { $0.hasSuffix(MediaPool.dataSuffix) && MediaPool.isPoolFileName($0) }.sorted()
+    }
+
+    /// Removes temporaries older than a day: an interrupted drop's. A younger one may be
+    /// a drop being written right now by another process.
+    func sweepTemporaries(now: Date = Date()) {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: path) else { return }
+        for name in names where name.hasPrefix(MediaPool.temporaryPrefix) {
+            let file = path + "/" + name
+            if let modified = (try? FileManager.default.attributesOfItem(atPath: file))?[.modificationDate] as? Date,
+               now.timeIntervalSince(modified) > 86_400 {
+                unlink(file)
+            }
+        }
+    }
+
+    /// Writes a blob through a fsynced temporary renamed to a new `{uuid}.data.enc`.
+    private func write(_ fill: ((UnsafeRawBufferPointer) throws -> Void) throws -> Void) throws -> String {
+        if mkdir(path, 0o700) != 0, errno != EEXIST { throw StorageError.io(path, errno) }
+        let temporary = path + "/" + MediaPool.temporaryPrefix + UUID().uuidString.lowercased()
+        try FileIO.createDurably(temporary) { fd in
+            try fill { bytes in try FileIO.writeAll(fd, bytes, path: temporary) }
+        }
+        let name = UUID().uuidString.lowercased() + MediaPool.dataSuffix
+        do {
+            try FileIO.renameExclusive(temporary, path + "/" + name)
+        } catch {
+            unlink(temporary)
+            throw error
+        }
+        try FileIO.syncDirectory(path)
+        return name
+    }
+}
