@@ -355,6 +355,16 @@ class Export:
         """§3.5: the MEK from the slot header and the vault password."""
         return open_mek(self.slot, vault_password.encode())
 
+    def note(self, item: dict, mek: bytes, vault_password: str) -> dict:
+        """§3.3 "Notes": a note's title (the item's name), its Markdown body (the original,
+        UTF-8) and the ids of the items attached to it, in order, from the carried catalog."""
+        if item["kind"] != "note":
+            raise FormatError("not a note")
+        db = self.catalog(vault_password)
+        attached = [row[0] for row in db.execute(
+            "SELECT itemId FROM note_attachment WHERE noteId = ? ORDER BY position", (item["id"],))]
+        return {"title": item["name"], "body": self.original(item, mek).decode("utf-8"), "attachments": attached}
+
     def original(self, item: dict, mek: bytes) -> bytes:
         data = self.files[(1, item["media_id"])]
         return decrypt_chunked(data, mek, context=uuid.UUID(item["media_id"]).bytes)

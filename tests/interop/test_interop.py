@@ -222,6 +222,43 @@ def test_a_live_photos_motion_travels_in_the_export_as_a_second_original(live_ex
     assert identifier not in db.serialize() and identifier.lower() not in db.serialize()
 
 
+@pytest.fixture(scope="module")
+def note_export():
+    """A vault holding a photo and a note the CLI wrote from standard input, with the photo
+    attached, exported."""
+    with tempfile.TemporaryDirectory() as tmp:
+        home = pathlib.Path(tmp)
+        photo = home / "orchard.jpg"
+        subprocess.run(["/usr/bin/convert", "-size", "64x48", "plasma:fractal", str(photo)], check=True)
+        run(["init"], "", home)
+        run(["create", "--password-stdin", "--allow-weak-password"], "vault password\n", home)
+        run(["add", "--password-stdin", str(photo)], "vault password\n", home)
+        photo_id = json.loads(run(["ls", "--json", "--password-stdin"], "vault password\n", home))[0]["id"]
+        body = "# Orchard\n\nPlums *ripe*, café open.\n"
+        note_id = run(["note", "add", "--password-stdin", "--title", "Orchard day", "-"], "vault password\n" + body, home).strip()
+        run(["note", "attach", "--password-stdin", note_id, photo_id], "vault password\n", home)
+        out = run(["export", "--password-stdin", "--generate-password", "-o", str(home / "v.obscura")], "vault password\n", home)
+        yield {"path": str(home / "v.obscura"), "password": out.split(": ")[1].split("\n")[0].strip(),
+               "body": body, "note": note_id, "photo": photo_id}
+
+
+def test_a_note_reads_from_the_export(note_export):
+    """§3.3 "Notes", §7.4 through this reader: the note is an item of kind note and type
+    text/markdown whose original decrypts to its UTF-8 body; the carried catalog holds its
+    search text and the photo attached to it."""
+    e = reader.Export(note_export["path"], note_export["password"])
+    mek = e.open_vault("vault password")
+    item = next(i for i in e.items if i["id"] == note_export["note"])
+    assert item["kind"] == "note" and item["mime_type"] == "text/markdown" and item.get("thumb_id") is None
+    note = e.note(item, mek, "vault password")
+    assert note == {"title": "Orchard day", "body": note_export["body"], "attachments": [note_export["photo"]]}
+    assert item["size"] == len(note_export["body"].encode())
+    db = e.catalog("vault password")
+    assert db.execute("SELECT noteText FROM item WHERE id = ?", (item["id"],)).fetchone() == (note_export["body"],)
+    hits = db.execute("SELECT rowid FROM item_search WHERE item_search MATCH ?", ('"café"',)).fetchall()
+    assert len(hits) == 1, "the body's words are in the search index"
+
+
 def vectors(kind):
     for path in sorted((ROOT / "testdata" / kind).iterdir()):
         raw = path.read_bytes()
