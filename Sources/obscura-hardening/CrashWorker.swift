@@ -13,7 +13,7 @@ enum CrashWorker {
     enum Op: String, CaseIterable, Codable {
         case persist, importFiles = "import", delete, protect, move, passwd, export
         case importExport = "import-export", destroy, create, rendition, live
-        case end, lastView = "last-view", note
+        case end, lastView = "last-view", note, drop
     }
 
     /// What `op` wrote for `check`: the write, and the images before and after it.
@@ -84,6 +84,11 @@ enum CrashWorker {
             // A note is written now, outside the window, if vault a has none: the write
             // killed is its edit (a new body sealed, the catalog committed, the old removed).
             try prepareNote(ws)
+            old = try ws.audit()
+        case .drop:
+            // A photo is dropped now, outside the window, to vault a's code: the write
+            // killed is the intake at a's unlock (import, commit, then the blob's removal).
+            try prepareDrop(ws, tag: tag)
             old = try ws.audit()
         default: break
         }
@@ -166,12 +171,28 @@ enum CrashWorker {
             // A new title each time: the audit tells old from new by name.
             guard let note = try a.items().first(where: { $0.record.kind == .note }) else { throw WorkerError("no note to edit") }
             try a.editNote(note.record.id, title: "note-" + tag, body: "edited at \(tag)\n")
+        case .drop:
+            // The unlock above took the drop in: that intake is the write.
+            break
         case .live:
             let still = ws.root + "/src/live-\(tag).jpg"
             try Data(try TestImages.livePhotoJPEG(identifier: liveIdentifier(tag))).write(to: URL(fileURLWithPath: still))
             let report = try a.importFiles([still])
             guard report.imported.first?.isLivePhoto == true else { throw WorkerError("the still took no motion in: \(report)") }
         }
+    }
+
+    /// Drops a new photo for vault a in the inbox (FORMAT.md §10), with no key, as
+    /// `obscura drop` does; the code is read from the vault beforehand.
+    static func prepareDrop(_ ws: Workspace, tag: String) throws {
+        let code = try {
+            let directory = try ws.open()
+            let a = try ws.vaultA(directory)
+            defer { a.lock() }
+            return try a.dropCode()
+        }()
+        let photo = try sources(ws, tag: "drop-" + tag)[0]
+        try DropInbox(vaultPath: ws.vault).drop(file: photo, name: "dropped-\(tag).jpg", to: code)
     }
 
     /// Writes a note in vault a when it has none, for the `note` op to edit.

@@ -27,6 +27,9 @@ public struct AuditReport: Codable, Equatable, Sendable {
     /// Pool files no present vault names: allowed (a crash between a catalog write and
     /// the unlink of old media leaves them), but counted.
     public var orphanMedia = 0
+    /// Drop blobs in the inbox: allowed (drops wait for their vault's next unlock, and a
+    /// crash after an intake's commit leaves blobs the next intake finds duplicates), but counted.
+    public var waitingDrops = 0
 }
 
 /// Checks a vault directory the way a restarted process finds it: every slot valid
@@ -98,7 +101,8 @@ public enum VaultAudit {
         var named = Set<String>()
         for (label, candidates) in vaults {
             guard let password = opened[label] else { continue }
-            let vault = try directory.unlock(password: password)
+            // Observing only: the drops waiting for the vault stay where they are.
+            let vault = try directory.unlock(password: password, takingDrops: false)
             defer { vault.lock() }
             var state = VaultState(password: candidates.firstIndex { same($0, password) } ?? -1, folders: [], items: [])
             for folder in try vault.folders() {
@@ -121,6 +125,10 @@ public enum VaultAudit {
                 if let companion = view.record.companionId { named.insert(companion + ".data.enc") }
             }
             state.items.sort()
+            // Drops are the one write that could import a file twice (a crash between the
+            // intake's commit and the blob's removal, FORMAT.md §10.6): every item the
+            // workloads make has a name of its own.
+            if Set(state.items).count != state.items.count { report.problems.append("\(label): an item is there twice") }
             let (_, skipped, problems) = try vault.verify()
             if skipped > 0 { report.problems.append("\(label): \(skipped) items in folders no known password opens") }
             report.problems += problems.map { "\(label): item \($0.itemId): \($0.message)" }
@@ -128,6 +136,7 @@ public enum VaultAudit {
         }
         let pool = try FileManager.default.contentsOfDirectory(atPath: path + "/media").filter { !$0.hasPrefix(".") }
         report.orphanMedia = Set(pool).subtracting(named).count
+        report.waitingDrops = DropInbox(vaultPath: path).blobNames().count
         return report
     }
 }

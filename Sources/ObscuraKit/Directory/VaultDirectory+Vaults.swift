@@ -8,8 +8,12 @@ extension VaultDirectory {
     ///
     /// - Throws: ``VaultError/wrongPassword`` when no slot opens; the error and the time
     ///   taken are the same whichever slots exist.
-    public func unlock(password: SecureBytes) throws -> Vault {
+    ///
+    /// The vault then takes in the drops addressed to it (docs/FORMAT.md §10.6) unless
+    /// `takingDrops` is false: an audit that must only observe the directory.
+    public func unlock(password: SecureBytes, takingDrops: Bool = true) throws -> Vault {
         let vault = try openUnlocked(password: password)
+        guard takingDrops else { return vault }
         // The drops addressed to the vault come in at every unlock (§10.6); one that
         // cannot be taken stays in the inbox for the next.
         do {
