@@ -79,6 +79,17 @@ def test_a_note_is_written_and_its_markdown_shown_safely(page):
     shoot(page, "note")
 
 
+def test_the_note_and_its_editor_pass_axe(page):
+    from test_accessibility import audit  # axe-core, as the other screens are checked
+    report = audit(page, "note-view")
+    el(page, "#note-edit-button").click()
+    wait(page, lambda: shown(page, "#note-edit-dialog"), 5, "the editor")
+    report += audit(page, "note-editor")
+    page.find_element(By.CSS_SELECTOR, "#note-edit-dialog [data-close]").click()
+    wait(page, lambda: not shown(page, "#note-edit-dialog"), 5, "the editor to close")
+    assert not report, "\n" + report
+
+
 def test_a_note_is_edited_and_given_a_photo(page):
     el(page, "#note-edit-button").click()
     wait(page, lambda: shown(page, "#note-edit-dialog"), 5, "the editor on the note")
