@@ -11,8 +11,10 @@ import pytest
 from selenium.webdriver.common.by import By
 
 from conftest import FIXTURES, OBSCURA_BIN, chromium, serving, shoot
-from test_gallery import (PASSWORD, close_uploads, create_first_vault, el, item_count, search_for, shown, text, tiles,
-                          type_into, wait)
+from selenium.webdriver.common.keys import Keys
+
+from test_gallery import (PASSWORD, close_uploads, create_first_vault, el, item_count, search_for, select_tile, shown, text,
+                          tiles, type_into, wait)
 
 BODY = """# Harvest day
 
@@ -159,6 +161,40 @@ def test_an_export_carries_the_note_to_another_directory(served, tmp_path):
     assert imported.returncode == 0, imported.stderr
     body = run(["note", "cat", "--password-stdin", identifier], PASSWORD + "\n")
     assert body.returncode == 0 and body.stdout == "Picked **medlars** today.\n", body.stderr
+
+
+def test_a_note_of_one_view_is_shown_once_and_gone_when_closed(page):
+    """A note given an end of one view (issue 19, item 2) opens in its own view through a
+    counted view, and closing it deletes it for good."""
+    # The export test before leaves the settings dialog open.
+    page.execute_script("document.querySelectorAll('dialog[open]').forEach(d => d.close())")
+    el(page, "#notes-button").click()
+    wait(page, lambda: shown(page, "#journal-dialog"), 5, "the journal")
+    el(page, "#journal-new").click()
+    wait(page, lambda: shown(page, "#note-edit-dialog"), 5, "the note editor")
+    write_note(page, "Read once", "Burn after **reading**.")
+    page.find_element(By.CSS_SELECTOR, "#note-dialog [data-close]").click()
+    wait(page, lambda: not shown(page, "#note-dialog"), 5, "the note closed")
+    identifier = page.execute_script(
+        "return fetch('/api/items?kind=note', {credentials: 'same-origin'}).then(r => r.json())"
+        ".then(p => p.items.find(i => i.name === 'Read once').id)")
+    wait(page, lambda: page.execute_script(f"return !!document.querySelector(\".tile[data-id='{identifier}']\")"), 10,
+         "the note's tile")
+    select_tile(page, identifier)
+    wait(page, lambda: shown(page, "#sel-end"), 5, "the selection bar's End")
+    el(page, "#sel-end").click()
+    wait(page, lambda: shown(page, "#end-dialog"), 5, "the end dialog")
+    el(page, "#end-views").send_keys("1")
+    el(page, "#end-submit").click()
+    wait(page, lambda: not shown(page, "#end-dialog"), 5, "the dialog to close")
+    el(page, "body").send_keys(Keys.ESCAPE)
+
+    page.execute_script("document.querySelector(`.tile[data-id='${arguments[0]}'] .tile-open`).click()", identifier)
+    wait(page, lambda: shown(page, "#note-dialog") and "reading" in text(page, "#note-body"), 10,
+         lambda: "the note in its counted view: " + text(page, "#toast"))
+    page.find_element(By.CSS_SELECTOR, "#note-dialog [data-close]").click()
+    status = f"return fetch('/api/items/{identifier}', {{credentials: 'same-origin'}}).then(r => r.status)"
+    wait(page, lambda: page.execute_script(status) in (404, 410), 10, "the note deleted once closed")
 
 
 def test_no_csp_violations_or_script_errors(page):

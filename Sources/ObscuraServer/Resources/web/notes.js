@@ -86,11 +86,36 @@ export class Notes {
     openDialog($('journal-dialog'));
   }
 
-  /** Shows note `id`: its title, date, rendered body and attached photos. */
+  /** Shows note `id`: its title, date, rendered body and attached photos. A note with a
+   * views limit (ends, issue 19) is shown only inside a view the server has counted, as
+   * the viewer's items are: refused at first (403), the view is counted and the note
+   * asked for again; closing the note closes the view (the last one deletes it). */
   async open(id) {
-    const note = await get('/api/notes/' + encodeURIComponent(id));
+    let note;
+    try {
+      note = await get('/api/notes/' + encodeURIComponent(id));
+    } catch (failure) {
+      if (failure.status !== 403) throw failure;
+      await post('/api/items/' + encodeURIComponent(id) + '/view', {});
+      this.viewing = id;
+      note = await get('/api/notes/' + encodeURIComponent(id));
+    }
     this.show(note);
     openDialog($('note-dialog'));
+  }
+
+  /** Closes the counted view of a view-limited note, if one is open. */
+  endView() {
+    const id = this.viewing;
+    if (!id) return;
+    this.viewing = null;
+    post('/api/items/' + encodeURIComponent(id) + '/view/close', {})
+      .then((answer) => {
+        if (!answer?.ended) return;
+        toast('The note has ended and is deleted for good');
+        this.onChange();
+      })
+      .catch(this.onError);
   }
 
   show(note) {
@@ -125,6 +150,7 @@ export class Notes {
   }
 
   forget() {
+    this.endView();
     this.current = null;
     $('note-body').replaceChildren();
     $('note-title').textContent = '';
