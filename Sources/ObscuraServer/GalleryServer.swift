@@ -79,6 +79,7 @@ public struct GalleryServer {
         ZipRoutes().register(on: router)
         EndRoutes().register(on: router)
         NoteRoutes().register(on: router)
+        DropCodeRoutes().register(on: router)
         UploadRoutes(limit: configuration.uploadLimit).register(on: router)
         FolderRoutes(store: store).register(on: router)
         SettingsRoutes(store: store).register(on: router)
