@@ -81,6 +81,7 @@ public struct GalleryServer {
         NoteRoutes().register(on: router)
         DropCodeRoutes().register(on: router)
         UploadRoutes(limit: configuration.uploadLimit).register(on: router)
+        DropRoutes(contentLimit: min(configuration.uploadLimit, DropRoutes.defaultContentLimit)).register(on: router)
         FolderRoutes(store: store).register(on: router)
         SettingsRoutes(store: store).register(on: router)
         PasswordStrengthRoutes().register(on: router)

@@ -3,7 +3,8 @@ import Hummingbird
 /// Finds the session the cookie names, refuses API requests that have none, and
 /// enforces CSRF (docs/API.md): a request that changes state must carry the session's
 /// token in `X-CSRF-Token`. The export and ZIP download forms carry it as a form field,
-/// which their routes check; the access-token exchange comes before any session exists.
+/// which their routes check; the access-token exchange comes before any session exists,
+/// and a drop (DropRoutes) needs none.
 struct SessionMiddleware: RouterMiddleware {
     typealias Context = GalleryContext
     /// Paths whose handler checks the CSRF token itself (form posts).
@@ -20,10 +21,13 @@ struct SessionMiddleware: RouterMiddleware {
         context.session = store.session(request.cookies[access.cookieName]?.value)
         let path = request.uri.path
         let isClaim = request.method == .post && path == Self.claimPath
-        if path.hasPrefix("/api/") && !isClaim && context.session == nil {
+        // A drop comes while the vault is locked, from a page with no session: its route
+        // holds it to this origin by its own header instead (DropRoutes).
+        let isDrop = request.method == .post && path == DropRoutes.path
+        if path.hasPrefix("/api/") && !isClaim && !isDrop && context.session == nil {
             throw APIError.noSession
         }
-        if request.method != .get && request.method != .head && !isClaim && !Self.formPaths.contains(path) {
+        if request.method != .get && request.method != .head && !isClaim && !isDrop && !Self.formPaths.contains(path) {
             guard let session = context.session, session.checkCSRF(request.headers[.xCSRFToken]) else {
                 throw APIError.csrf
             }

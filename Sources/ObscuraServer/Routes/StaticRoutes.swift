@@ -1,9 +1,10 @@
 import Foundation
 import Hummingbird
 
-/// The single-page app's files: `/` is `index.html`, `/app/NAME` any other file of the
-/// web root (docs/API.md, "Static files"). The files ship as the package's resources;
-/// `OBSCURA_WEB_ROOT` points elsewhere while they are being worked on.
+/// The single-page app's files: `/` is `index.html`, `/drop` the drop page `drop.html`,
+/// `/app/NAME` any other file of the web root (docs/API.md, "Static files"). The files
+/// ship as the package's resources; `OBSCURA_WEB_ROOT` points elsewhere while they are
+/// being worked on.
 struct StaticRoutes {
     let root: String
 
@@ -15,6 +16,8 @@ struct StaticRoutes {
 
     func register(on router: Router<GalleryContext>) {
         router.get("/") { _, _ in try file("index.html") }
+        // The drop page: its code comes in the fragment, which no request carries.
+        router.get("/drop") { _, _ in try file("drop.html") }
         router.get("/app/**") { request, _ in
             try file(String(request.uri.path.dropFirst("/app/".count)))
         }

@@ -1,0 +1,100 @@
+"""Issue 19 item 3: the drop page. A file dropped in /drop#CODE while every vault is
+locked is sealed in the page and appears in the vault the code names after its unlock,
+and in no other vault of the directory; a bad code shows an error and posts nothing."""
+
+import os
+import subprocess
+
+from conftest import FIXTURES, OBSCURA_BIN, chromium, serving
+from test_gallery import (UNLOCK_WAIT, create_first_vault, el, item_count, shown, text, unlock,
+                          wait)
+
+SECOND_PASSWORD = "second vault password"
+PHOTO = FIXTURES / "gradient.jpg"
+
+
+def cli(workdir, *arguments, stdin=""):
+    """The CLI on the served directory, with the server's keys and configuration."""
+    env = dict(os.environ, XDG_CONFIG_HOME=str(workdir / "config"), XDG_CACHE_HOME=str(workdir / "cache"),
+               OBSCURA_OUTER_KEY_FILE=str(workdir / "outer.key"), OBSCURA_DECOY_SECRET_FILE=str(workdir / "decoy.key"))
+    done = subprocess.run([OBSCURA_BIN, "--vault", str(workdir / "vault"), *arguments], input=stdin,
+                          capture_output=True, text=True, env=env, timeout=120)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def inbox(workdir):
+    path = workdir / "vault" / "inbox"
+    return sorted(os.listdir(path)) if path.exists() else []
+
+
+def drop_page(driver, srv, code):
+    driver.get(f"{srv.url}/drop#{code}")
+    wait(driver, lambda: el(driver, "#drop-code").get_attribute("value") == code, 10, "the drop page")
+
+
+def test_a_drop_made_in_the_page_while_locked_reaches_its_vault_and_no_other(tmp_path):
+    with chromium(tmp_path) as driver:
+        # Vault A, made in the gallery; the server's end locks it.
+        with serving(tmp_path) as srv:
+            create_first_vault(driver, srv.link)
+        # Vault B, and its code, from the CLI (the server held the directory until now).
+        cli(tmp_path, "create", "--password-stdin", "--allow-weak-password", stdin=SECOND_PASSWORD + "\n")
+        code = cli(tmp_path, "drop", "code", "--password-stdin", stdin=SECOND_PASSWORD + "\n").strip().splitlines()[-1]
+        assert code.startswith("DROPS-"), code
+
+        with serving(tmp_path) as srv:
+            # A code with one symbol changed fails its check: an error, and nothing posted.
+            bad = code[:-1] + ("0" if code[-1] != "0" else "1")
+            drop_page(driver, srv, bad)
+            wait(driver, lambda: shown(driver, "#drop-error"), 5, "the bad code's error")
+            el(driver, "#drop-files").send_keys(str(PHOTO))
+            el(driver, "#drop-send").click()
+            wait(driver, lambda: "not a valid drop code" in text(driver, "#drop-error"), 5, "the error on sending")
+            assert not driver.find_elements("css selector", "#drop-list li")
+            assert inbox(tmp_path) == []
+            # The page keeps the chosen file for a corrected code; this test chooses again.
+            driver.execute_script("document.getElementById('drop-files').value = ''")
+
+            # The right code: the photo is sealed in the page and lands in the inbox.
+            drop_page(driver, srv, code)
+            assert not shown(driver, "#drop-error")
+            el(driver, "#drop-files").send_keys(str(PHOTO))
+            el(driver, "#drop-send").click()
+            wait(driver, lambda: driver.execute_script(
+                "return document.querySelector('#drop-list li')?.dataset.state") in ("done", "failed"), 30, "the drop")
+            assert driver.execute_script("return document.querySelector('#drop-list li').dataset.state") == "done", \
+                text(driver, "#drop-list")
+            assert len(inbox(tmp_path)) == 1
+            assert inbox(tmp_path)[0].endswith(".data.enc")
+
+            # Vault A takes nothing in; vault B takes the photo.
+            driver.get(srv.link)
+            wait(driver, lambda: shown(driver, "#unlock-password"), 15, "the unlock page")
+            unlock(driver)
+            wait(driver, lambda: item_count(driver) >= 0, UNLOCK_WAIT, "A's count")
+            assert item_count(driver) == 0
+            assert len(inbox(tmp_path)) == 1, "A took B's drop"
+            el(driver, "#lock-button").click()
+            wait(driver, lambda: shown(driver, "#unlock-view"), 10, "the unlock page")
+            unlock(driver, SECOND_PASSWORD)
+            wait(driver, lambda: item_count(driver) == 1, UNLOCK_WAIT, "the dropped photo in B")
+            assert "gradient.jpg" in driver.execute_script(
+                "return [...document.querySelectorAll('.tile .tile-open')].map(t => t.getAttribute('aria-label')).join()")
+            assert inbox(tmp_path) == []
+
+
+def test_a_cross_site_post_without_the_drop_header_is_refused(tmp_path):
+    """The route needs the page's header; a plain post (what a form or another site's
+    fetch without a preflight can send) is refused and stores nothing."""
+    import urllib.error
+    import urllib.request
+    with serving(tmp_path) as srv:
+        request = urllib.request.Request(f"{srv.url}/api/drops", data=b"OBSK" + bytes(100), method="POST",
+                                         headers={"Content-Type": "application/octet-stream"})
+        try:
+            urllib.request.urlopen(request)
+            raise AssertionError("accepted")
+        except urllib.error.HTTPError as error:
+            assert error.code == 403
+        assert inbox(tmp_path) == []
