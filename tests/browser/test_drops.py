@@ -98,3 +98,35 @@ def test_a_cross_site_post_without_the_drop_header_is_refused(tmp_path):
         except urllib.error.HTTPError as error:
             assert error.code == 403
         assert inbox(tmp_path) == []
+
+
+def test_the_drop_page_passes_axe(tmp_path):
+    """The page, with a bad code's error shown and with a dropped file's row, at both
+    sizes and in both themes, as the gallery's screens are audited."""
+    from test_accessibility import audit
+    with serving(tmp_path) as srv, chromium(tmp_path) as driver:
+        driver.get(f"{srv.url}/drop#DROPS-0000")
+        wait(driver, lambda: shown(driver, "#drop-error"), 5, "the bad code's error")
+        assert audit(driver, "drop-bad-code") == ""
+        # A drop to some key's code: its row, done.
+        driver.get(f"{srv.url}/drop#{some_code()}")
+        wait(driver, lambda: not shown(driver, "#drop-error"), 5, "the good code")
+        el(driver, "#drop-files").send_keys(str(PHOTO))
+        el(driver, "#drop-send").click()
+        wait(driver, lambda: driver.execute_script(
+            "return document.querySelector('#drop-list li')?.dataset.state") == "done", 30, "the drop")
+        assert audit(driver, "drop") == ""
+
+
+def some_code():
+    """The drop code (FORMAT §10.1) of a fresh X25519 key, made as tests/interop makes them."""
+    import hashlib
+    import sys
+    sys.path.insert(0, str(FIXTURES.parents[1] / "tests" / "interop"))
+    import obscura_reader as reader
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
+    key = X25519PrivateKey.generate().public_key().public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
+    body = reader.crockford_encode(key)
+    check = reader.crockford_encode(hashlib.sha256(reader.KEY_CHECK_LABEL + b"\x50" + key).digest()[:3])[:4]
+    return "-".join(["DROPS"] + [body[i:i + 4] for i in range(0, 52, 4)] + [check])

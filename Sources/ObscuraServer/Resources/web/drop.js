@@ -4,6 +4,8 @@
 // The sealing mirrors tests/interop/obscura_drop.py: HPKE base mode, DHKEM(X25519,
 // HKDF-SHA256), HKDF-SHA256, export-only AEAD (RFC 9180), then §6.6's chunks under the root.
 
+import { icon } from './icons.js';
+
 const enc = new TextEncoder();
 
 // §10.1 and §4.3: the drop code.
@@ -168,10 +170,9 @@ function row(file) {
   const li = document.createElement('li');
   li.className = 'upload-row';
   li.dataset.state = 'uploading';
-  const icon = document.createElement('span');
-  icon.className = 'upload-icon';
-  icon.setAttribute('aria-hidden', 'true');
-  icon.textContent = '•';
+  const status = document.createElement('span');
+  status.className = 'upload-icon';
+  status.setAttribute('aria-hidden', 'true');
   const name = document.createElement('span');
   name.className = 'upload-name';
   name.textContent = file.name;
@@ -185,15 +186,18 @@ function row(file) {
   bar.append(fill);
   const message = document.createElement('span');
   message.className = 'upload-message';
-  li.append(icon, name, meta, bar, message);
+  li.append(status, name, meta, bar, message);
   $('drop-list').append(li);
   return {
     element: li,
     // Sealing is the first half of the bar, sending the second.
     progress(fraction) { fill.style.transform = `scaleX(${fraction})`; },
     status(text) { meta.textContent = text; },
-    done() { li.dataset.state = 'done'; icon.textContent = '✓'; meta.textContent = 'Dropped'; },
-    failed(text) { li.dataset.state = 'failed'; icon.textContent = '!'; meta.textContent = 'Not dropped'; message.textContent = text; },
+    done() { li.dataset.state = 'done'; status.replaceChildren(icon('done')); meta.textContent = 'Dropped'; },
+    failed(text) {
+      li.dataset.state = 'failed'; status.replaceChildren(icon('alert'));
+      meta.textContent = 'Not dropped'; message.textContent = text;
+    },
   };
 }
 
