@@ -11,11 +11,15 @@ public struct Argon2idCost: Hashable, Sendable {
     /// Lanes (Argon2's p); each runs on its own thread.
     public let lanes: Int
 
-    /// §2: the reader's bounds. Memory 8 KiB … 1 GiB: the upper bound keeps a damaged
-    /// word from asking for more memory than a small machine has.
-    public static let memoryExponents = 3...20
-    /// §2: passes 1 … 10, so a damaged word cannot stall an unlock.
+    /// §2: the reader's bounds. Memory 8 KiB … 256 MiB: the upper bound keeps a damaged
+    /// or hostile word from asking for more memory than a small machine has.
+    public static let memoryExponents = 3...18
+    /// §2: passes 1 … 10.
     public static let passRange = 1...10
+    /// §2: memory × passes at most 3 · 2^18 KiB, four times the default's 64 MiB × 3, so
+    /// that a damaged or hostile word cannot stall an unlock (a review's finding: 1 GiB
+    /// and 10 passes took about 30 s a slot).
+    public static let maximumWorkKiB = 3 << 18
     /// §2: lanes 1 … 16.
     public static let laneRange = 1...16
 
@@ -26,7 +30,8 @@ public struct Argon2idCost: Hashable, Sendable {
     /// memory per lane.
     public init?(memoryExponent: Int, passes: Int, lanes: Int) {
         guard Self.memoryExponents.contains(memoryExponent), Self.passRange.contains(passes),
-              Self.laneRange.contains(lanes), (1 << memoryExponent) >= 8 * lanes else { return nil }
+              Self.laneRange.contains(lanes), (1 << memoryExponent) >= 8 * lanes,
+              (1 << memoryExponent) * passes <= Self.maximumWorkKiB else { return nil }
         self.init(uncheckedExponent: memoryExponent, passes: passes, lanes: lanes)
     }
 

@@ -27,13 +27,14 @@ import Testing
     @Test func wordsRoundTripAndBoundsAreEnforced() {
         #expect(KDFParameters(suite: 2, word: 0x1003_0400) == .argon2id(.recommended))
         #expect(KDFParameters(suite: 1, word: 600_000) == .vault)
-        // Reserved byte, memory past 1 GiB, too little memory for the lanes, zero passes,
-        // too many lanes, an unknown suite, PBKDF2 counts out of range.
-        for (suite, word) in [(2, 0x1003_0401), (2, 0x1503_0400), (2, 0x0301_0200), (2, 0x1000_0400),
-                              (2, 0x1001_1100), (3, 0x1003_0400), (1, 0), (1, 10_000_001)] as [(UInt16, UInt32)] {
+        // Reserved byte, memory past 256 MiB, too little memory for the lanes, zero passes,
+        // too many lanes, more work than four times the default's, an unknown suite,
+        // PBKDF2 counts out of range.
+        for (suite, word) in [(2, 0x1003_0401), (2, 0x1301_0100), (2, 0x0301_0200), (2, 0x1000_0400),
+                              (2, 0x1001_1100), (2, 0x1107_0100), (3, 0x1003_0400), (1, 0), (1, 10_000_001)] as [(UInt16, UInt32)] {
             #expect(KDFParameters(suite: suite, word: word) == nil, "suite \(suite) word \(word)")
         }
-        for word: UInt32 in [0x0301_0100, 0x1403_1000, 0x0A0A_0100] {
+        for word: UInt32 in [0x0301_0100, 0x1203_1000, 0x0A0A_0100, 0x100A_0100] {
             #expect(KDFParameters(suite: 2, word: word)?.word == word)
         }
     }

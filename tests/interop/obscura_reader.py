@@ -133,7 +133,8 @@ def argon2id_cost(word: int):
     """§2 suite 2: the cost word `e t p 00` as (memory KiB, passes, lanes), or None when
     it is outside the reader's bounds."""
     e, t, p, zero = word.to_bytes(4, "big")
-    if zero != 0 or not 3 <= e <= 20 or not 1 <= t <= 10 or not 1 <= p <= 16 or (1 << e) < 8 * p:
+    if (zero != 0 or not 3 <= e <= 18 or not 1 <= t <= 10 or not 1 <= p <= 16 or (1 << e) < 8 * p
+            or (1 << e) * t > 3 << 18):
         return None
     return 1 << e, t, p
 

@@ -66,7 +66,13 @@ public struct DropInbox: Sendable {
     /// The names of the blobs in the inbox, sorted; none when there is no inbox.
     public func blobNames() -> [String] {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: path) else { return [] }
-        return names.filter { $0.hasSuffix(MediaPool.dataSuffix) && MediaPool.isPoolFileName($0) }.sorted()
+        return names.filter { name in
+            guard name.hasSuffix(MediaPool.dataSuffix) && MediaPool.isPoolFileName(name) else { return false }
+            // Regular files only, not followed through a link: opening a FIFO planted in
+            // the shared inbox would block every unlock of every vault (a review's finding).
+            var st = stat()
+            return lstat(path + "/" + name, &st) == 0 && (st.st_mode & S_IFMT) == S_IFREG
+        }.sorted()
     }
 
     /// Removes temporaries older than a day: an interrupted drop's. A younger one may be

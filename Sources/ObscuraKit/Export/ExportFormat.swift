@@ -266,6 +266,9 @@ public enum ExportError: ObscuraError, Equatable {
     case alreadyPresent
     /// The output file exists.
     case outputExists(String)
+    /// The export's vault is keyed with another password KDF than the directory's slots:
+    /// among them it would be told apart (docs/FORMAT.md §7.5).
+    case otherKDF(vault: String, directory: String)
 
     public var description: String {
         switch self {
@@ -274,6 +277,9 @@ public enum ExportError: ObscuraError, Equatable {
         case let .damaged(why): return "the export is damaged or was altered (\(why)); nothing was imported"
         case .alreadyPresent: return "this vault is already in the target directory (same keys or media); nothing was imported"
         case let .outputExists(path): return "\(path) already exists; not overwritten"
+        case let .otherKDF(vault, directory):
+            return "this export's vault is keyed with \(vault) and this directory's vaults with \(directory): "
+                + "among them it would stand out; nothing was imported (import it into a directory made with the same KDF)"
         }
     }
 }

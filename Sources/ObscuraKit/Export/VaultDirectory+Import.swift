@@ -49,6 +49,11 @@ extension VaultDirectory {
             // An export carries a version 3 slot (§7.3, §9.7); a paged header is refused.
             guard header.version == SlotFormat.version else { throw ExportError.damaged("slot version \(header.version)") }
             try manifest.check(against: header)
+            // Every slot of a directory shares one KDF suite (§2): a vault of another
+            // would single itself out among the decoys (a review's finding).
+            if let shared = Self.sharedKDF(try readHeaders().headers), shared.suite != header.kdf.suite {
+                throw ExportError.otherKDF(vault: header.kdf.description, directory: shared.description)
+            }
             try refuseIfPresent(header: header, manifest: manifest)
 
             // Media records, each to a temporary file in the pool.

@@ -34,7 +34,7 @@ extension VectorSet {
         slot("argon2id_passes_changed", "wrong password", valid.with(9, 3).rechecksummed(),
              "3 passes instead of 2, checksum recomputed: another KEK")
         slot("argon2id_memory_above_maximum", "header failure", valid.with(8, 21).rechecksummed(),
-             "2^21 KiB (2 GiB) is above the 1 GiB bound: refused before deriving")
+             "2^21 KiB (2 GiB) is above the 256 MiB bound: refused before deriving")
         slot("argon2id_reserved_byte_set", "header failure", valid.with(11, 1).rechecksummed(), "the cost word's last byte must be 0")
         slot("argon2id_too_little_memory_for_lanes", "header failure", valid.with(8, 3).with(10, 2).rechecksummed(),
              "8 KiB for 2 lanes: Argon2 needs 8 KiB a lane")

@@ -121,3 +121,21 @@ import Testing
         #expect(Argon2id.peakHeldKiB <= max(Argon2id.memoryBudgetKiB, Argon2idCost.recommended.memoryKiB))
     }
 }
+
+extension Argon2idVaultTests {
+    /// A review's finding: an export's vault of another suite is refused, since among
+    /// the directory's slots it would be the one of another KDF.
+    @Test func anExportOfAnotherSuiteIsRefused() throws {
+        let source = try TestRoot()
+        let vault = try source.initialized().createVault(password: pw("alpha"), iterations: testIterations)
+        let file = source.path + "/pbkdf2.obscura"
+        try vault.exportVault(to: file, password: pw("export pw"), iterations: testIterations)
+        let target = try TestRoot()
+        let directory = try container(target)
+        let before = try target.snapshot()
+        #expect(throws: ExportError.otherKDF(vault: "PBKDF2-HMAC-SHA256, 1,000 iterations", directory: Self.small.description)) {
+            try directory.importVault(from: file, password: pw("export pw"))
+        }
+        #expect(try target.snapshot() == before, "nothing imported")
+    }
+}
