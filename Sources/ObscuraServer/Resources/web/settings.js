@@ -1,8 +1,9 @@
-// settings.js: the settings dialog: auto-lock delay, vault password, backup, export.
+// settings.js: the settings dialog: auto-lock delay, vault password, backup, drop code, export.
 
 import { csrfToken, get, loadSession, post } from './api.js';
 import { BackupPanel } from './backup.js';
 import { busy, openDialog, showError, toast } from './dialogs.js';
+import { DropCodePanel } from './dropcode.js';
 import { attachStrength } from './strength.js';
 
 const $ = (id) => document.getElementById(id);
@@ -22,8 +23,10 @@ export class Settings {
     $('settings-dialog').addEventListener('close', () => {
       this.forgetExport();
       this.backup.shown(false);
+      this.dropCode.clear();
     });
     this.backup = new BackupPanel();
+    this.dropCode = new DropCodePanel();
   }
 
   async open() {
@@ -33,6 +36,7 @@ export class Settings {
     this.forgetExport();
     openDialog($('settings-dialog'));
     this.backup.shown(true);
+    this.dropCode.load();
     try {
       const settings = await get('/api/settings');
       this.paintAutoLock(settings.autoLockMinutes);

@@ -1,0 +1,51 @@
+// dropcode.js: the settings dialog's drop code: the vault's code (GET /api/drops/code),
+// the drop page's link on this page's own origin, and a QR code of that link (qr.js), so
+// that the owner can hand the code to someone who then adds to the vault without its
+// password (docs/FORMAT.md §10.1).
+
+import { get } from './api.js';
+import { showError, toast } from './dialogs.js';
+import { qrSVG } from './qr.js';
+
+const $ = (id) => document.getElementById(id);
+
+export class DropCodePanel {
+  constructor() {
+    $('drop-code-copy').addEventListener('click', () => this.copy($('drop-code').textContent, 'Drop code copied'));
+    $('drop-link-copy').addEventListener('click', () => this.copy($('drop-link').textContent, 'Drop link copied'));
+  }
+
+  /** Asks for the code each time the dialog opens: only an unlocked session gets one. */
+  async load() {
+    this.clear();
+    try {
+      const answer = await get('/api/drops/code');
+      // The link's fragment never reaches the server: the drop page reads it in the browser.
+      const link = new URL(answer.link, window.location.origin).href;
+      $('drop-code').textContent = answer.code;
+      $('drop-link').textContent = link;
+      $('drop-qr').replaceChildren(qrSVG(link));
+      $('drop-code-body').hidden = false;
+    } catch (failure) {
+      showError($('drop-code-error'), failure.message);
+    }
+  }
+
+  /** Forgets what was shown, so a locked page keeps nothing of it. */
+  clear() {
+    $('drop-code').textContent = '';
+    $('drop-link').textContent = '';
+    $('drop-qr').replaceChildren();
+    $('drop-code-body').hidden = true;
+    showError($('drop-code-error'), '');
+  }
+
+  async copy(text, done) {
+    try {
+      await navigator.clipboard.writeText(text);
+      toast(done);
+    } catch {
+      toast('Copying is not allowed here; select the text and copy it by hand.', 'error');
+    }
+  }
+}
