@@ -197,6 +197,32 @@ def test_a_note_of_one_view_is_shown_once_and_gone_when_closed(page):
     wait(page, lambda: page.execute_script(status) in (404, 410), 10, "the note deleted once closed")
 
 
+def test_a_hostile_note_renders_in_one_pass(page):
+    """A note may come from a drop (anyone with the drop code), so its Markdown renders in
+    time linear in its length: a megabyte of '[' (the regex renderer took about an hour),
+    of '>' (it overflowed the stack), of '*a' and of '# ' with spaces each renders in well
+    under the bound, and a quote nested past eight levels shows the rest as text."""
+    results = page.execute_async_script("""
+        const done = arguments[arguments.length - 1];
+        import('/app/markdown.js').then(({ renderMarkdown }) => {
+          const mega = (unit) => unit.repeat(Math.ceil((1 << 20) / unit.length));
+          const times = {};
+          for (const [name, body] of [['brackets', mega('[')], ['quotes', mega('>')], ['stars', mega('*a')],
+                                      ['links', mega('[a](')], ['heading', '# ' + mega(' ') + 'x']]) {
+            const start = performance.now();
+            renderMarkdown(body);
+            times[name] = performance.now() - start;
+          }
+          const box = document.createElement('div');
+          box.append(renderMarkdown('>'.repeat(12) + ' deep'));
+          done({ times, depth: box.querySelectorAll('blockquote').length, text: box.textContent });
+        }).catch((e) => done({ error: String(e) }));""")
+    assert "error" not in results, results
+    slow = {name: ms for name, ms in results["times"].items() if ms > 10_000}
+    assert slow == {}, f"renders that took over 10 s: {slow}"
+    assert results["depth"] == 9 and results["text"] == ">>> deep", results
+
+
 def test_no_csp_violations_or_script_errors(page):
     problems = [entry["message"] for entry in page.get_log("browser")
                 if "Content Security Policy" in entry["message"] or "Uncaught" in entry["message"]]

@@ -56,7 +56,10 @@ extension Vault {
         try enter()
         defer { leave() }
         let row = try note(id)
+        // Bodies are bounded when written; a row that says otherwise is not read into memory.
+        guard row.size <= NoteFormat.maximumBodySize else { throw NoteError.bodyTooLarge(Int(row.size)) }
         var bytes = [UInt8]()
+        bytes.reserveCapacity(Int(row.size))
         try export(row) { bytes += $0 }
         guard let text = String(validating: bytes, as: UTF8.self) else { throw NoteError.notText }
         return text
