@@ -13,6 +13,8 @@ struct VaultSession {
         directory = try global.openDirectory()
         vault = try directory.unlock(password: try passwords.existing())
         self.passwords = passwords
+        // On stderr, so that a command's own output (a listing, a file's bytes) stays clean.
+        if let drops = vault.dropIntake.summary { FileHandle.standardError.write(Data((drops + "\n").utf8)) }
         try EndCommand.enforce(vault)
     }
 

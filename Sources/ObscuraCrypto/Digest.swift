@@ -1,4 +1,5 @@
 import Crypto
+import Foundation
 
 /// SHA-256, for checksums and key verifiers.
 public enum SHA256Digest {
@@ -51,5 +52,13 @@ public enum HMACSHA256 {
     public static func code(for message: some Collection<UInt8>, key: SecureBytes) -> [UInt8] {
         let symmetric = key.withUnsafeBytes { SymmetricKey(data: $0) }
         return Array(HMAC<SHA256>.authenticationCode(for: Array(message), using: symmetric))
+    }
+
+    /// The 32-byte HMAC-SHA256 of `message` under `key`, in zeroing memory: for a code
+    /// that is itself a key (HKDF's PRK and output, as in HPKE's key schedule).
+    public static func secureCode(for message: some DataProtocol, key: SecureBytes) -> SecureBytes {
+        let symmetric = key.withUnsafeBytes { SymmetricKey(data: $0) }
+        let code = HMAC<SHA256>.authenticationCode(for: message, using: symmetric)
+        return code.withUnsafeBytes { SecureBytes(copying: $0) }
     }
 }

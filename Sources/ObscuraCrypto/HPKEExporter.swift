@@ -35,8 +35,7 @@ public enum HPKEExporter {
 
         /// A new pair drawn from `random`.
         public static func generate(using random: RandomSource = SystemRandom()) throws -> KeyPair {
-            let bytes = random.bytes(keySize)
-            return try KeyPair(privateKey: SecureBytes(copying: bytes))
+            try KeyPair(privateKey: SecureBytes(randomCount: keySize, using: random))
         }
     }
 
@@ -70,35 +69,44 @@ public enum HPKEExporter {
     }
 
     /// RFC 9180 §4.1 (Encap/Decap's ExtractAndExpand), §5.1 (KeySchedule, mode_base) and
-    /// §5.3 (Export).
+    /// §5.3 (Export). Every secret on the way (the shared secret, the PRKs, the exporter
+    /// secret) stays in zeroing memory; only the public suite ids, labels and hashes of
+    /// public inputs pass through plain arrays.
     private static func keySchedule(
         dh: SecureBytes, enc: [UInt8], recipient: [UInt8], info: [UInt8], context: [UInt8], length: Int
     ) -> SecureBytes {
         let kemSuite = Array("KEM".utf8) + be16(kemId)
         let suite = Array("HPKE".utf8) + be16(kemId) + be16(kdfId) + be16(aeadId)
-        let eaePRK = labeledExtract(salt: [], label: "eae_prk", ikm: dh, suite: kemSuite)
+        let none = SecureBytes(count: 0)
+        let eaePRK = labeledExtract(salt: none, label: "eae_prk", ikm: dh, suite: kemSuite)
         let shared = labeledExpand(eaePRK, label: "shared_secret", info: enc + recipient, length: 32, suite: kemSuite)
-        let pskIdHash = labeledExtract(salt: [], label: "psk_id_hash", ikm: SecureBytes(count: 0), suite: suite)
-        let infoHash = labeledExtract(salt: [], label: "info_hash", ikm: SecureBytes(copying: info), suite: suite)
+        let pskIdHash = labeledExtract(salt: none, label: "psk_id_hash", ikm: none, suite: suite)
+        let infoHash = labeledExtract(salt: none, label: "info_hash", ikm: SecureBytes(copying: info), suite: suite)
+        // Hashes of public inputs (an empty psk_id and the info): not secret.
         let keyScheduleContext: [UInt8] = [0x00] + pskIdHash.withUnsafeBytes { Array($0) } + infoHash.withUnsafeBytes { Array($0) }
-        let secret = labeledExtract(salt: shared.withUnsafeBytes { Array($0) }, label: "secret", ikm: SecureBytes(count: 0), suite: suite)
+        let secret = labeledExtract(salt: shared, label: "secret", ikm: none, suite: suite)
         let exporterSecret = labeledExpand(secret, label: "exp", info: keyScheduleContext, length: 32, suite: suite)
         return labeledExpand(exporterSecret, label: "sec", info: context, length: length, suite: suite)
     }
 
-    private static func labeledExtract(salt: [UInt8], label: String, ikm: SecureBytes, suite: [UInt8]) -> SecureBytes {
+    /// LabeledExtract(salt, label, ikm) = HKDF-Extract(salt, "HPKE-v1" ‖ suite ‖ label ‖ ikm),
+    /// and HKDF-Extract(salt, IKM) = HMAC(salt, IKM); an empty salt is HMAC's empty key.
+    private static func labeledExtract(salt: SecureBytes, label: String, ikm: SecureBytes, suite: [UInt8]) -> SecureBytes {
         let prefix = Array("HPKE-v1".utf8) + suite + Array(label.utf8)
-        let message = ikm.withUnsafeBytes { prefix + Array($0) }
-        // HKDF-Extract(salt, IKM) = HMAC(salt, IKM); an empty salt is HMAC's empty key.
-        return SecureBytes(copying: HMACSHA256.code(for: message, key: SecureBytes(copying: salt)))
+        let message = SecureBytes(count: prefix.count + ikm.count)
+        message.withUnsafeMutableBytes { out in
+            out.copyBytes(from: prefix)
+            ikm.withUnsafeBytes { UnsafeMutableRawBufferPointer(rebasing: out[prefix.count...]).copyMemory(from: $0) }
+        }
+        return message.withUnsafeBytes { HMACSHA256.secureCode(for: $0, key: salt) }
     }
 
     private static func labeledExpand(_ prk: SecureBytes, label: String, info: [UInt8], length: Int, suite: [UInt8]) -> SecureBytes {
         precondition(length <= 32, "one HKDF-Expand block is enough here")
         let labeled = be16(UInt16(length)) + Array("HPKE-v1".utf8) + suite + Array(label.utf8) + info
-        // HKDF-Expand with L ≤ 32: T(1) = HMAC(PRK, info ‖ 01).
-        let block = HMACSHA256.code(for: labeled + [0x01], key: prk)
-        return SecureBytes(copying: Array(block.prefix(length)))
+        // HKDF-Expand with L ≤ 32: T(1) = HMAC(PRK, info ‖ 01), its first L bytes.
+        let block = HMACSHA256.secureCode(for: labeled + [0x01], key: prk)
+        return block.withUnsafeBytes { SecureBytes(copying: $0.prefix(length)) }
     }
 
     private static func be16(_ value: UInt16) -> [UInt8] { [UInt8(value >> 8), UInt8(value & 0xFF)] }

@@ -25,6 +25,8 @@ import Testing
         #expect(!(try cli.run(["ls", "--password-stdin"], stdin: "first\n").stdout.contains("dropped.jpg")))
         let listed = try cli.run(["ls", "--password-stdin"], stdin: "second\n")
         #expect(listed.stdout.contains("dropped.jpg"), "\(listed.stdout)\(listed.stderr)")
+        #expect(listed.stderr.contains("Took in 1 dropped file."), "the unlock says what it took in: \(listed.stderr)")
+        #expect(!listed.stdout.contains("Took in"), "on stderr, not in the listing")
         #expect(try cli.files("inbox").isEmpty)
         #expect(try cli.run(["verify", "--password-stdin"], stdin: "second\n").code == 0)
     }

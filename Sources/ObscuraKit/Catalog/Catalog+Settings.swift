@@ -19,6 +19,53 @@ extension Catalog {
                        arguments: [key, value])
     }
 
+    /// The secret stored under `key` as lower-case hex text (the drop key, docs/FORMAT.md
+    /// §10.1), decoded straight from SQLite's row into zeroing memory: no String ever holds
+    /// it. Nil when there is none; throws ``CatalogError/invalidImage`` for a value that is
+    /// not `byteCount` bytes of hex.
+    func secretSetting(_ key: String, byteCount: Int) throws -> SecureBytes? {
+        try read { db in
+            // CAST keeps the text's bytes as they are and reads them without a copy.
+            let rows = try Row.fetchCursor(db, sql: "SELECT CAST(value AS BLOB) FROM setting WHERE key = ?", arguments: [key])
+            guard let row = try rows.next() else { return nil }
+            return try row.withUnsafeData(atIndex: 0) { data -> SecureBytes in
+                guard let data, data.count == byteCount * 2 else { throw CatalogError.invalidImage }
+                let secret = SecureBytes(count: byteCount)
+                try secret.withUnsafeMutableBytes { out in
+                    for i in 0..<byteCount {
+                        guard let high = Self.hexValue(data[data.startIndex + 2 * i]),
+                              let low = Self.hexValue(data[data.startIndex + 2 * i + 1]) else { throw CatalogError.invalidImage }
+                        out[i] = high << 4 | low
+                    }
+                }
+                return secret
+            }
+        }
+    }
+
+    /// Stores `secret` under `key` as lower-case hex text (§10.1). The digits are written in
+    /// zeroing memory and bound as a blob that SQLite stores as text, so that no String holds them.
+    func setSecretSetting(_ key: String, to secret: SecureBytes) throws {
+        let digits = secret.lowercaseHex()
+        try digits.withUnsafeMutableBytes { buffer in
+            // A view of the zeroing buffer, not a copy; SQLite copies what it binds.
+            let view = Data(bytesNoCopy: buffer.baseAddress!, count: buffer.count, deallocator: .none)
+            try write { db in
+                try db.execute(
+                    sql: "INSERT INTO setting(key, value) VALUES (?, CAST(? AS TEXT)) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                    arguments: [key, view])
+            }
+        }
+    }
+
+    private static func hexValue(_ digit: UInt8) -> UInt8? {
+        switch digit {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): return digit - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): return digit - UInt8(ascii: "a") + 10
+        default: return nil
+        }
+    }
+
     /// The setting that holds, in a paged catalog, the version 3 header its vault's
     /// exports carry: bytes [0, 104) of a §3.1 header, in base64 (docs/FORMAT.md §9.7).
     static let exportHeaderKey = "export.header"

@@ -17,7 +17,7 @@ extension VaultDirectory {
         // The drops addressed to the vault come in at every unlock (§10.6); one that
         // cannot be taken stays in the inbox for the next.
         do {
-            try vault.takeDrops()
+            vault.dropIntake = try vault.takeDrops()
         } catch {
             logger.warning("could not take in the vault's drops; will try again at the next unlock")
         }

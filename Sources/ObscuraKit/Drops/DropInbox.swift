@@ -11,6 +11,12 @@ import ObscuraCrypto
 public struct DropInbox: Sendable {
     /// The inbox directory.
     public let path: String
+    /// The most blobs ``add(blob:)`` leaves in the inbox (docs/FORMAT.md §10.5): it takes
+    /// blobs from whoever holds a code, so what it can be made to store, and what every
+    /// unlock then tries, is bounded.
+    public static let maximumBlobs = 1_000
+    /// The most bytes of blobs ``add(blob:)`` leaves in the inbox (§10.5): 8 GiB.
+    public static let maximumBytes: Int64 = 8 << 30
 
     /// The inbox of the vault directory at `vaultPath`; nothing is created yet.
     public init(vaultPath: String) {
@@ -56,11 +62,30 @@ public struct DropInbox: Sendable {
     /// Puts a blob sealed elsewhere (the drop page) in the inbox, after checking that it
     /// is well formed (§10.3): the server cannot open it, but it refuses anything else.
     ///
-    /// - Throws: ``DropError/malformedBlob(_:)`` for anything but a drop blob.
+    /// - Throws: ``DropError/malformedBlob(_:)`` for anything but a drop blob;
+    ///   ``DropError/inboxFull`` when the blob would take the inbox past
+    ///   ``maximumBlobs`` or ``maximumBytes``.
     @discardableResult
     public func add(blob: [UInt8]) throws -> String {
         _ = try DropBlob.checkedHeader(blob.prefix(ChunkedFormatV2.headerSize), size: UInt64(blob.count))
+        let (count, bytes) = usage()
+        guard count < Self.maximumBlobs, bytes + Int64(blob.count) <= Self.maximumBytes else { throw DropError.inboxFull }
         return try write { sink in try blob.withUnsafeBytes(sink) }
+    }
+
+    /// How many blobs the inbox holds and their bytes, temporaries included (a drop being
+    /// written counts against the bound too).
+    func usage() -> (count: Int, bytes: Int64) {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: path) else { return (0, 0) }
+        var count = 0
+        var bytes: Int64 = 0
+        for name in names {
+            var st = stat()
+            guard lstat(path + "/" + name, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else { continue }
+            count += 1
+            bytes += Int64(st.st_size)
+        }
+        return (count, bytes)
     }
 
     /// The names of the blobs in the inbox, sorted; none when there is no inbox.

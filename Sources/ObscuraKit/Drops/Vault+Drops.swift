@@ -7,11 +7,26 @@ public struct DropIntake: Sendable, Equatable {
     public var taken = 0
     /// Drops whose content the vault already held; removed.
     public var duplicates = 0
-    /// Drops the importer refused, or whose envelope is malformed: a sentence each; removed.
+    /// Drops the importer refused, whose envelope is malformed, or whose later chunks fail
+    /// their tags or are cut short: a sentence each; removed.
     public var failed: [String] = []
-    /// Drops addressed to this vault that stay in the inbox: notes, until the vault takes
-    /// notes in, and drops whose import failed for a reason that may pass (a full disk).
+    /// Drops addressed to this vault that stay in the inbox: those whose import failed for
+    /// a reason that may pass (a full disk).
     public var waiting = 0
+
+    /// A sentence for the owner, or nil when the intake found nothing addressed here:
+    /// a drop that was refused must not vanish unannounced.
+    public var summary: String? {
+        var parts = [String]()
+        if taken > 0 { parts.append("Took in \(taken) dropped file\(taken == 1 ? "" : "s").") }
+        if duplicates > 0 { parts.append("\(duplicates) dropped file\(duplicates == 1 ? " was" : "s were") already in the vault.") }
+        if !failed.isEmpty {
+            parts.append("\(failed.count) drop\(failed.count == 1 ? "" : "s") could not be taken in and \(failed.count == 1 ? "was" : "were") removed: "
+                         + failed.joined(separator: "; ") + ".")
+        }
+        if waiting > 0 { parts.append("\(waiting) drop\(waiting == 1 ? " waits" : "s wait") in the inbox for the next unlock.") }
+        return parts.isEmpty ? nil : parts.joined(separator: " ")
+    }
 
     /// An intake of these counts.
     public init(taken: Int = 0, duplicates: Int = 0, failed: [String] = [], waiting: Int = 0) {
@@ -29,24 +44,31 @@ extension Vault {
     public func dropCode() throws -> DropCode {
         if let pair = try dropKeyPair() { return DropCode(publicKey: pair.publicKey) }
         let pair = try HPKEExporter.KeyPair.generate(using: directory.random)
-        try setSetting(DropFormat.keySetting, Self.hex(pair.privateKey))
+        try enter()
+        defer { leave() }
+        try catalog.setSecretSetting(DropFormat.keySetting, to: pair.privateKey)
+        try persist()
         return DropCode(publicKey: pair.publicKey)
     }
 
     /// The drop key pair kept in the catalog (§10.1), if the vault has one.
     func dropKeyPair() throws -> HPKEExporter.KeyPair? {
-        guard let text = try setting(DropFormat.keySetting) else { return nil }
-        guard let bytes = Self.unhex(text), bytes.count == HPKEExporter.keySize else {
+        try enter()
+        defer { leave() }
+        let key: SecureBytes?
+        do {
+            key = try catalog.secretSetting(DropFormat.keySetting, byteCount: HPKEExporter.keySize)
+        } catch CatalogError.invalidImage {
             throw VaultError.corrupt("the catalog's drop key is not 32 bytes of hex")
         }
-        return try HPKEExporter.KeyPair(privateKey: SecureBytes(copying: bytes))
+        return try key.map(HPKEExporter.KeyPair.init(privateKey:))
     }
 
     /// Stores a new drop key pair in `catalog` (§10.1): every slot made, real vault or
     /// decoy, gets one, so that no catalog tells the two apart by it.
     static func addDropKey(to catalog: Catalog, using random: RandomSource) throws {
         let pair = try HPKEExporter.KeyPair.generate(using: random)
-        try catalog.setSetting(DropFormat.keySetting, to: hex(pair.privateKey))
+        try catalog.setSecretSetting(DropFormat.keySetting, to: pair.privateKey)
     }
 
     /// A new version 3 slot's catalog image: the schema, no rows, and a drop key pair of
@@ -62,7 +84,8 @@ extension Vault {
     /// tried alike, whatever the outcome (the decapsulation and the first chunk, with no
     /// early exit); then those that opened are imported as uploads, committed, and only
     /// then removed. A crash between the commit and the removal leaves a blob whose
-    /// content the vault holds: the next intake finds it a duplicate and removes it.
+    /// content the vault holds: the next intake finds it a duplicate and removes it. A blob
+    /// addressed here whose later chunks fail is removed too, and reported (``DropIntake/failed``).
     ///
     /// A blob another vault's key opens is never touched.
     @discardableResult
@@ -75,22 +98,36 @@ extension Vault {
         // A vault made before drops, which never showed a code, tries a throwaway key: the
         // work is the same as any vault's, and nothing opens.
         let keyPair = try dropKeyPair() ?? HPKEExporter.KeyPair.generate()
-        let opened = names.compactMap { name in Self.trial(inbox.path + "/" + name, keyPair: keyPair).map { (name, $0) } }
-        for (name, reader) in opened {
+        // Every blob is tried before any is imported; a trial keeps no descriptor open, so
+        // an inbox of thousands of blobs addressed here cannot exhaust the process's files.
+        let addressed = names.filter { Self.trial(inbox.path + "/" + $0, keyPair: keyPair) != nil }
+        for name in addressed {
+            let file = inbox.path + "/" + name
             do {
-                if try takeIn(reader, into: &intake) {
-                    unlink(inbox.path + "/" + name)
-                    try directory.pool.steps.reached(.removedMedia(name))
-                } else {
-                    intake.waiting += 1
-                }
+                guard let reader = Self.trial(file, keyPair: keyPair) else { continue }
+                try takeIn(reader, into: &intake)
+                unlink(file)
+                try directory.pool.steps.reached(.removedMedia(name))
+            } catch let error where Self.isDamage(error) {
+                // A later chunk that fails its tag, or a blob cut short: it will never read,
+                // so it is removed rather than tried at every unlock. Its first chunk opened
+                // under this vault's key, so it is this vault's and no other's.
+                directory.logger.warning("a drop was damaged and is removed: \(error)")
+                intake.failed.append("a drop that is damaged (\(error))")
+                unlink(file)
             } catch {
                 directory.logger.warning("a drop stays in the inbox: \(error)")
                 intake.waiting += 1
             }
         }
-        if !opened.isEmpty { try FileIO.syncDirectory(inbox.path) }
+        if !addressed.isEmpty { try FileIO.syncDirectory(inbox.path) }
         return intake
+    }
+
+    /// Whether `error`, met reading a drop addressed to this vault, says the blob itself is
+    /// bad (a chunk's tag, a short or long file) rather than the moment (a full disk).
+    private static func isDamage(_ error: Error) -> Bool {
+        error is StreamError || error is CryptoError
     }
 
     /// Opens `file`'s header and first chunk with `keyPair`: a reader when the blob is
@@ -108,15 +145,15 @@ extension Vault {
         }
     }
 
-    /// Imports one opened drop; true when its blob is done with (taken, a duplicate or
-    /// refused by the importer), false when it waits (a note).
-    private func takeIn(_ reader: ChunkedFileReader, into intake: inout DropIntake) throws -> Bool {
+    /// Imports one opened drop: taken, a duplicate, or refused by the importer (counted in
+    /// `intake`); its blob is then done with. Throws when the blob must stay (or is damaged).
+    private func takeIn(_ reader: ChunkedFileReader, into intake: inout DropIntake) throws {
         let first = try reader.chunk(0)
         guard let envelope = DropBlob.envelope(first) else {
             intake.failed.append("a drop whose envelope is malformed")
-            return true
+            return
         }
-        guard envelope.kind == .file else { return false }
+        if envelope.kind == .note { return try takeInNote(reader, first: first, envelope: envelope, into: &intake) }
         let buffer = try UploadBuffer(expectedSize: Int64(reader.size) - Int64(envelope.contentOffset))
         try first[envelope.contentOffset...].withUnsafeBytes { try buffer.append($0) }
         var index: UInt64 = 1
@@ -129,21 +166,36 @@ extension Vault {
         case .duplicate: intake.duplicates += 1
         case let .failed(failure): intake.failed.append("\(envelope.name): \(failure.message)")
         }
-        return true
     }
 
-    private static func hex(_ key: SecureBytes) -> String {
-        key.withUnsafeBytes { $0.map { String(format: "%02x", $0) }.joined() }
-    }
-
-    private static func unhex(_ text: String) -> [UInt8]? {
-        let digits = Array(text.utf8)
-        guard digits.count % 2 == 0 else { return nil }
-        var out = [UInt8]()
-        for i in stride(from: 0, to: digits.count, by: 2) {
-            guard let byte = UInt8(String(decoding: digits[i..<(i + 2)], as: UTF8.self), radix: 16) else { return nil }
-            out.append(byte)
+    /// A dropped note (kind 02) becomes a note at the top level, titled by the envelope's
+    /// name (§10.6). Its keyed content hash finds a note taken in before a crash kept its
+    /// blob, as an upload's does, so no note is taken twice.
+    private func takeInNote(
+        _ reader: ChunkedFileReader, first: [UInt8], envelope: (kind: DropFormat.Kind, name: String, contentOffset: Int),
+        into intake: inout DropIntake
+    ) throws {
+        let size = Int64(reader.size) - Int64(envelope.contentOffset)
+        guard size <= NoteFormat.maximumBodySize else {
+            intake.failed.append("\(envelope.name): \(NoteError.bodyTooLarge(Int(size)))")
+            return
         }
-        return out
+        var bytes = Array(first[envelope.contentOffset...])
+        var index: UInt64 = 1
+        while index < reader.header.chunkCount {
+            bytes += try reader.chunk(index)
+            index += 1
+        }
+        guard let body = String(validating: bytes, as: UTF8.self) else {
+            intake.failed.append("\(envelope.name): \(NoteError.notText)")
+            return
+        }
+        let hash = try contentHash(sha256: SHA256Digest.hash(bytes), folderId: nil)
+        if try catalog.items(withContentHashes: [hash]).isEmpty {
+            try addNote(title: envelope.name, body: body)
+            intake.taken += 1
+        } else {
+            intake.duplicates += 1
+        }
     }
 }

@@ -71,6 +71,8 @@ struct DropRoutes {
             let inbox = DropInbox(vaultPath: store.directory.path)
             do {
                 _ = try await Blocking.run { try inbox.add(blob: blob) }
+            } catch DropError.inboxFull {
+                throw APIError(.init(code: 507, reasonPhrase: "Insufficient Storage"), DropError.inboxFull.description)
             } catch let error as DropError {
                 throw APIError(.badRequest, error.description)
             }

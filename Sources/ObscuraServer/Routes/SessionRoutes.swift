@@ -42,8 +42,10 @@ struct SessionRoutes {
             let fields = try await SecretFields.json(from: request)
             let password = try fields.require("password")
             defer { password.zeroize() }
-            try await Blocking.run { try store.unlock(session, password: password) }
-            return try withCookie(JSON.response(["unlocked": true]), session)
+            let drops = try await Blocking.run { try store.unlock(session, password: password) }
+            // What the unlock's intake took in or refused, for the gallery to say once.
+            struct Unlocked: Encodable { var unlocked = true; var drops: String? }
+            return try withCookie(JSON.response(Unlocked(drops: drops)), session)
         }
         router.post("/api/vaults") { request, context -> Response in
             let session = try context.requireSession()

@@ -26,20 +26,8 @@ struct LaunchAccess: Sendable {
     let secure: Bool
 
     init(secure: Bool, random: RandomSource = SystemRandom()) {
-        // Hex is written digit by digit into the zeroing buffer: the token never
-        // passes through a String.
-        let raw = SecureBytes(randomCount: Self.tokenBytes, using: random)
-        let text = SecureBytes(count: Self.tokenBytes * 2)
-        raw.withUnsafeBytes { bytes in
-            text.withUnsafeMutableBytes { hex in
-                let digits = Array("0123456789abcdef".utf8)
-                for (i, byte) in bytes.enumerated() {
-                    hex[2 * i] = digits[Int(byte >> 4)]
-                    hex[2 * i + 1] = digits[Int(byte & 0x0f)]
-                }
-            }
-        }
-        token = text
+        // The token's hex stays in zeroing memory: it never passes through a String.
+        token = SecureBytes(randomCount: Self.tokenBytes, using: random).lowercaseHex()
         let tag = random.bytes(6).map { String(format: "%02x", $0) }.joined()
         cookieName = (secure ? "__Host-" : "") + "obscura_\(tag)"
         self.secure = secure

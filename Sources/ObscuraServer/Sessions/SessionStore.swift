@@ -128,9 +128,11 @@ final class SessionStore: @unchecked Sendable {
 
     /// Unlocks the vault `password` opens for `session`. Blocking (a full sweep).
     ///
+    /// - Returns: the owner's sentence on the drops the unlock took in (``DropIntake/summary``).
     /// - Throws: ``APIError`` 429 during the progressive delay, 401 for a wrong password.
-    func unlock(_ session: Session, password: SecureBytes) throws {
-        try guarded {
+    @discardableResult
+    func unlock(_ session: Session, password: SecureBytes) throws -> String? {
+        let drops: String? = try guarded {
             let vault: Vault
             do {
                 vault = try directory.unlock(password: password)
@@ -148,8 +150,10 @@ final class SessionStore: @unchecked Sendable {
                 // Renditions an upload left pending when the vault was locked.
                 open.renditions.start()
             }
+            return vault.dropIntake.summary
         }
         rotate(session)
+        return drops
     }
 
     /// Deletes for good what has been in the trash past its time (issue 17), at unlock:

@@ -113,17 +113,98 @@ import Testing
         #expect(inbox.blobNames().count == 2)
     }
 
-    /// A note waits in the inbox until the vault takes notes in; a file of any kind is
-    /// taken like an upload.
-    @Test func aNoteWaitsAndAnyFileIsTaken() throws {
+    /// A dropped note becomes a note titled by its name, once: the same note dropped again
+    /// (or its blob left by a crash) is a duplicate. A file of any kind is taken like an upload.
+    @Test func aNoteBecomesANoteAndAnyFileIsTaken() throws {
         let root = try TestRoot()
         let vault = try root.newVault()
         let inbox = DropInbox(vaultPath: root.vaultPath)
         let code = try vault.dropCode()
-        try inbox.drop(bytes: Array("hello".utf8), name: "hello", kind: .note, to: code)
+        try inbox.drop(bytes: Array("# Hello\n\nfrom the drop".utf8), name: "Greeting", kind: .note, to: code)
         try inbox.drop(bytes: Array("not an image".utf8), name: "x.txt", to: code)
         let intake = try vault.takeDrops()
-        #expect(intake == DropIntake(taken: 1, waiting: 1))
-        #expect(inbox.blobNames().count == 1)
+        #expect(intake == DropIntake(taken: 2))
+        #expect(inbox.blobNames().isEmpty)
+        let notes = try vault.items().map(\.record).filter { $0.kind == .note }
+        #expect(notes.map(\.name) == ["Greeting"])
+        #expect(try vault.noteBody(notes[0].id) == "# Hello\n\nfrom the drop")
+
+        try inbox.drop(bytes: Array("# Hello\n\nfrom the drop".utf8), name: "Again", kind: .note, to: code)
+        try inbox.drop(bytes: [0xFF, 0xFE, 0x00], name: "binary", kind: .note, to: code)
+        let again = try vault.takeDrops()
+        #expect(again.duplicates == 1 && again.taken == 0)
+        #expect(again.failed.count == 1 && again.failed[0].hasPrefix("binary: "), "\(again.failed)")
+        #expect(again.summary?.contains("could not be taken in") == true)
+        #expect(inbox.blobNames().isEmpty)
+        #expect(try vault.items().filter { $0.record.kind == .note }.count == 1)
+    }
+
+    /// A blob addressed to the vault whose later chunk fails its tag, or which is cut
+    /// short, never reads: it is removed and reported, not tried at every unlock. Another
+    /// vault's damaged blob is not this vault's to judge, and stays.
+    @Test func aDamagedDropIsRemovedAndReported() throws {
+        let root = try TestRoot()
+        let directory = try root.initialized()
+        let vault = try directory.createVault(password: pw("mine"), iterations: testIterations)
+        let other = try directory.createVault(password: pw("other"), iterations: testIterations)
+        let otherCode = try other.dropCode()
+        other.lock()
+        let inbox = DropInbox(vaultPath: root.vaultPath)
+        let content = [UInt8](repeating: 5, count: 600_000)  // three chunks
+        let tampered = try inbox.drop(bytes: content, name: "tampered.bin", to: try vault.dropCode())
+        let cut = try inbox.drop(bytes: content, name: "cut.bin", to: try vault.dropCode())
+        let theirs = try inbox.drop(bytes: content, name: "theirs.bin", to: otherCode)
+        func edit(_ name: String, _ change: (inout [UInt8]) -> Void) throws {
+            let url = URL(fileURLWithPath: inbox.path + "/" + name)
+            var bytes = Array(try Data(contentsOf: url))
+            change(&bytes)
+            try Data(bytes).write(to: url)
+        }
+        try edit(tampered) { $0[$0.count - 100] ^= 1 }
+        try edit(cut) { $0.removeLast(1000) }
+        try edit(theirs) { $0[$0.count - 100] ^= 1 }
+
+        let intake = try vault.takeDrops()
+        #expect(intake.taken == 0 && intake.waiting == 0)
+        #expect(intake.failed.count == 1, "the tampered blob; the cut one fails its size check and is no one's: \(intake.failed)")
+        #expect(inbox.blobNames().sorted() == [cut, theirs].sorted())
+        #expect(try vault.items().isEmpty)
+    }
+
+    /// The drop key sits in the catalog as §10.1's 64 lower-case hex digits, and a value
+    /// that is not 32 bytes of hex is a corrupt catalog, not a key.
+    @Test func theDropKeyIsStoredAsHexText() throws {
+        let root = try TestRoot()
+        let vault = try root.newVault()
+        let pair = try #require(try vault.dropKeyPair())
+        let text = try #require(try vault.catalog.setting(DropFormat.keySetting))
+        #expect(text == pair.privateKey.withUnsafeBytes { $0.map { String(format: "%02x", $0) }.joined() })
+        try vault.catalog.setSetting(DropFormat.keySetting, to: String(text.dropLast()) + "g")
+        #expect(throws: VaultError.self) { try vault.dropKeyPair() }
+        try vault.catalog.setSetting(DropFormat.keySetting, to: String(text.dropLast(2)))
+        #expect(throws: VaultError.self) { try vault.dropKeyPair() }
+    }
+
+    /// The server's bound on the inbox (§10.5): a blob that would take it past
+    /// ``DropInbox/maximumBlobs`` blobs or ``DropInbox/maximumBytes`` bytes is refused.
+    @Test func theInboxRefusesBlobsPastItsBound() throws {
+        let root = try TestRoot()
+        let vault = try root.newVault()
+        let inbox = DropInbox(vaultPath: root.vaultPath)
+        let name = try inbox.drop(bytes: Array("x".utf8), name: "x.bin", to: try vault.dropCode())
+        let blob = Array(try Data(contentsOf: URL(fileURLWithPath: inbox.path + "/" + name)))
+        // A sparse file the size of the byte bound, less the blob there already.
+        let filler = inbox.path + "/" + MediaPool.temporaryPrefix + "filler"
+        #expect(FileManager.default.createFile(atPath: filler, contents: nil))
+        #expect(truncate(filler, off_t(DropInbox.maximumBytes) - off_t(blob.count) * 2 + 1) == 0)
+        #expect(throws: DropError.inboxFull) { try inbox.add(blob: blob) }
+        #expect(truncate(filler, off_t(DropInbox.maximumBytes) - off_t(blob.count) * 2) == 0)
+        try inbox.add(blob: blob)
+        unlink(filler)
+        // As many files as the count bound, empty.
+        for i in inbox.blobNames().count..<DropInbox.maximumBlobs {
+            #expect(FileManager.default.createFile(atPath: inbox.path + "/" + MediaPool.temporaryPrefix + "\(i)", contents: nil))
+        }
+        #expect(throws: DropError.inboxFull) { try inbox.add(blob: blob) }
     }
 }

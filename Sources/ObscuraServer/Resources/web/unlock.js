@@ -3,7 +3,7 @@
 // slots the directory holds.
 
 import { post } from './api.js';
-import { showError } from './dialogs.js';
+import { showError, toast } from './dialogs.js';
 import { attachStrength } from './strength.js';
 
 const $ = (id) => document.getElementById(id);
@@ -103,7 +103,7 @@ export function createUnlockPage({ onUnlocked }) {
     submit.classList.add('busy');
     submit.textContent = creating ? 'Creating…' : 'Unlocking…';
     try {
-      await post(creating ? '/api/vaults' : '/api/unlock',
+      const answer = await post(creating ? '/api/vaults' : '/api/unlock',
         creating ? { password: password.value, allowWeak: strength.allowWeak() } : { password: password.value });
       password.value = '';
       confirm.value = '';
@@ -112,6 +112,8 @@ export function createUnlockPage({ onUnlocked }) {
       submit.classList.remove('busy');
       updateButton();
       onUnlocked();
+      // What the unlock took in from the drop inbox, refusals included: said once.
+      if (answer?.drops) toast(answer.drops);
       return;
     } catch (failure) {
       submit.classList.remove('busy');
