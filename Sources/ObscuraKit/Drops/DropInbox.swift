@@ -67,11 +67,23 @@ public struct DropInbox: Sendable {
     ///   ``maximumBlobs`` or ``maximumBytes``.
     @discardableResult
     public func add(blob: [UInt8]) throws -> String {
-        _ = try DropBlob.checkedHeader(blob.prefix(ChunkedFormatV2.headerSize), size: UInt64(blob.count))
-        let (count, bytes) = usage()
-        guard count < Self.maximumBlobs, bytes + Int64(blob.count) <= Self.maximumBytes else { throw DropError.inboxFull }
-        return try write { sink in try blob.withUnsafeBytes(sink) }
+        try blob.withUnsafeBytes { try add(blob: $0) }
     }
+
+    /// ``add(blob:)`` for bytes held elsewhere (a request body), without a copy.
+    @discardableResult
+    public func add(blob: UnsafeRawBufferPointer) throws -> String {
+        _ = try DropBlob.checkedHeader(Array(blob.prefix(ChunkedFormatV2.headerSize)), size: UInt64(blob.count))
+        // The bound is checked and the blob written under one lock, so that two drops
+        // received at once cannot both pass a check that only one of them fits.
+        return try Self.addLock.withLock {
+            let (count, bytes) = usage()
+            guard count < Self.maximumBlobs, bytes + Int64(blob.count) <= Self.maximumBytes else { throw DropError.inboxFull }
+            return try write { sink in try sink(blob) }
+        }
+    }
+
+    private static let addLock = NSLock()
 
     /// How many blobs the inbox holds and their bytes, temporaries included (a drop being
     /// written counts against the bound too).

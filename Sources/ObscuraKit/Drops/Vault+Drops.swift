@@ -10,8 +10,9 @@ public struct DropIntake: Sendable, Equatable {
     /// Drops the importer refused, whose envelope is malformed, or whose later chunks fail
     /// their tags or are cut short: a sentence each; removed.
     public var failed: [String] = []
-    /// Drops addressed to this vault that stay in the inbox: those whose import failed for
-    /// a reason that may pass (a full disk).
+    /// Drops addressed to this vault that stay in the inbox for the next unlock: those
+    /// whose import failed for a reason that may pass (a full disk, a missing tool), and
+    /// those past the intake's budget (``Vault/intakeBudget``).
     public var waiting = 0
 
     /// A sentence for the owner, or nil when the intake found nothing addressed here:
@@ -42,13 +43,17 @@ extension Vault {
     /// The vault's drop code, the public half of its drop key pair. A vault made before
     /// drops gets its key pair now, persisted with the catalog.
     public func dropCode() throws -> DropCode {
-        if let pair = try dropKeyPair() { return DropCode(publicKey: pair.publicKey) }
-        let pair = try HPKEExporter.KeyPair.generate(using: directory.random)
         try enter()
         defer { leave() }
-        try catalog.setSecretSetting(DropFormat.keySetting, to: pair.privateKey)
-        try persist()
-        return DropCode(publicKey: pair.publicKey)
+        // The look-up and the first key's creation under one gate: two requests at once
+        // would otherwise each make a key, and the code shown first would open nothing.
+        return try rowsGate.withLock {
+            if let pair = try dropKeyPair() { return DropCode(publicKey: pair.publicKey) }
+            let pair = try HPKEExporter.KeyPair.generate(using: directory.random)
+            try catalog.setSecretSetting(DropFormat.keySetting, to: pair.privateKey)
+            try persist()
+            return DropCode(publicKey: pair.publicKey)
+        }
     }
 
     /// The drop key pair kept in the catalog (§10.1), if the vault has one.
@@ -101,8 +106,16 @@ extension Vault {
         // Every blob is tried before any is imported; a trial keeps no descriptor open, so
         // an inbox of thousands of blobs addressed here cannot exhaust the process's files.
         let addressed = names.filter { Self.trial(inbox.path + "/" + $0, keyPair: keyPair) != nil }
+        var imported: Int64 = 0
         for name in addressed {
             let file = inbox.path + "/" + name
+            // An unlock waits for its intake: past the budget, the rest waits for the next.
+            guard imported < Self.intakeBudget else {
+                intake.waiting += 1
+                continue
+            }
+            var st = stat()
+            if lstat(file, &st) == 0 { imported += Int64(st.st_size) }
             do {
                 guard let reader = Self.trial(file, keyPair: keyPair) else { continue }
                 try takeIn(reader, into: &intake)
@@ -124,10 +137,23 @@ extension Vault {
         return intake
     }
 
-    /// Whether `error`, met reading a drop addressed to this vault, says the blob itself is
-    /// bad (a chunk's tag, a short or long file) rather than the moment (a full disk).
+    /// The most bytes of blobs one intake imports (§10.6): the unlock answers only after
+    /// its intake, and a code holder may have filled the inbox. The first blob is always
+    /// taken, whatever its size; the rest wait for the next unlock.
+    static let intakeBudget: Int64 = 1 << 30
+
+    /// Whether `error` says the blob itself is bad (a chunk's tag, a short or long file)
+    /// rather than the moment (a full disk). Only the blob's reader throws these: the
+    /// import's own failures come back as ``UploadOutcome/failed(_:)``, and its writes as
+    /// ``StorageError``.
     private static func isDamage(_ error: Error) -> Bool {
         error is StreamError || error is CryptoError
+    }
+
+    /// An import that failed for a reason of the moment: the drop stays in the inbox.
+    private struct DropDeferred: Error, CustomStringConvertible {
+        let failure: ImportFailure
+        var description: String { failure.detail }
     }
 
     /// Opens `file`'s header and first chunk with `keyPair`: a reader when the blob is
@@ -153,7 +179,10 @@ extension Vault {
             intake.failed.append("a drop whose envelope is malformed")
             return
         }
-        if envelope.kind == .note { return try takeInNote(reader, first: first, envelope: envelope, into: &intake) }
+        // The sender's name, reduced as an upload's is: an honest page or CLI did so
+        // already, a hostile sender may not have (control characters reach a terminal).
+        let name = Self.uploadName(envelope.name)
+        if envelope.kind == .note { return try takeInNote(reader, first: first, envelope: envelope, shown: name, into: &intake) }
         let buffer = try UploadBuffer(expectedSize: Int64(reader.size) - Int64(envelope.contentOffset))
         try first[envelope.contentOffset...].withUnsafeBytes { try buffer.append($0) }
         var index: UInt64 = 1
@@ -161,10 +190,12 @@ extension Vault {
             try reader.chunk(index).withUnsafeBytes { try buffer.append($0) }
             index += 1
         }
-        switch try importUpload(buffer, name: envelope.name) {
+        switch try importUpload(buffer, name: name) {
         case .imported, .joined: intake.taken += 1
         case .duplicate: intake.duplicates += 1
-        case let .failed(failure): intake.failed.append("\(envelope.name): \(failure.message)")
+        case let .failed(failure) where failure.isRefusal: intake.failed.append("\(name): \(failure.message)")
+        // A full disk, a permission, a missing tool: the drop waits for the next unlock.
+        case let .failed(failure): throw DropDeferred(failure: failure)
         }
     }
 
@@ -173,11 +204,11 @@ extension Vault {
     /// blob, as an upload's does, so no note is taken twice.
     private func takeInNote(
         _ reader: ChunkedFileReader, first: [UInt8], envelope: (kind: DropFormat.Kind, name: String, contentOffset: Int),
-        into intake: inout DropIntake
+        shown: String, into intake: inout DropIntake
     ) throws {
         let size = Int64(reader.size) - Int64(envelope.contentOffset)
         guard size <= NoteFormat.maximumBodySize else {
-            intake.failed.append("\(envelope.name): \(NoteError.bodyTooLarge(Int(size)))")
+            intake.failed.append("\(shown): \(NoteError.bodyTooLarge(Int(size)))")
             return
         }
         var bytes = Array(first[envelope.contentOffset...])
@@ -187,7 +218,7 @@ extension Vault {
             index += 1
         }
         guard let body = String(validating: bytes, as: UTF8.self) else {
-            intake.failed.append("\(envelope.name): \(NoteError.notText)")
+            intake.failed.append("\(shown): \(NoteError.notText)")
             return
         }
         let hash = try contentHash(sha256: SHA256Digest.hash(bytes), folderId: nil)

@@ -10,18 +10,28 @@ public struct ImportFailure: Sendable, Equatable, CustomStringConvertible {
     public var message: String
     /// What went wrong, as the tools said it.
     public var detail: String
+    /// Whether the file itself was refused (damaged, unsupported, too large), so that
+    /// trying it again would fail again; false for a failure of the moment (a full disk,
+    /// a permission, a missing or killed tool). A drop is removed only for the first kind.
+    public var isRefusal: Bool
 
-    /// A failure with its own two texts.
-    public init(_ message: String, detail: String) {
+    /// A failure with its own two texts: a refusal of the file, unless said otherwise.
+    public init(_ message: String, detail: String, isRefusal: Bool = true) {
         self.message = message
         self.detail = detail
+        self.isRefusal = isRefusal
     }
 
     /// The failure `error` describes.
     public init(_ error: Error) {
+        isRefusal = false
         switch error {
         case let error as ImagingError:
             detail = "not imported: \(error)"
+            switch error {
+            case .toolMissing, .toolKilled: isRefusal = false
+            default: isRefusal = true
+            }
             switch error {
             case .unsupported: message = "This image cannot be read: it is damaged, or in a format Obscura does not know."
             case .corrupt: message = "This image is damaged or incomplete, so it was not added."

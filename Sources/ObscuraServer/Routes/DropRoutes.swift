@@ -66,11 +66,11 @@ struct DropRoutes {
             }
             defer { inFlight.withLockedValue { $0 -= 1 } }
             let body = try await RequestBody.collect(request, upTo: Int(limit))
-            let blob = Array(body.readableBytesView)
             guard let store = context.store else { throw APIError(.internalServerError, "no vault directory") }
             let inbox = DropInbox(vaultPath: store.directory.path)
             do {
-                _ = try await Blocking.run { try inbox.add(blob: blob) }
+                // Written from the body's own buffer: a blob of up to 1 GiB is held once.
+                _ = try await Blocking.run { try body.withUnsafeReadableBytes { try inbox.add(blob: $0) } }
             } catch DropError.inboxFull {
                 throw APIError(.init(code: 507, reasonPhrase: "Insufficient Storage"), DropError.inboxFull.description)
             } catch let error as DropError {

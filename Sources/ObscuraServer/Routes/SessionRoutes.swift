@@ -44,15 +44,17 @@ struct SessionRoutes {
             defer { password.zeroize() }
             let drops = try await Blocking.run { try store.unlock(session, password: password) }
             // What the unlock's intake took in or refused, for the gallery to say once.
-            struct Unlocked: Encodable { var unlocked = true; var drops: String? }
-            return try withCookie(JSON.response(Unlocked(drops: drops)), session)
+            struct Unlocked: Encodable { var unlocked = true; var drops: String?; var dropsRefused: Int? }
+            let answer = Unlocked(drops: drops.summary, dropsRefused: drops.failed.isEmpty ? nil : drops.failed.count)
+            return try withCookie(JSON.response(answer), session)
         }
         router.post("/api/vaults") { request, context -> Response in
             let session = try context.requireSession()
             let fields = try await SecretFields.json(from: request)
             let password = try fields.require("password")
             defer { password.zeroize() }
-            try await PasswordStrengthRoutes.requireAcceptable(password, cost: .vault, fields: fields)
+            let cost = PasswordKDFCost(PasswordStrengthRoutes.newVaultKDF(store.directory))
+            try await PasswordStrengthRoutes.requireAcceptable(password, cost: cost, fields: fields)
             try await Blocking.run { try store.create(session, password: password) }
             return try withCookie(JSON.response(["unlocked": true], status: .created), session)
         }

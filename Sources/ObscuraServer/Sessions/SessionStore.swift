@@ -128,14 +128,18 @@ final class SessionStore: @unchecked Sendable {
 
     /// Unlocks the vault `password` opens for `session`. Blocking (a full sweep).
     ///
-    /// - Returns: the owner's sentence on the drops the unlock took in (``DropIntake/summary``).
+    /// - Returns: what the unlock's intake of the drop inbox did (``DropIntake``).
     /// - Throws: ``APIError`` 429 during the progressive delay, 401 for a wrong password.
     @discardableResult
-    func unlock(_ session: Session, password: SecureBytes) throws -> String? {
-        let drops: String? = try guarded {
+    func unlock(_ session: Session, password: SecureBytes) throws -> DropIntake {
+        let drops: DropIntake = try guarded {
             let vault: Vault
             do {
-                vault = try directory.unlock(password: password)
+                // Not taking drops yet: when another session has this vault open, this
+                // copy is thrown away by attach(), and an intake committed through it
+                // would leave the open one on a stale catalog (a review found the vault
+                // corrupt after the next commit).
+                vault = try directory.unlock(password: password, takingDrops: false)
             } catch VaultError.wrongPassword {
                 throttle.recordFailure()
                 logger.info("failed unlock")
@@ -144,16 +148,30 @@ final class SessionStore: @unchecked Sendable {
             attach(vault, to: session)
             // The session's vault: when another session had it open already, `vault` is a
             // second copy that attach() has just locked.
+            var intake = DropIntake()
             if let open = session.binding {
+                intake = Self.takeDrops(into: open.vault, logger: logger)
                 Self.purgeExpiredTrash(of: open.vault, now: Date(timeIntervalSince1970: now()), logger: logger)
                 Self.enforceEnds(of: open.vault, now: Date(timeIntervalSince1970: now()), logger: logger)
                 // Renditions an upload left pending when the vault was locked.
                 open.renditions.start()
             }
-            return vault.dropIntake.summary
+            return intake
         }
         rotate(session)
         return drops
+    }
+
+    /// Takes in the drops addressed to the session's vault (docs/FORMAT.md §10.6), through
+    /// the one instance every session of it shares. A failure is logged and leaves the
+    /// drops in the inbox for the next unlock; the unlock stands.
+    static func takeDrops(into vault: Vault, logger: Logger) -> DropIntake {
+        do {
+            return try vault.takeDrops()
+        } catch {
+            logger.warning("could not take in the vault's drops; will try again at the next unlock")
+            return DropIntake()
+        }
     }
 
     /// Deletes for good what has been in the trash past its time (issue 17), at unlock:

@@ -1,5 +1,6 @@
 import Foundation
 import ObscuraCrypto
+import ObscuraImaging
 import ObscuraTestSupport
 import Testing
 @testable import ObscuraKit
@@ -206,5 +207,15 @@ import Testing
             #expect(FileManager.default.createFile(atPath: inbox.path + "/" + MediaPool.temporaryPrefix + "\(i)", contents: nil))
         }
         #expect(throws: DropError.inboxFull) { try inbox.add(blob: blob) }
+    }
+
+    /// A drop is removed only when the importer refused the file itself; a failure of the
+    /// moment (a full disk, a missing tool) leaves it for the next unlock (a review found
+    /// a full disk deleting the only copy of a drop).
+    @Test func onlyARefusalOfTheFileRemovesADrop() {
+        #expect(ImportFailure(ImagingError.corrupt("truncated")).isRefusal)
+        #expect(ImportFailure("empty", detail: "empty file").isRefusal)
+        #expect(!ImportFailure(StorageError.io("/pool/x", ENOSPC)).isRefusal)
+        #expect(!ImportFailure(ImagingError.toolMissing("ffmpeg")).isRefusal)
     }
 }

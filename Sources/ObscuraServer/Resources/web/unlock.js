@@ -113,7 +113,7 @@ export function createUnlockPage({ onUnlocked }) {
       updateButton();
       onUnlocked();
       // What the unlock took in from the drop inbox, refusals included: said once.
-      if (answer?.drops) toast(answer.drops);
+      if (answer?.drops) toast(answer.drops, answer.dropsRefused ? 'error' : 'info');
       return;
     } catch (failure) {
       submit.classList.remove('busy');
