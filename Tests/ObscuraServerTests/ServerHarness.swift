@@ -19,12 +19,13 @@ final class ServerHarness: @unchecked Sendable {
     /// - Parameter clock: when given, auto-lock and the password delay read it instead
     ///   of the wall clock, so that a loaded machine cannot make a delay run out early.
     init(minuteSeconds: Double = 60, uploadLimit: Int64 = 64 << 20, tls: (cert: String, key: String)? = nil,
-         clock: ManualClock? = nil) throws {
+         clock: ManualClock? = nil, kdf: KDFParameters? = nil) throws {
         root = FileManager.default.temporaryDirectory.appendingPathComponent("obscura-server-test-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
         directory = try VaultDirectory(
             path: root + "/vault", deviceSecrets: DeviceSecretStore(path: root + "/config/device-secret"), create: true)
-        try directory.initialize(iterations: testIterations)
+        // The decoys' KDF, which every vault created here takes: PBKDF2 at the tests' count by default.
+        try directory.initialize(kdf: kdf ?? .pbkdf2(iterations: testIterations))
         var configuration = GalleryServer.Configuration()
         configuration.iterations = testIterations
         configuration.minuteSeconds = minuteSeconds

@@ -39,10 +39,11 @@ struct PasswordStrengthRoutes {
 
     func register(on router: Router<GalleryContext>) {
         router.post("/api/password-strength") { request, context -> Response in
-            _ = try context.requireSession()
+            let session = try context.requireSession()
             let fields = try await SecretFields.json(from: request)
             let password = try fields.require("password")
-            let cost = try Self.cost(fields.text("purpose") ?? "vault")
+            let vault = context.store?.unlockedVault(of: session)
+            let cost = try Self.cost(fields.text("purpose") ?? "vault", vault: vault, directory: context.store?.directory)
             let assessment = try await Blocking.run { () -> PasswordAssessment in
                 defer { password.zeroize() }
                 return PasswordAssessment(password, cost: cost)
@@ -51,14 +52,23 @@ struct PasswordStrengthRoutes {
         }
     }
 
-    /// The key derivation a purpose's password protects.
-    static func cost(_ purpose: String) throws -> PasswordKDFCost {
+    /// The key derivation a purpose's password will protect: the open vault's own (its
+    /// password, folders and exports follow its suite), or, before a vault is open, what
+    /// a new vault in `directory` takes (its decoys' KDF, Argon2id in a directory made
+    /// with `--kdf argon2id`), so that the meter judges what the check will.
+    static func cost(_ purpose: String, vault: Vault?, directory: VaultDirectory?) throws -> PasswordKDFCost {
         switch purpose {
-        case "vault": .vault
-        case "folder": .folder
-        case "export": .export
+        case "vault": PasswordKDFCost(vault?.kdf ?? newVaultKDF(directory))
+        case "folder": vault.map { PasswordKDFCost($0.folderKDF) } ?? .folder
+        case "export": vault.map { PasswordKDFCost($0.exportKDF) } ?? .export
         default: throw APIError.badRequest("purpose is vault, folder or export")
         }
+    }
+
+    /// The KDF a vault created now in `directory` takes (PBKDF2's default when none reads).
+    static func newVaultKDF(_ directory: VaultDirectory?) -> KDFParameters {
+        guard let directory, let shared = try? directory.sharedKDF() else { return .vault }
+        return shared
     }
 
     /// Refuses `password` with 422 when it is weak against `cost` and `fields` lack
