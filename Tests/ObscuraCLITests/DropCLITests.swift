@@ -39,4 +39,31 @@ import Testing
         let refused = try cli.run(["drop", "--code", "DROPS-0000", file])
         #expect(refused.code != 0 && refused.stderr.contains("not a valid drop code"), "\(refused.stderr)")
     }
+
+    /// `drop --note`: a note dropped from a file (titled by --title) and one from standard
+    /// input (titled by its first line) become notes of the vault at its next unlock; a
+    /// file that is not UTF-8 text is refused before anything is dropped.
+    @Test func aNoteIsDroppedFromAFileAndFromStandardInput() throws {
+        let cli = try CLIRunner()
+        try cli.run(["init"])
+        #expect(try cli.run(["create", "--password-stdin", "--allow-weak-password"], stdin: "pw\n").code == 0)
+        let code = try cli.run(["drop", "code", "--password-stdin"], stdin: "pw\n").stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let file = cli.root + "/plan.md"
+        try Data("- call the farm\n- pick plums\n".utf8).write(to: URL(fileURLWithPath: file))
+        let fromFile = try cli.run(["drop", "--code", code, "--note", "--title", "Weekend plan", file])
+        #expect(fromFile.code == 0 && fromFile.stdout.contains("Dropped 1 note"), "\(fromFile.stdout)\(fromFile.stderr)")
+        let fromInput = try cli.run(["drop", "--code", code, "--note", "-"], stdin: "# Groceries\nmilk, bread\n")
+        #expect(fromInput.code == 0, "\(fromInput.stderr)")
+        let binary = cli.root + "/photo.md"
+        try Data([0xFF, 0xD8, 0xFF, 0x00]).write(to: URL(fileURLWithPath: binary))
+        let refused = try cli.run(["drop", "--code", code, "--note", binary])
+        #expect(refused.code != 0 && refused.stderr.contains("UTF-8"), "\(refused.stderr)")
+        #expect(try cli.run(["drop", "--code", code, "-"]).code != 0, "standard input only as a note")
+        #expect(try cli.files("inbox").count == 2)
+
+        let listed = try cli.run(["ls", "--kind", "note", "--password-stdin"], stdin: "pw\n")
+        #expect(listed.stdout.contains("Weekend plan") && listed.stdout.contains("Groceries"), "\(listed.stdout)\(listed.stderr)")
+        #expect(listed.stderr.contains("Took in 2 dropped files."), "\(listed.stderr)")
+        #expect(try cli.files("inbox").isEmpty)
+    }
 }

@@ -56,17 +56,19 @@ def test_a_drop_made_in_the_page_while_locked_reaches_its_vault_and_no_other(tmp
             # The page keeps the chosen file for a corrected code; this test chooses again.
             driver.execute_script("document.getElementById('drop-files').value = ''")
 
-            # The right code: the photo is sealed in the page and lands in the inbox.
+            # The right code: the photo and a note are sealed in the page and land in the inbox.
             drop_page(driver, srv, code)
             assert not shown(driver, "#drop-error")
             el(driver, "#drop-files").send_keys(str(PHOTO))
+            driver.execute_script("document.getElementById('drop-note').value = arguments[0]", "# Harvest\n\nfrom the page")
             el(driver, "#drop-send").click()
-            wait(driver, lambda: driver.execute_script(
-                "return document.querySelector('#drop-list li')?.dataset.state") in ("done", "failed"), 30, "the drop")
-            assert driver.execute_script("return document.querySelector('#drop-list li').dataset.state") == "done", \
-                text(driver, "#drop-list")
-            assert len(inbox(tmp_path)) == 1
-            assert inbox(tmp_path)[0].endswith(".data.enc")
+            states = "return [...document.querySelectorAll('#drop-list li')].map(li => li.dataset.state)"
+            wait(driver, lambda: len(driver.execute_script(states)) == 2 and "uploading" not in driver.execute_script(states),
+                 30, "the drops")
+            assert driver.execute_script(states) == ["done", "done"], text(driver, "#drop-list")
+            assert "Note: Harvest" in text(driver, "#drop-list")
+            assert len(inbox(tmp_path)) == 2
+            assert all(name.endswith(".data.enc") for name in inbox(tmp_path))
 
             # Vault A takes nothing in; vault B takes the photo.
             driver.get(srv.link)
@@ -74,13 +76,17 @@ def test_a_drop_made_in_the_page_while_locked_reaches_its_vault_and_no_other(tmp
             unlock(driver)
             wait(driver, lambda: item_count(driver) >= 0, UNLOCK_WAIT, "A's count")
             assert item_count(driver) == 0
-            assert len(inbox(tmp_path)) == 1, "A took B's drop"
+            assert len(inbox(tmp_path)) == 2, "A took B's drops"
             el(driver, "#lock-button").click()
             wait(driver, lambda: shown(driver, "#unlock-view"), 10, "the unlock page")
             unlock(driver, SECOND_PASSWORD)
-            wait(driver, lambda: item_count(driver) == 1, UNLOCK_WAIT, "the dropped photo in B")
-            assert "gradient.jpg" in driver.execute_script(
+            wait(driver, lambda: item_count(driver) == 2, UNLOCK_WAIT, "the dropped photo and note in B")
+            labels = driver.execute_script(
                 "return [...document.querySelectorAll('.tile .tile-open')].map(t => t.getAttribute('aria-label')).join()")
+            assert "gradient.jpg" in labels and "Harvest" in labels, labels
+            # The unlock says what it took in, once.
+            wait(driver, lambda: "Took in 2 dropped files" in driver.execute_script(
+                "return document.getElementById('toast').textContent"), 10, "the intake notice")
             assert inbox(tmp_path) == []
 
 

@@ -23,7 +23,8 @@ struct DropFilesCommand: ParsableCommand {
         discussion: """
             No password and no key are needed, and the vault may be in use: each file is \
             sealed to the code and left in the directory's inbox. Nothing there says which \
-            vault it is for.
+            vault it is for. With --note, each file (or standard input, -) is dropped as a \
+            note: Markdown text of at most 1 MiB, titled by --title or the file's name.
             """)
 
     @OptionGroup var global: GlobalOptions
@@ -31,11 +32,19 @@ struct DropFilesCommand: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("The vault's drop code (from 'obscura drop code').", valueName: "code"))
     var code: String
 
+    @Flag(name: .long, help: "Drop each file (or standard input, '-') as a note: UTF-8 Markdown text.")
+    var note = false
+
+    @Option(name: .long, help: ArgumentHelp("With --note: the note's title (default: the file's name, else its first line).", valueName: "title"))
+    var title: String?
+
     @Argument(help: "Files to add.")
     var files: [String]
 
     func validate() throws {
         guard !files.isEmpty else { throw ValidationError("Name at least one file to drop.") }
+        guard note || title == nil else { throw ValidationError("--title goes with --note.") }
+        guard !files.contains("-") || note else { throw ValidationError("Standard input ('-') is dropped only as a note (--note).") }
     }
 
     func run() throws {
@@ -52,12 +61,34 @@ struct DropFilesCommand: ParsableCommand {
         let inbox = DropInbox(vaultPath: path)
         for file in files {
             do {
-                try inbox.drop(file: file, to: dropCode)
+                if note {
+                    let (body, name) = try Self.noteText(file, title: title)
+                    try inbox.drop(bytes: body, name: name, kind: .note, to: dropCode)
+                } else {
+                    try inbox.drop(file: file, to: dropCode)
+                }
+            } catch let error as CLIError {
+                throw error
             } catch {
                 throw CLIError("could not drop \(file): \(error)")
             }
         }
-        print("Dropped \(files.count) file\(files.count == 1 ? "" : "s"); the vault takes \(files.count == 1 ? "it" : "them") in at its next unlock.")
+        let what = note ? "note" : "file"
+        print("Dropped \(files.count) \(what)\(files.count == 1 ? "" : "s"); the vault takes \(files.count == 1 ? "it" : "them") in at its next unlock.")
+    }
+
+    /// A note's body read from `file` (or standard input), checked as the vault will check
+    /// it (UTF-8, at most 1 MiB) so that a refusal comes now rather than at the unlock, and
+    /// its title: `title`, else the file's name without `.md`, else (standard input) the
+    /// body's first line, as the vault titles an untitled note.
+    static func noteText(_ file: String, title: String?) throws -> (body: [UInt8], name: String) {
+        let handle = file == "-" ? FileHandle.standardInput : FileHandle(forReadingAtPath: file)
+        guard let handle else { throw CLIError("cannot read \(file)") }
+        let body = Array(try handle.read(upToCount: NoteFormat.maximumBodySize + 1) ?? Data())
+        guard body.count <= NoteFormat.maximumBodySize else { throw CLIError("\(file): \(NoteError.bodyTooLarge(body.count))") }
+        guard let text = String(validating: body, as: UTF8.self) else { throw CLIError("\(file): \(NoteError.notText)") }
+        let stem = file == "-" ? "" : ((file as NSString).lastPathComponent as NSString).deletingPathExtension
+        return (body, NoteFormat.title(title ?? stem, body: text))
     }
 }
 

@@ -27,6 +27,9 @@ const INNER_KEY_LABEL = enc.encode('obscura media v2 inner key');
 // §10.4: the envelope.
 const ENVELOPE_VERSION = 1;
 const KIND_FILE = 1;
+const KIND_NOTE = 2;
+// A note's largest body (docs/FORMAT.md §3.3 "Notes"): the vault refuses a larger one.
+const MAX_NOTE_BYTES = 1 << 20;
 const MAX_NAME_BYTES = 255;
 // The largest file this page seals: the blob is held whole in memory before it is posted,
 // and the server takes no more (DropRoutes.defaultContentLimit).
@@ -107,7 +110,7 @@ function envelopeName(name) {
  * Seals `file` to `publicKey` (§10.2-§10.4) and returns the blob, chunk by chunk so that
  * the plaintext is read 256 KiB at a time. `progress` gets the fraction sealed.
  */
-export async function sealDrop(publicKey, file, progress = () => {}) {
+export async function sealDrop(publicKey, file, progress = () => {}, kind = KIND_FILE) {
   const ephemeral = await crypto.subtle.generateKey({ name: 'X25519' }, true, ['deriveBits']);
   const encapsulated = new Uint8Array(await crypto.subtle.exportKey('raw', ephemeral.publicKey));
   const recipient = await crypto.subtle.importKey('raw', publicKey, { name: 'X25519' }, false, []);
@@ -117,7 +120,7 @@ export async function sealDrop(publicKey, file, progress = () => {}) {
   const salt = encapsulated.slice();
   salt[31] |= crypto.getRandomValues(new Uint8Array(1))[0] & 0x80;
   const name = envelopeName(file.name);
-  const envelope = concat([ENVELOPE_VERSION, KIND_FILE], u16(name.length), name);
+  const envelope = concat([ENVELOPE_VERSION, kind], u16(name.length), name);
   const total = envelope.length + file.size;
   const header = concat(MAGIC, u16(2), u16(0), u32(CHUNK_SIZE), u64(total), salt);
   const inner = await expand(await hmac(salt, root), INNER_KEY_LABEL, 32);
@@ -166,7 +169,7 @@ function formatSize(bytes) {
 }
 
 /** A row of the list for one file, with a bar and a message. */
-function row(file) {
+function row(file, label = file.name) {
   const li = document.createElement('li');
   li.className = 'upload-row';
   li.dataset.state = 'uploading';
@@ -175,7 +178,7 @@ function row(file) {
   status.setAttribute('aria-hidden', 'true');
   const name = document.createElement('span');
   name.className = 'upload-name';
-  name.textContent = file.name;
+  name.textContent = label;
   const meta = document.createElement('span');
   meta.className = 'upload-meta';
   meta.textContent = formatSize(file.size);
@@ -213,16 +216,24 @@ async function dropFiles(event) {
   const publicKey = await decodeDropCode($('drop-code').value);
   if (!publicKey) { showError('This is not a valid drop code. Check it against the one the vault shows.'); $('drop-code').focus(); return; }
   if (!window.isSecureContext || !crypto.subtle) { showError('This page needs a secure context (https or localhost) to encrypt.'); return; }
-  const files = [...$('drop-files').files];
-  if (!files.length) { showError('Choose one or more files to drop.'); $('drop-files').focus(); return; }
+  const files = [...$('drop-files').files].map((file) => ({ file, label: file.name, kind: KIND_FILE }));
+  const text = $('drop-note').value;
+  if (text.trim()) {
+    // A note goes with no name: the vault titles it by its first line of text.
+    const firstLine = text.split('\n').find((line) => line.trim()) || '';
+    files.push({ file: new File([text], '', { type: 'text/markdown' }), label: 'Note: ' + firstLine.replace(/^#+\s*/, '').trim(), kind: KIND_NOTE });
+  }
+  if (!files.length) { showError('Choose one or more files to drop, or write a note.'); $('drop-files').focus(); return; }
   const send = $('drop-send');
   send.disabled = true;
-  for (const file of files) {
-    const r = row(file);
+  for (const { file, label, kind } of files) {
+    const r = row(file, label);
     if (file.size > MAX_FILE_SIZE) { r.failed('The file is larger than 1 GiB, the most this page drops.'); continue; }
+    if (kind === KIND_NOTE && file.size > MAX_NOTE_BYTES) { r.failed('The note is longer than 1 MiB, the most a note holds.'); continue; }
     try {
       r.status('Encrypting…');
-      const blob = await sealDrop(publicKey, file, (f) => r.progress(f / 2));
+      const blob = await sealDrop(publicKey, file, (f) => r.progress(f / 2), kind);
+      if (kind === KIND_NOTE) $('drop-note').value = '';
       r.status('Sending…');
       await post(blob, (f) => r.progress(0.5 + f / 2));
       r.done();
