@@ -35,12 +35,37 @@ enum NoteEditor {
         return "vi"
     }
 
-    /// For vi, vim and nvim: no swap file, no viminfo/shada, no backup or undo file, each
-    /// of which would write the note's text to disk.
-    static func extraArguments(for editor: String) -> [String] {
-        let program = editor.split(separator: " ").first.map { String($0.split(separator: "/").last ?? "") } ?? ""
-        guard ["vi", "vim", "nvim", "view"].contains(program) else { return [] }
+    /// For Vim and Neovim: no swap file, no viminfo/shada, no backup or undo file, each
+    /// of which would write the note's text to disk (a swap file for `/dev/fd/N` lands in
+    /// `~/tmp` or `/var/tmp`, since `/dev/fd` takes none).
+    static func extraArguments(for editor: String, path: String? = ProcessInfo.processInfo.environment["PATH"]) -> [String] {
+        guard isVim(programName(of: editor, path: path)) else { return [] }
         return ["-n", "-i", "NONE", "--cmd", "set nobackup nowritebackup noundofile"]
+    }
+
+    /// Whether `name`, a program's real file name, is Vim's or Neovim's (Debian installs
+    /// Vim as `vim.basic`, `vim.tiny`, `vim.gtk3`...).
+    static func isVim(_ name: String) -> Bool {
+        ["vi", "vim", "nvim", "view", "vimdiff", "gvim", "rvim"].contains(name) || name.hasPrefix("vim.")
+    }
+
+    /// The real file name of the program `editor` runs: past `env`, its options and any
+    /// `NAME=value` words, found on PATH and followed through links, so that Debian's
+    /// `editor` and `vi` (alternatives) are known by what they are.
+    static func programName(of editor: String, path: String? = ProcessInfo.processInfo.environment["PATH"]) -> String {
+        var words = editor.split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init)
+        if let first = words.first, (first as NSString).lastPathComponent == "env" {
+            words = Array(words.dropFirst().drop { $0.hasPrefix("-") })
+        }
+        guard let word = words.drop(while: { $0.contains("=") }).first else { return "" }
+        var file = word
+        if !word.contains("/") {
+            let directories = (path ?? "/usr/bin:/bin").split(separator: ":").map(String.init)
+            file = directories.map { $0 + "/" + word }.first { access($0, X_OK) == 0 } ?? word
+        }
+        guard let resolved = realpath(file, nil) else { return (word as NSString).lastPathComponent }
+        defer { free(resolved) }
+        return (String(cString: resolved) as NSString).lastPathComponent
     }
 
     /// Runs `arguments` with this process's descriptors (the in-memory file's among them)

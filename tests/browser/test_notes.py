@@ -13,8 +13,8 @@ from selenium.webdriver.common.by import By
 from conftest import FIXTURES, OBSCURA_BIN, chromium, serving, shoot
 from selenium.webdriver.common.keys import Keys
 
-from test_gallery import (PASSWORD, close_uploads, create_first_vault, el, item_count, search_for, select_tile, shown, text,
-                          tiles, type_into, wait)
+from test_gallery import (PASSWORD, close_uploads, create_first_vault, el, item_count, press, search_for, select_tile, shown,
+                          text, tiles, type_into, wait)
 
 BODY = """# Harvest day
 
@@ -195,6 +195,28 @@ def test_a_note_of_one_view_is_shown_once_and_gone_when_closed(page):
     page.find_element(By.CSS_SELECTOR, "#note-dialog [data-close]").click()
     status = f"return fetch('/api/items/{identifier}', {{credentials: 'same-origin'}}).then(r => r.status)"
     wait(page, lambda: page.execute_script(status) in (404, 410), 10, "the note deleted once closed")
+
+
+def test_the_viewer_steps_over_notes(page):
+    """Notes open in their own view: ← and → in the photo viewer pass over them (it showed
+    a note as a generic file). Here the notes are newer than the one photo, so ← from the
+    photo finds no photo before it and stays."""
+    page.execute_script("location.hash = ''")
+    wait(page, lambda: page.execute_script("return document.querySelectorAll(\".tile[data-kind='note']\").length") > 0, 10,
+         "the notes' tiles")
+    indexes = page.execute_script(
+        "const of = (kind) => [...document.querySelectorAll(`.tile[data-kind='${kind}'] .tile-open`)].map(b => Number(b.dataset.index));"
+        "return { photos: of('photo'), notes: of('note') };")
+    assert len(indexes["photos"]) == 1 and min(indexes["notes"]) < indexes["photos"][0], indexes
+    page.execute_script("document.querySelector(`.tile-open[data-index='${arguments[0]}']`).click()", indexes["photos"][0])
+    wait(page, lambda: shown(page, "#viewer"), 5, "the viewer")
+    name = text(page, "#viewer-name")
+    press(page, Keys.ARROW_LEFT)
+    page.execute_script("return new Promise((done) => setTimeout(done, 800))")
+    assert text(page, "#viewer-name") == name
+    assert page.execute_script("return document.getElementById('viewer').dataset.kind") == "photo"
+    press(page, Keys.ESCAPE)
+    wait(page, lambda: not shown(page, "#viewer"), 5, "the viewer closed")
 
 
 def test_a_hostile_note_renders_in_one_pass(page):

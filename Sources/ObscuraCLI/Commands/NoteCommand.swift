@@ -14,7 +14,8 @@ struct NoteCommand: ParsableCommand {
             standard input, the body is typed in $EDITOR (else $VISUAL, else vi), given an \
             in-memory file as /dev/fd/N: the text is never written to disk by obscura. The \
             editor's own swap, backup and undo files are the editor's: obscura turns them \
-            off for vi, vim and nvim; for another editor, turn them off yourself.
+            off for Vim and Neovim (however EDITOR names them: vi, editor, env vim...); \
+            for another editor, turn them off yourself.
             """,
         subcommands: [Add.self, Edit.self, Cat.self, Attach.self, Detach.self])
 

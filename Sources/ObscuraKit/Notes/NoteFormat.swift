@@ -18,6 +18,15 @@ public enum NoteFormat {
     /// The title of a note that has none and whose body has no line of text.
     public static let untitled = "Untitled note"
 
+    /// The extension a note's file takes when it leaves the vault as a file (a download,
+    /// a ZIP entry): its body is Markdown, and its title alone would open as nothing.
+    public static let fileExtension = "md"
+
+    /// The name of a note's file: its title, with ``fileExtension`` unless it ends so.
+    public static func fileName(_ title: String) -> String {
+        title.lowercased().hasSuffix("." + fileExtension) ? title : title + "." + fileExtension
+    }
+
     /// The title a note is stored under: `title` trimmed when it has text, else the first
     /// line of text of `body` without its Markdown heading marks, at most
     /// ``maximumTitleSize`` bytes, control characters dropped.

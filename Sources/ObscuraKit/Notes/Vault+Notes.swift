@@ -114,7 +114,7 @@ extension Vault {
         return row
     }
 
-    /// Seals a body into the pool's original `mediaId` (chunked, padded like any original:
+    /// Seals a body into the pool's original `mediaId` (a version 2 chunked file like any original:
     /// docs/FORMAT.md §6.6); returns its SHA-256.
     private func sealBody(_ bytes: [UInt8], mediaId: String, folderId: String?) throws -> [UInt8] {
         try bytes.withUnsafeBytes { raw in

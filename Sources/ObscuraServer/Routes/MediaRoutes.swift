@@ -147,7 +147,7 @@ struct MediaRoutes {
             .eTag: etag,
         ]
         if downloadable && request.uri.queryParameters["download"] == "1" {
-            headers[.contentDisposition] = contentDisposition(filename: item.name)
+            headers[.contentDisposition] = contentDisposition(filename: item.fileName)
         }
         var range = ByteRange.resolve(request.headers[.range], size: size)
         // If-Range: a range of a representation the client no longer holds is useless;

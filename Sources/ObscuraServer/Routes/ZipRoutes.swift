@@ -36,7 +36,7 @@ struct ZipRoutes {
             let items = try await Blocking.run { try Self.items(form.ids, in: vault) }
             var names = ZipEntryNames()
             let entries = items.map { item in
-                ZipEntry(name: names.unique(item.name), size: UInt64(clamping: item.size),
+                ZipEntry(name: names.unique(item.fileName), size: UInt64(clamping: item.size),
                          modified: Date(timeIntervalSince1970: item.takenAt ?? item.importedAt))
             }
             let timeZone = TimeZone.current

@@ -38,6 +38,12 @@ import Testing
             #expect(found?.compactMap { $0["id"] as? String } == [id])
             let detached = try await browser.send(.post, "/api/notes/\(id)/detach", json: ["ids": [photo]]).json()
             #expect((detached["attachments"] as? [Any])?.isEmpty == true)
+
+            // Downloaded, the note is a Markdown file: its title with .md.
+            let download = try await browser.send(.get, "/api/items/\(id)/original?download=1")
+            #expect(download.status == .ok)
+            #expect(download.headers[.contentDisposition]?.contains("filename=\"Fruit.md\"") == true,
+                    "\(download.headers[.contentDisposition] ?? "none")")
         }
     }
 }

@@ -112,11 +112,17 @@ export class Viewer {
   }
 
   async step(delta) {
-    const next = this.index + delta;
-    if (next < 0) return;
-    if (next >= this.catalog.items.length) {
-      await this.catalog.ensure(next);
-      if (next >= this.catalog.items.length) return;
+    // Notes open in their own view, never here: the step passes over them to the next
+    // photo or video, and stays put when there is none that way.
+    let next = this.index + delta;
+    for (;;) {
+      if (next < 0) return;
+      if (next >= this.catalog.items.length) {
+        await this.catalog.ensure(next);
+        if (next >= this.catalog.items.length) return;
+      }
+      if (this.catalog.items[next].kind !== 'note') break;
+      next += delta;
     }
     this.show(next);
   }
