@@ -12,9 +12,14 @@ enum NoteEditor {
     /// - Throws: ``CLIError`` when the editor cannot start or exits with a failure;
     ///   ``NoteError/noMemoryFile(_:)`` where there is no in-memory file.
     static func edit(_ text: String) throws -> String? {
+        let editor = editorCommand()
+        // vi by default, with no terminal to draw on (a pipe, a script): it could only fail
+        // noisily, so the text is asked for another way.
+        if editor == defaultEditor && isatty(STDIN_FILENO) == 0 {
+            throw CLIError("no terminal for an editor: give the note's text as FILE, or - for standard input (or set EDITOR)")
+        }
         let file = try InMemoryFile(name: "obscura-note")
         try file.write(Array(text.utf8))
-        let editor = editorCommand()
         // As git runs its editor: through the shell, so that EDITOR may hold arguments.
         let script = editor + " \"$@\""
         var arguments = ["/bin/sh", "-c", script, "sh"] + extraArguments(for: editor) + [file.childPath]
@@ -26,13 +31,16 @@ enum NoteEditor {
         return edited.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty ? nil : edited
     }
 
+    /// The editor when neither EDITOR nor VISUAL names one.
+    static let defaultEditor = "vi"
+
     /// $EDITOR, else $VISUAL, else vi.
     static func editorCommand() -> String {
         let environment = ProcessInfo.processInfo.environment
         for name in ["EDITOR", "VISUAL"] {
             if let value = environment[name], !value.trimmingCharacters(in: .whitespaces).isEmpty { return value }
         }
-        return "vi"
+        return defaultEditor
     }
 
     /// For Vim and Neovim: no swap file, no viminfo/shada, no backup or undo file, each

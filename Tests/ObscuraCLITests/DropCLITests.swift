@@ -63,7 +63,25 @@ import Testing
 
         let listed = try cli.run(["ls", "--kind", "note", "--password-stdin"], stdin: "pw\n")
         #expect(listed.stdout.contains("Weekend plan") && listed.stdout.contains("Groceries"), "\(listed.stdout)\(listed.stderr)")
-        #expect(listed.stderr.contains("Took in 2 dropped files."), "\(listed.stderr)")
+        #expect(listed.stderr.contains("Took in 2 dropped notes."), "\(listed.stderr)")
         #expect(try cli.files("inbox").isEmpty)
+    }
+
+    /// Every file is looked at before any is dropped (a new user's findings): a directory
+    /// or an empty file among them is refused with why, and nothing is dropped.
+    @Test func aDirectoryOrAnEmptyFileIsRefusedBeforeAnythingIsDropped() throws {
+        let cli = try CLIRunner()
+        try cli.run(["init"])
+        #expect(try cli.run(["create", "--password-stdin", "--allow-weak-password"], stdin: "pw\n").code == 0)
+        let code = try cli.run(["drop", "code", "--password-stdin"], stdin: "pw\n").stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let good = cli.root + "/good.txt", empty = cli.root + "/empty.txt", folder = cli.root + "/media"
+        try Data("x".utf8).write(to: URL(fileURLWithPath: good))
+        try Data().write(to: URL(fileURLWithPath: empty))
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let directory = try cli.run(["drop", "--code", code, good, folder])
+        #expect(directory.code != 0 && directory.stderr.contains("it is a directory"), "\(directory.stderr)")
+        let nothing = try cli.run(["drop", "--code", code, good, empty])
+        #expect(nothing.code != 0 && nothing.stderr.contains("the file is empty"), "\(nothing.stderr)")
+        #expect(((try? cli.files("inbox")) ?? []).isEmpty, "nothing dropped")
     }
 }

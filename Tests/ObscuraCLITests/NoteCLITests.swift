@@ -75,4 +75,20 @@ import Testing
         let attached = try cli.run(["note", "attach", "--password-stdin", id, fileId], stdin: "pw\n")
         #expect(attached.code == 0 && attached.stdout == "Attached 1 item.\n", "\(attached.stderr)")
     }
+
+    /// A new user's findings: `note show` is `note cat`; `--title` alone renames without
+    /// an editor; with no EDITOR and no terminal, vi is not started to fail noisily.
+    @Test func aNoteIsShownRenamedAndNeverGivenToViWithoutATerminal() throws {
+        let cli = try CLIRunner()
+        try cli.initializeQuickly(password: "pw")
+        let id = try cli.run(["note", "add", "--password-stdin", "-"], stdin: "pw\n# Plums\nripe\n").stdout
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(try cli.run(["note", "show", "--password-stdin", id], stdin: "pw\n").stdout == "# Plums\nripe\n")
+        let renamed = try cli.run(["note", "edit", "--password-stdin", "--title", "Damsons", id], stdin: "pw\n",
+                                  environment: ["EDITOR": "false"])
+        #expect(renamed.code == 0 && renamed.stdout.contains("Damsons"), "no editor runs: \(renamed.stdout)\(renamed.stderr)")
+        #expect(try cli.run(["note", "cat", "--password-stdin", id], stdin: "pw\n").stdout == "# Plums\nripe\n")
+        let noTerminal = try cli.run(["note", "edit", "--password-stdin", id], stdin: "pw\n", environment: ["EDITOR": "", "VISUAL": ""])
+        #expect(noTerminal.code != 0 && noTerminal.stderr.contains("no terminal for an editor"), "\(noTerminal.stderr)")
+    }
 }

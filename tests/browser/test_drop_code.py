@@ -44,6 +44,8 @@ def test_settings_show_the_vaults_drop_code_its_link_and_a_qr_code_of_it(tmp_pat
         assert link == f"{server.url}/drop#{code}"
         words = " ".join(text(driver, "#settings-dialog").split())
         assert "without the password" in words and "which vault it belongs to" in words
+        # The test's server listens on 127.0.0.1: a phone that scans the code gets nothing.
+        assert shown(driver, "#drop-link-local") and "only on this computer" in text(driver, "#drop-link-local")
 
         qr = el(driver, "#drop-qr")
         driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", qr)

@@ -67,6 +67,7 @@ def test_a_drop_made_in_the_page_while_locked_reaches_its_vault_and_no_other(tmp
                  30, "the drops")
             assert driver.execute_script(states) == ["done", "done"], text(driver, "#drop-list")
             assert "Note: Harvest" in text(driver, "#drop-list")
+            assert text(driver, "#drop-status").startswith("2 of 2 dropped"), text(driver, "#drop-status")
             assert len(inbox(tmp_path)) == 2
             assert all(name.endswith(".data.enc") for name in inbox(tmp_path))
 
@@ -85,7 +86,7 @@ def test_a_drop_made_in_the_page_while_locked_reaches_its_vault_and_no_other(tmp
                 "return [...document.querySelectorAll('.tile .tile-open')].map(t => t.getAttribute('aria-label')).join()")
             assert "gradient.jpg" in labels and "Harvest" in labels, labels
             # The unlock says what it took in, once.
-            wait(driver, lambda: "Took in 2 dropped files" in driver.execute_script(
+            wait(driver, lambda: "Took in 1 dropped file and 1 dropped note" in driver.execute_script(
                 "return document.getElementById('toast').textContent"), 10, "the intake notice")
             assert inbox(tmp_path) == []
 

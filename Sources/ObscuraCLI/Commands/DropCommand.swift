@@ -59,6 +59,11 @@ struct DropFilesCommand: ParsableCommand {
             throw CLIError("\(path) is not a vault directory")
         }
         let inbox = DropInbox(vaultPath: path)
+        // Every file is looked at before any is dropped: a directory, an empty or an
+        // unreadable file would otherwise stop the command half-way, or be refused only
+        // at the vault's next unlock.
+        if !note { try files.forEach(Self.check) }
+        var dropped = 0
         for file in files {
             do {
                 if note {
@@ -67,14 +72,25 @@ struct DropFilesCommand: ParsableCommand {
                 } else {
                     try inbox.drop(file: file, to: dropCode)
                 }
-            } catch let error as CLIError {
-                throw error
             } catch {
-                throw CLIError("could not drop \(file): \(error)")
+                let done = dropped == 0 ? "" : " (\(dropped) of \(files.count) dropped before it)"
+                if let error = error as? CLIError { throw CLIError(error.description + done) }
+                throw CLIError("could not drop \(file): \(error)" + done)
             }
+            dropped += 1
         }
         let what = note ? "note" : "file"
         print("Dropped \(files.count) \(what)\(files.count == 1 ? "" : "s"); the vault takes \(files.count == 1 ? "it" : "them") in at its next unlock.")
+    }
+
+    /// Refuses `file` unless it is a readable, non-empty regular file.
+    static func check(_ file: String) throws {
+        var st = stat()
+        guard stat(file, &st) == 0 else { throw CLIError("cannot drop \(file): \(String(cString: strerror(errno)))") }
+        guard (st.st_mode & S_IFMT) != S_IFDIR else { throw CLIError("cannot drop \(file): it is a directory; name its files") }
+        guard (st.st_mode & S_IFMT) == S_IFREG else { throw CLIError("cannot drop \(file): not a regular file") }
+        guard st.st_size > 0 else { throw CLIError("cannot drop \(file): the file is empty") }
+        guard access(file, R_OK) == 0 else { throw CLIError("cannot drop \(file): \(String(cString: strerror(errno)))") }
     }
 
     /// A note's body read from `file` (or standard input), checked as the vault will check

@@ -47,7 +47,7 @@ struct NoteCommand: ParsableCommand {
 
     struct Edit: ParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "edit", abstract: "Edit a note in $EDITOR (or replace its body from FILE or -).")
+            commandName: "edit", abstract: "Edit a note in $EDITOR (or replace its body from FILE or -; --title alone renames it).")
 
         @OptionGroup var global: GlobalOptions
         @OptionGroup var passwords: PasswordOptions
@@ -69,6 +69,9 @@ struct NoteCommand: ParsableCommand {
             let body: String
             if let file {
                 body = try NoteCommand.read(file)
+            } else if title != nil {
+                // A new title and no new text: a rename, with no editor.
+                body = old
             } else {
                 guard let edited = try NoteEditor.edit(old) else { throw CLIError("note not changed: the editor left it empty") }
                 body = edited
@@ -80,7 +83,7 @@ struct NoteCommand: ParsableCommand {
     }
 
     struct Cat: ParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "cat", abstract: "Print a note's Markdown body.")
+        static let configuration = CommandConfiguration(commandName: "cat", abstract: "Print a note's Markdown body.", aliases: ["show"])
 
         @OptionGroup var global: GlobalOptions
         @OptionGroup var passwords: PasswordOptions

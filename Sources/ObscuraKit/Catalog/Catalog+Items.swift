@@ -53,16 +53,20 @@ extension Catalog {
     /// folders, for duplicate detection (docs/FORMAT.md §6.7): the caller keeps those the
     /// session can open. A trashed item is no duplicate: a file imported again after a
     /// delete is added, as the person expects.
-    func items(withContentHashes values: [Data]) throws -> [(folderId: String?, hash: Data)] {
+    ///
+    /// Notes and files are apart: a file is no duplicate of a note whose body has its
+    /// bytes, nor a note of a file (`notes` says which side is asked about).
+    func items(withContentHashes values: [Data], notes: Bool = false) throws -> [(folderId: String?, hash: Data)] {
         guard !values.isEmpty else { return [] }
         let marks = Array(repeating: "?", count: values.count).joined(separator: ", ")
+        let kind = notes ? "kind = 'note'" : "kind <> 'note'"
         return try read { db in
             // item_by_hash and item_by_companion_hash answer this without reading the other
             // rows. A Live Photo's motion is a file the vault holds too.
             try Row.fetchAll(db, sql: """
-                SELECT folderId, contentHash AS hash FROM item WHERE contentHash IN (\(marks)) AND deletedAt IS NULL
+                SELECT folderId, contentHash AS hash FROM item WHERE contentHash IN (\(marks)) AND deletedAt IS NULL AND \(kind)
                 UNION ALL
-                SELECT folderId, companionHash FROM item WHERE companionHash IN (\(marks)) AND deletedAt IS NULL
+                SELECT folderId, companionHash FROM item WHERE companionHash IN (\(marks)) AND deletedAt IS NULL AND \(kind)
                 """, arguments: StatementArguments(values + values))
                 .map { ($0["folderId"], $0["hash"]) }
         }

@@ -5,6 +5,8 @@ import ObscuraCrypto
 public struct DropIntake: Sendable, Equatable {
     /// Drops imported (or joined to an item as its second original) and removed.
     public var taken = 0
+    /// Of ``taken``, the notes.
+    public var notes = 0
     /// Drops whose content the vault already held; removed.
     public var duplicates = 0
     /// Drops the importer refused, whose envelope is malformed, or whose later chunks fail
@@ -19,19 +21,23 @@ public struct DropIntake: Sendable, Equatable {
     /// a drop that was refused must not vanish unannounced.
     public var summary: String? {
         var parts = [String]()
-        if taken > 0 { parts.append("Took in \(taken) dropped file\(taken == 1 ? "" : "s").") }
+        let files = taken - notes
+        let took = [files > 0 ? "\(files) dropped file\(files == 1 ? "" : "s")" : nil,
+                    notes > 0 ? "\(notes) dropped note\(notes == 1 ? "" : "s")" : nil].compactMap { $0 }
+        if !took.isEmpty { parts.append("Took in " + took.joined(separator: " and ") + ".") }
         if duplicates > 0 { parts.append("\(duplicates) dropped file\(duplicates == 1 ? " was" : "s were") already in the vault.") }
         if !failed.isEmpty {
             parts.append("\(failed.count) drop\(failed.count == 1 ? "" : "s") could not be taken in and \(failed.count == 1 ? "was" : "were") removed: "
-                         + failed.joined(separator: "; ") + ".")
+                         + failed.map { $0.hasSuffix(".") ? String($0.dropLast()) : $0 }.joined(separator: "; ") + ".")
         }
         if waiting > 0 { parts.append("\(waiting) drop\(waiting == 1 ? " waits" : "s wait") in the inbox for the next unlock.") }
         return parts.isEmpty ? nil : parts.joined(separator: " ")
     }
 
     /// An intake of these counts.
-    public init(taken: Int = 0, duplicates: Int = 0, failed: [String] = [], waiting: Int = 0) {
+    public init(taken: Int = 0, notes: Int = 0, duplicates: Int = 0, failed: [String] = [], waiting: Int = 0) {
         self.taken = taken
+        self.notes = notes
         self.duplicates = duplicates
         self.failed = failed
         self.waiting = waiting
@@ -222,9 +228,10 @@ extension Vault {
             return
         }
         let hash = try contentHash(sha256: SHA256Digest.hash(bytes), folderId: nil)
-        if try catalog.items(withContentHashes: [hash]).isEmpty {
+        if try catalog.items(withContentHashes: [hash], notes: true).isEmpty {
             try addNote(title: envelope.name, body: body)
             intake.taken += 1
+            intake.notes += 1
         } else {
             intake.duplicates += 1
         }

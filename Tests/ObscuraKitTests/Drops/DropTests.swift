@@ -124,7 +124,8 @@ import Testing
         try inbox.drop(bytes: Array("# Hello\n\nfrom the drop".utf8), name: "Greeting", kind: .note, to: code)
         try inbox.drop(bytes: Array("not an image".utf8), name: "x.txt", to: code)
         let intake = try vault.takeDrops()
-        #expect(intake == DropIntake(taken: 2))
+        #expect(intake == DropIntake(taken: 2, notes: 1))
+        #expect(intake.summary == "Took in 1 dropped file and 1 dropped note.")
         #expect(inbox.blobNames().isEmpty)
         let notes = try vault.items().map(\.record).filter { $0.kind == .note }
         #expect(notes.map(\.name) == ["Greeting"])
@@ -136,6 +137,7 @@ import Testing
         #expect(again.duplicates == 1 && again.taken == 0)
         #expect(again.failed.count == 1 && again.failed[0].hasPrefix("binary: "), "\(again.failed)")
         #expect(again.summary?.contains("could not be taken in") == true)
+        #expect(again.summary?.contains("..") == false, "no double full stop: \(again.summary ?? "")")
         #expect(inbox.blobNames().isEmpty)
         #expect(try vault.items().filter { $0.record.kind == .note }.count == 1)
     }
@@ -217,5 +219,22 @@ import Testing
         #expect(ImportFailure("empty", detail: "empty file").isRefusal)
         #expect(!ImportFailure(StorageError.io("/pool/x", ENOSPC)).isRefusal)
         #expect(!ImportFailure(ImagingError.toolMissing("ffmpeg")).isRefusal)
+    }
+
+    /// Notes and files are apart in duplicate detection: a file whose bytes are a note's
+    /// body is added, and a note whose body is a file's bytes too (a new user's finding:
+    /// `add` skipped such a file as "already in the vault").
+    @Test func aFileIsNoDuplicateOfANoteNorANoteOfAFile() throws {
+        let root = try TestRoot()
+        let vault = try root.newVault()
+        try vault.addNote(title: "Greeting", body: "hello")
+        let inbox = DropInbox(vaultPath: root.vaultPath)
+        let code = try vault.dropCode()
+        try inbox.drop(bytes: Array("hello".utf8), name: "hello.txt", to: code)
+        try inbox.drop(bytes: Array("bonjour".utf8), name: "bonjour.txt", to: code)
+        #expect(try vault.takeDrops() == DropIntake(taken: 2))
+        try inbox.drop(bytes: Array("bonjour".utf8), name: "Salut", kind: .note, to: code)
+        #expect(try vault.takeDrops() == DropIntake(taken: 1, notes: 1))
+        #expect(try vault.items().count == 4)
     }
 }

@@ -52,7 +52,7 @@ import Testing
             let unlocked = try await browser.send(.post, "/api/unlock", json: ["password": password])
             #expect(unlocked.status == .ok)
             let said = try #require(try unlocked.json()["drops"] as? String)
-            #expect(said.contains("Took in 1 dropped file") && said.contains("Not text:"), "\(said)")
+            #expect(said.contains("Took in 1 dropped note.") && said.contains("Not text:"), "\(said)")
             #expect(try unlocked.json()["dropsRefused"] as? Int == 1)
         }
     }

@@ -55,13 +55,13 @@ export function confirmAction({ title, text, action }) {
 let toastTimer = 0;
 
 /** A short message at the bottom of the screen. */
-export function toast(message, kind = 'info') {
+export function toast(message, kind = 'info', shownFor = kind === 'error' ? 6000 : 3500) {
   const element = $('toast');
   element.textContent = message;
   element.dataset.kind = kind;
   element.hidden = false;
   clearTimeout(toastTimer);
-  toastTimer = setTimeout(() => { element.hidden = true; }, kind === 'error' ? 6000 : 3500);
+  toastTimer = setTimeout(() => { element.hidden = true; }, shownFor);
 }
 
 /** Puts a button into its busy state (label swapped, disabled) while `work` runs. */

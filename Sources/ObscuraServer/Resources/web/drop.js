@@ -226,8 +226,13 @@ async function dropFiles(event) {
   if (!files.length) { showError('Choose one or more files to drop, or write a note.'); $('drop-files').focus(); return; }
   const send = $('drop-send');
   send.disabled = true;
+  $('drop-status').textContent = '';
+  let dropped = 0;
   for (const { file, label, kind } of files) {
     const r = row(file, label);
+    // The rows are below the button: keep the one at work in sight.
+    r.element.scrollIntoView({ block: 'nearest' });
+    if (file.size === 0 && kind === KIND_FILE) { r.failed('The file is empty.'); continue; }
     if (file.size > MAX_FILE_SIZE) { r.failed('The file is larger than 1 GiB, the most this page drops.'); continue; }
     if (kind === KIND_NOTE && file.size > MAX_NOTE_BYTES) { r.failed('The note is longer than 1 MiB, the most a note holds.'); continue; }
     try {
@@ -237,6 +242,7 @@ async function dropFiles(event) {
       r.status('Sending…');
       await post(blob, (f) => r.progress(0.5 + f / 2));
       r.done();
+      dropped += 1;
     } catch (error) {
       r.failed(error.name === 'NotSupportedError'
         ? 'This browser cannot encrypt drops (it lacks X25519 in WebCrypto).'
@@ -245,6 +251,8 @@ async function dropFiles(event) {
   }
   send.disabled = false;
   $('drop-files').value = '';
+  $('drop-status').textContent = `${dropped} of ${files.length} dropped` +
+    (dropped ? '; the vault takes them in at its next unlock.' : '.');
 }
 
 /** Fills the field from the fragment: at load, and when a new link changes only the fragment. */

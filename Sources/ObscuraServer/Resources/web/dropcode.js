@@ -25,6 +25,8 @@ export class DropCodePanel {
       $('drop-code').textContent = answer.code;
       $('drop-link').textContent = link;
       $('drop-qr').replaceChildren(qrSVG(link));
+      // A loopback link opens nothing on a phone that scans it: say so.
+      $('drop-link-local').hidden = !['127.0.0.1', 'localhost', '[::1]'].includes(window.location.hostname);
       $('drop-code-body').hidden = false;
     } catch (failure) {
       showError($('drop-code-error'), failure.message);

@@ -113,7 +113,8 @@ export function createUnlockPage({ onUnlocked }) {
       updateButton();
       onUnlocked();
       // What the unlock took in from the drop inbox, refusals included: said once.
-      if (answer?.drops) toast(answer.drops, answer.dropsRefused ? 'error' : 'info');
+      // Long enough to read a refusal's reasons.
+      if (answer?.drops) toast(answer.drops, answer.dropsRefused ? 'error' : 'info', answer.dropsRefused ? 15000 : 8000);
       return;
     } catch (failure) {
       submit.classList.remove('busy');
