@@ -15,4 +15,28 @@ extension SecureBytes {
         }
         return text
     }
+
+    /// The bytes that `digits` (ASCII lower-case hex, two a byte) write, decoded straight
+    /// into zeroing memory: ``lowercaseHex()`` read back. Nil for an odd count or any other
+    /// character, upper-case digits included.
+    public convenience init?(lowercaseHex digits: UnsafeRawBufferPointer) {
+        guard digits.count % 2 == 0 else { return nil }
+        self.init(count: digits.count / 2)
+        let valid = withUnsafeMutableBytes { out -> Bool in
+            for i in 0..<out.count {
+                guard let high = Self.digitValue(digits[2 * i]), let low = Self.digitValue(digits[2 * i + 1]) else { return false }
+                out[i] = high << 4 | low
+            }
+            return true
+        }
+        guard valid else { return nil }
+    }
+
+    private static func digitValue(_ digit: UInt8) -> UInt8? {
+        switch digit {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): return digit - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): return digit - UInt8(ascii: "a") + 10
+        default: return nil
+        }
+    }
 }

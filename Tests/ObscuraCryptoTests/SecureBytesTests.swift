@@ -69,6 +69,19 @@ import Testing
         #expect(SystemRandom().bytes(1 << 20) != bytes)
     }
 
+    /// Hex in zeroing memory (the drop key in the catalog, the launch token): written and
+    /// read back; upper-case, an odd count and other characters are refused.
+    @Test func lowercaseHexRoundTripsAndRefusesAnythingElse() {
+        let secret = SecureBytes(copying: [0x00, 0x7f, 0xa5, 0xff])
+        let hex = secret.lowercaseHex()
+        #expect(hex.withUnsafeBytes { Array($0) } == Array("007fa5ff".utf8))
+        let back = hex.withUnsafeBytes { SecureBytes(lowercaseHex: $0) }
+        #expect(back?.withUnsafeBytes { Array($0) } == [0x00, 0x7f, 0xa5, 0xff])
+        for bad in ["007FA5FF", "007fa5f", "007fa5fg", "00 7fa5f"] {
+            #expect(Array(bad.utf8).withUnsafeBytes { SecureBytes(lowercaseHex: $0) } == nil, "\(bad)")
+        }
+    }
+
     @Test func shuffleIsAPermutation() {
         let shuffled = SystemRandom().shuffled(Array(0..<50))
         #expect(shuffled.sorted() == Array(0..<50))

@@ -29,15 +29,8 @@ extension Catalog {
             let rows = try Row.fetchCursor(db, sql: "SELECT CAST(value AS BLOB) FROM setting WHERE key = ?", arguments: [key])
             guard let row = try rows.next() else { return nil }
             return try row.withUnsafeData(atIndex: 0) { data -> SecureBytes in
-                guard let data, data.count == byteCount * 2 else { throw CatalogError.invalidImage }
-                let secret = SecureBytes(count: byteCount)
-                try secret.withUnsafeMutableBytes { out in
-                    for i in 0..<byteCount {
-                        guard let high = Self.hexValue(data[data.startIndex + 2 * i]),
-                              let low = Self.hexValue(data[data.startIndex + 2 * i + 1]) else { throw CatalogError.invalidImage }
-                        out[i] = high << 4 | low
-                    }
-                }
+                guard let data, data.count == byteCount * 2,
+                      let secret = data.withUnsafeBytes(SecureBytes.init(lowercaseHex:)) else { throw CatalogError.invalidImage }
                 return secret
             }
         }
@@ -55,14 +48,6 @@ extension Catalog {
                     sql: "INSERT INTO setting(key, value) VALUES (?, CAST(? AS TEXT)) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
                     arguments: [key, view])
             }
-        }
-    }
-
-    private static func hexValue(_ digit: UInt8) -> UInt8? {
-        switch digit {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): return digit - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): return digit - UInt8(ascii: "a") + 10
-        default: return nil
         }
     }
 

@@ -5,6 +5,7 @@
 // HKDF-SHA256), HKDF-SHA256, export-only AEAD (RFC 9180), then §6.6's chunks under the root.
 
 import { icon } from './icons.js';
+import { bytes } from './format.js';
 
 const enc = new TextEncoder();
 
@@ -161,13 +162,6 @@ function post(blob, progress) {
 
 const $ = (id) => document.getElementById(id);
 
-function formatSize(bytes) {
-  const units = ['bytes', 'KB', 'MB', 'GB'];
-  let n = bytes; let u = 0;
-  while (n >= 1000 && u < units.length - 1) { n /= 1000; u++; }
-  return `${u ? n.toFixed(1) : n} ${units[u]}`;
-}
-
 /** A row of the list for one file, with a bar and a message. */
 function row(file, label = file.name) {
   const li = document.createElement('li');
@@ -181,7 +175,7 @@ function row(file, label = file.name) {
   name.textContent = label;
   const meta = document.createElement('span');
   meta.className = 'upload-meta';
-  meta.textContent = formatSize(file.size);
+  meta.textContent = bytes(file.size);
   const bar = document.createElement('span');
   bar.className = 'upload-bar';
   const fill = document.createElement('span');
