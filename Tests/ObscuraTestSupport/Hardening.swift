@@ -1,4 +1,5 @@
 import Foundation
+import ObscuraCrypto
 #if canImport(Darwin)
 import Darwin
 #else
@@ -17,6 +18,26 @@ public enum Hardening {
 
     /// `small` normally, `large` with `OBSCURA_HARDEN_FULL=1`.
     public static func scale(_ small: Int, full large: Int) -> Int { full ? large : small }
+
+    /// The seed of this run's samples: `OBSCURA_TEST_SEED` when set, to repeat a run's
+    /// cases, else drawn at start. Every sampled suite prints it beside what it picked.
+    public static let seed: UInt64 = {
+        if let text = ProcessInfo.processInfo.environment["OBSCURA_TEST_SEED"], let value = UInt64(text) { return value }
+        return UInt64.random(in: 0..<(1 << 48))
+    }()
+
+    /// Which of `total` cases (`0..<total`) a sampled suite runs for `name`: all of them at
+    /// full size (`OBSCURA_HARDEN_FULL=1`) or when `total <= count`; otherwise the first
+    /// and the last `edges` (the boundaries, where a write's old and new states are) and
+    /// `count - 2 * edges` others drawn from ``seed`` and `name`, so that one seed repeats
+    /// every suite's sample and successive runs cover every case in time. Sorted.
+    public static func sample(_ total: Int, count: Int, edges: Int = 1, name: String) -> [Int] {
+        guard !full, total > count, count > 2 * edges else { return Array(0..<total) }
+        let fixed = Set(Array(0..<edges) + Array((total - edges)..<total))
+        let random = SeededRandom(seed: "\(seed)/\(name)")
+        let drawn = random.shuffled((0..<total).filter { !fixed.contains($0) }).prefix(count - fixed.count)
+        return (fixed.union(drawn)).sorted()
+    }
 
     /// Prints one figure line: `HARDEN-FIGURE | suite | case | key=value ...`.
     public static func report(_ suite: String, _ name: String, _ figures: KeyValuePairs<String, Any>) {

@@ -16,9 +16,9 @@ import Testing
         name: String = #function, minimumSteps: Int = 12, setUp: (CrashFixture) throws -> Void = { _ in },
         write: @escaping (CrashFixture) throws -> Void
     ) throws {
-        let outcome = try CrashHarness.everyStep(setUp: setUp, write: write)
+        let outcome = try CrashHarness.everyStep(name: name, setUp: setUp, write: write)
         // The figures docs/HARDENING.md quotes.
-        print("crash harness: \(name): \(outcome.steps) steps, \(2 * outcome.steps) images checked, "
+        print("crash harness: \(name): \(outcome.steps) steps, \(outcome.stops.count) stopped at, \(2 * outcome.stops.count) images checked, "
               + "old \(outcome.sawOld), new \(outcome.sawNew), \(outcome.failures.count) failures")
         #expect(outcome.steps >= minimumSteps)
         #expect(outcome.failures.isEmpty, "\(outcome.failures.prefix(5))")

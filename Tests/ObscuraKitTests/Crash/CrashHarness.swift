@@ -1,6 +1,7 @@
 import Foundation
 import ObscuraCrashSupport
 import ObscuraCrypto
+import ObscuraTestSupport
 @testable import ObscuraKit
 
 /// PBKDF2 rounds of every slot and folder here: one, since a write is replayed once per
@@ -75,21 +76,32 @@ struct InjectedFailure: Error {}
 /// what a failed write leaves a process that goes on. Both must hold every vault in its
 /// old or its new state, with every slot valid and every named media file whole.
 enum CrashHarness {
+    /// Stops per write in CI: each costs a fresh fixture and two audits (about 0.5 s).
+    static let ciStops = 8
+
     struct Outcome {
         /// Steps the write takes.
         var steps = 0
+        /// The steps it was stopped at: all of them, or the CI size's sample.
+        var stops: [Int] = []
         /// Stops after which the crash image held the old state, and the new.
         var sawOld = 0, sawNew = 0
         /// Every violation, with the step it followed.
         var failures: [String] = []
     }
 
+    ///
+    /// At full size (`OBSCURA_HARDEN_FULL=1`, scripts/harden) every step is a stop; in CI,
+    /// ``ciStops`` of them: the first and last two, and others drawn from the run's seed
+    /// (``Hardening/sample(_:count:edges:name:)``), printed so that a failure repeats.
     static func everyStep(
-        setUp: (CrashFixture) throws -> Void = { _ in }, write: @escaping (CrashFixture) throws -> Void
+        name: String, setUp: (CrashFixture) throws -> Void = { _ in }, write: @escaping (CrashFixture) throws -> Void
     ) throws -> Outcome {
         var outcome = Outcome()
         let (old, new) = try reference(setUp: setUp, write: write, steps: &outcome.steps)
-        for stop in 0..<outcome.steps {
+        outcome.stops = Hardening.sample(outcome.steps, count: ciStops, edges: 2, name: "crash/" + name)
+        print("crash harness: \(name): seed \(Hardening.seed) (OBSCURA_TEST_SEED), stops \(outcome.stops) of \(outcome.steps)")
+        for stop in outcome.stops {
             let fixture = try CrashFixture()
             try setUp(fixture)
             let crash = fixture.root.path + "/crash"

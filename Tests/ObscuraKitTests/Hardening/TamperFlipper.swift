@@ -1,4 +1,6 @@
 import Foundation
+import ObscuraCrypto
+import ObscuraTestSupport
 import Testing
 #if canImport(Darwin)
 import Darwin
@@ -67,12 +69,19 @@ struct TamperFlipper {
         return tally
     }
 
-    /// Every offset in `range`, or an even spread of about `limit` of them (first and
-    /// last included) when the range is larger.
+    /// Every offset in `range`, or an even spread of `limit` of them when the range is
+    /// larger: the first and last always, the others shifted by a fraction of the spacing
+    /// drawn from the run's seed (``Hardening/seed``), so that successive CI runs flip
+    /// different bytes between the same bounds and one seed repeats a run's bytes.
     static func offsets(_ range: Range<Int>, limit: Int) -> [Int] {
         guard range.count > limit, limit > 1 else { return Array(range) }
         let step = Double(range.count - 1) / Double(limit - 1)
-        return (0..<limit).map { range.lowerBound + Int((Double($0) * step).rounded()) }
+        let shift = Double(SeededRandom(seed: "\(Hardening.seed)/tamper/\(range)").uniform(in: 0..<1024)) / 1024 - 0.5
+        print("tamper: seed \(Hardening.seed) (OBSCURA_TEST_SEED) shifts the \(limit) offsets in \(range) by \(shift) of a step")
+        return (0..<limit).map { i in
+            let spot = i == 0 || i == limit - 1 ? Double(i) : Double(i) + shift
+            return range.lowerBound + Int((spot * step).rounded())
+        }
     }
 
     /// The size of the file.
