@@ -16,10 +16,13 @@ final class ServerHarness: @unchecked Sendable {
     let directory: VaultDirectory
     let server: GalleryServer
 
-    /// - Parameter clock: when given, auto-lock and the password delay read it instead
-    ///   of the wall clock, so that a loaded machine cannot make a delay run out early.
+    /// - Parameter clock: what auto-lock, the password delay and the backup schedule
+    ///   read instead of the wall clock. Every harness has one, so that only a test that
+    ///   advances it sees time pass: a test starved for minutes on a loaded machine (a
+    ///   ZIP download once waited 1,018 s inside the suite) must not find its vault
+    ///   auto-locked under it. `nil` keeps the wall clock.
     init(minuteSeconds: Double = 60, uploadLimit: Int64 = 64 << 20, tls: (cert: String, key: String)? = nil,
-         clock: ManualClock? = nil, kdf: KDFParameters? = nil) throws {
+         clock: ManualClock? = ManualClock(), kdf: KDFParameters? = nil) throws {
         root = FileManager.default.temporaryDirectory.appendingPathComponent("obscura-server-test-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
         directory = try VaultDirectory(
