@@ -47,3 +47,24 @@ struct KDFOption: ParsableArguments {
             """)
     }
 }
+
+/// `--test-kdf-iterations N` (hidden): a new directory's slots with PBKDF2 at `N`
+/// iterations instead of the production default, so that test suites that are not about
+/// the KDF (the browser suite's servers, the CLI tests) do not spend minutes deriving
+/// keys; every vault later made in that directory takes the same cost. Never for real
+/// vaults: the command says so when it is used.
+struct TestKDFOption: ParsableArguments {
+    @Option(name: .customLong("test-kdf-iterations"), help: .hidden)
+    var iterations: Int?
+
+    func validate() throws {
+        if let iterations, iterations < 1 { throw ValidationError("--test-kdf-iterations must be positive") }
+    }
+
+    /// The test cost, with the note that goes with it; nil when the option is absent.
+    func parameters() -> KDFParameters? {
+        guard let iterations else { return nil }
+        Terminal.note("note: --test-kdf-iterations: vaults in this directory derive their keys with \(iterations) PBKDF2 iterations; for tests only")
+        return .pbkdf2(iterations: iterations)
+    }
+}

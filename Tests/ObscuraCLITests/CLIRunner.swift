@@ -15,6 +15,14 @@ final class CLIRunner {
     /// Variables every command of this runner gets on top of the ones above (a test's
     /// own, such as the backup tests' cache and password file).
     var environment: [String: String] = [:]
+    /// Whether `init` makes the directory at the production KDF cost. By default it takes
+    /// ``testKDFIterations`` (the hidden `--test-kdf-iterations`), since these tests are
+    /// about commands, not the KDF: on a debug build one production derivation is about
+    /// 0.4 s, and every command sweeps ten slots. The tests that are about the default
+    /// cost set this, and say so.
+    var productionKDF = false
+    /// The PBKDF2 count of a test directory's slots.
+    static let testKDFIterations = 1000
 
     init() throws {
         root = FileManager.default.temporaryDirectory.appendingPathComponent("obscura-cli-\(UUID().uuidString)").path
@@ -54,7 +62,10 @@ final class CLIRunner {
     func start(_ args: [String], vaultOption: Bool = true, environment: [String: String] = [:]) throws -> Running {
         let process = Process()
         process.executableURL = Self.productsDirectory.appendingPathComponent("obscura")
-        process.arguments = (vaultOption ? ["--vault", vault] : []) + args
+        // `init` without --kdf makes the directory at the test cost (see productionKDF).
+        let testKDF = !productionKDF && args.first == "init" && !args.contains("--kdf")
+            ? ["--test-kdf-iterations", String(Self.testKDFIterations)] : []
+        process.arguments = (vaultOption ? ["--vault", vault] : []) + args + testKDF
         process.environment = processEnvironment(environment)
         return try Running(process)
     }

@@ -19,8 +19,10 @@ import Testing
         #expect(try cli.files("data").map { try Data(contentsOf: URL(fileURLWithPath: cli.vault + "/data/" + $0)) } == before)
     }
 
+    /// At the production KDF cost: the vault `create` makes takes the default 600,000.
     @Test func createStatusAndWrongPassword() throws {
         let cli = try CLIRunner()
+        cli.productionKDF = true
         try cli.run(["init"])
         let create = try cli.run(["create", "--password-stdin", "--allow-weak-password"], stdin: "pw\n")
         #expect(create.code == 0 && create.stdout == "Vault created.\n")

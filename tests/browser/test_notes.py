@@ -156,7 +156,7 @@ def test_an_export_carries_the_note_to_another_directory(served, tmp_path):
                OBSCURA_DECOY_SECRET_FILE=str(tmp_path / "decoy.key"))
     run = lambda args, stdin="": subprocess.run([OBSCURA_BIN, "--vault", str(tmp_path / "vault")] + args, input=stdin,
                                                 capture_output=True, text=True, env=env, timeout=120)
-    assert run(["init"]).returncode == 0
+    assert run(["init", "--test-kdf-iterations", "1000"]).returncode == 0
     imported = run(["import", "--password-stdin", str(export)], password + "\n")
     assert imported.returncode == 0, imported.stderr
     body = run(["note", "cat", "--password-stdin", identifier], PASSWORD + "\n")

@@ -39,7 +39,7 @@ def test_the_vector_code_is_the_vector_key():
 def test_a_drop_sealed_here_reaches_the_vault(tmp_path):
     """A blob this reader seals to the code `obscura drop code` prints, put in the inbox,
     is in the vault after its next unlock: the page's path, without the page."""
-    run(["init"], "", tmp_path)
+    run(["init", "--test-kdf-iterations", "1000"], "", tmp_path)  # not about the KDF
     run(["create", "--password-stdin", "--allow-weak-password"], "vault password\n", tmp_path)
     code = run(["drop", "code", "--password-stdin"], "vault password\n", tmp_path).strip()
     inbox = tmp_path / "vault" / "inbox"

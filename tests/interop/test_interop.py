@@ -1,7 +1,7 @@
 """The Python reader against an export the CLI makes in the same run, and the vectors.
 
 The `obscura` binary comes from OBSCURA_BIN (default: .build/debug/obscura); the vault
-uses the real 600,000 rounds.
+of the `export` fixture uses the real 600,000 rounds, the others few (TEST_KDF).
 """
 import hashlib
 import json
@@ -32,10 +32,17 @@ def run(args, stdin, home):
     return result.stdout.decode()
 
 
-def vault_export(home, files):
+# The fixtures other than `export` are about what an export carries, not the vault's
+# KDF: their directories take few PBKDF2 iterations (the hidden --test-kdf-iterations),
+# and their exports still the production 600,000.
+TEST_KDF = ["--test-kdf-iterations", "1000"]
+
+
+def vault_export(home, files, production_kdf=False):
     """Makes a vault in HOME whose password is "vault password", adds FILES with the CLI
-    and exports it with a generated password: (the export's path, its password)."""
-    run(["init"], "", home)
+    and exports it with a generated password: (the export's path, its password). The
+    directory takes the production KDF cost with PRODUCTION_KDF, else TEST_KDF's."""
+    run(["init"] + ([] if production_kdf else TEST_KDF), "", home)
     run(["create", "--password-stdin", "--allow-weak-password"], "vault password\n", home)
     run(["add", "--password-stdin"] + [str(f) for f in files], "vault password\n", home)
     out = run(["export", "--password-stdin", "--generate-password", "-o", str(home / "v.obscura")],
@@ -51,7 +58,7 @@ def export():
         subprocess.run(["/usr/bin/convert", "-size", "640x480", "plasma:fractal", str(photo)], check=True)
         notes = home / "notes.txt"
         notes.write_text("interoperable")
-        path, password = vault_export(home, [photo, notes])
+        path, password = vault_export(home, [photo, notes], production_kdf=True)
         yield {"path": path, "password": password, "photo": photo.read_bytes(),
                "notes": notes.read_bytes(), "home": home}
 
@@ -230,7 +237,7 @@ def note_export():
         home = pathlib.Path(tmp)
         photo = home / "orchard.jpg"
         subprocess.run(["/usr/bin/convert", "-size", "64x48", "plasma:fractal", str(photo)], check=True)
-        run(["init"], "", home)
+        run(["init"] + TEST_KDF, "", home)
         run(["create", "--password-stdin", "--allow-weak-password"], "vault password\n", home)
         run(["add", "--password-stdin", str(photo)], "vault password\n", home)
         photo_id = json.loads(run(["ls", "--json", "--password-stdin"], "vault password\n", home))[0]["id"]

@@ -11,6 +11,11 @@ struct InitCommand: ParsableCommand {
 
     @OptionGroup var global: GlobalOptions
     @OptionGroup var kdf: KDFOption
+    @OptionGroup var testKDF: TestKDFOption
+
+    func validate() throws {
+        if kdf.kdf != nil && testKDF.iterations != nil { throw ValidationError("--kdf and --test-kdf-iterations do not go together") }
+    }
 
     func run() throws {
         let existed = FileManager.default.fileExists(atPath: global.vaultPath())
@@ -27,7 +32,7 @@ struct InitCommand: ParsableCommand {
                 try setup.refuseOuterKeyEqualToDecoySecret(new, directory)
                 Terminal.note("Creating \(SlotFormat.minimumSlotCount) slots in \(directory.path)...")
                 let hadDecoySecret = (try? directory.deviceSecrets.loadIfPresent()) != nil
-                try directory.initialize(kdf: kdf.forVaults, outerKey: new.key)
+                try directory.initialize(kdf: testKDF.parameters() ?? kdf.forVaults, outerKey: new.key)
                 if !hadDecoySecret && directory.deviceSecrets is KeyringDecoySecret {
                     // A user who keeps D off the machine gets a second one here, silently
                     // otherwise: importing the first later would replace this one.

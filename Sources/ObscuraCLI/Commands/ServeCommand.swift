@@ -34,6 +34,8 @@ struct ServeCommand: ParsableCommand {
     @Option(name: .customLong("auto-lock-unit-seconds"), help: .hidden)
     var minuteSeconds: Double = 60
 
+    @OptionGroup var testKDF: TestKDFOption
+
     func validate() throws {
         if (tlsCert == nil) != (tlsKey == nil) {
             throw ValidationError("--tls-cert and --tls-key go together")
@@ -53,7 +55,7 @@ struct ServeCommand: ParsableCommand {
             let new = try setup.newOuterKey()
             Terminal.note("Creating \(SlotFormat.minimumSlotCount) slots in \(directory.path)...")
             do {
-                try directory.initialize(outerKey: new.key)
+                try directory.initialize(kdf: testKDF.parameters() ?? .vault, outerKey: new.key)
             } catch {
                 if !directory.isInitialized { setup.discard(new) }
                 throw error
