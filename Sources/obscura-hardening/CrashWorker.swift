@@ -57,7 +57,10 @@ enum CrashWorker {
             default: return true
             }
         }
-        let op = ops.randomElement()!
+        // The driver draws the pick from its seed (scripts/crash-kill --seed), so that a
+        // seed repeats the sequence of writes; by hand, any write.
+        let pick = ProcessInfo.processInfo.environment["OBSCURA_CRASH_PICK"].flatMap { Int($0) }
+        let op = pick.map { ops[$0 % ops.count] } ?? ops.randomElement()!
         let tag = UUID().uuidString.prefix(8).lowercased()
         // Inputs the write reads, made before the kill window opens.
         switch op {
