@@ -29,10 +29,19 @@ public enum ExternalTool {
 
     /// The path of `tool`: as given when it has a `/`, else the first executable of that
     /// name on `PATH` (and `/usr/bin`); nil when there is none.
-    package static func locate(_ tool: String) -> String? {
+    ///
+    /// - Parameter searchPath: the list to search, `PATH`'s form (the process's `PATH`
+    ///   unless a test names another).
+    package static func locate(_ tool: String, searchPath: String? = nil) -> String? {
         if tool.contains("/") { return FileManager.default.isExecutableFile(atPath: tool) ? tool : nil }
-        let paths = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":") + ["/usr/bin"]
-        return paths.map { "\($0)/\(tool)" }.first(where: FileManager.default.isExecutableFile)
+        let list = searchPath ?? ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+        // Each entry as a String: with `+ ["/usr/bin"]` the compiler chose Sequence's
+        // split, whose [Character] slices interpolated as `["u", "s", "r"]`, so only
+        // the built-in /usr/bin was ever searched (an outside review). Relative entries,
+        // and the empty one that means the working directory, are passed over: a tool
+        // fed a vault's plaintext must not be one planted where the command started.
+        let entries: [String] = list.split(separator: ":").map(String.init).filter { $0.hasPrefix("/") } + ["/usr/bin"]
+        return entries.map { $0 + "/" + tool }.first(where: FileManager.default.isExecutableFile)
     }
 
     /// Reads a pipe to its end, retrying reads a signal interrupted (Foundation's
