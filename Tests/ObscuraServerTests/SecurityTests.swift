@@ -174,9 +174,14 @@ import Testing
             #expect(try await browser.send(.get, "/api/session").json()["unlocked"] as? Bool == true)
             // Nor is the rendition status, which the viewer polls while a video is converted.
             #expect(try await browser.send(.get, "/api/renditions").status == .ok)
+            // Nor the backup state, which an open gallery polls every 30 s, hidden or not,
+            // with no backup set up too: counted, it kept an unattended tab's vault open
+            // for good (issue 40, point 11).
+            clock.advance(1.5)
+            #expect(try await browser.send(.get, "/api/backup").status == .ok)
             // The sweep runs in the application's service group, absent in router tests:
             // drive it as the service would.
-            clock.advance(2.5)
+            clock.advance(1)
             harness.server.store.sweep()
             #expect(try await browser.send(.get, "/api/items").status == .unauthorized)
         }
