@@ -37,9 +37,11 @@ struct SeparationTest {
     static func evaluate(_ trials: [Trial]) -> Result {
         var sum = 0.0, mean = 0.0, variance = 0.0, together = 0
         var chance = 0.0
+        var ranked = [(ranks: [Double], reals: Int)]()
         for trial in trials {
             let ranks = midRanks(trial.values)
             let n = Double(trial.values.count), m = Double(trial.isReal.filter { $0 }.count)
+            ranked.append((ranks, Int(m)))
             sum += zip(ranks, trial.isReal).filter(\.1).map(\.0).reduce(0, +)
             mean += m * (n + 1) / 2
             // Variance with the tie correction.
@@ -54,18 +56,18 @@ struct SeparationTest {
         }
         let z = variance > 0 ? (sum - mean) / variance.squareRoot() : 0
         return Result(
-            z: z, pRankSum: exactRankSumP(trials, observed: sum),
+            z: z, pRankSum: exactRankSumP(ranked, observed: sum),
             together: together, pTogether: binomialTail(trials.count, together, chance), trials: trials.count)
     }
 
     /// P(|S − E[S]| ≥ |observed − E[S]|) for S the reals' rank sum added over the trials,
-    /// when each trial's reals are any `m` of its slots with equal chance (ranks as given,
-    /// ties included). Ranks are halves at worst, so sums are kept doubled, as integers.
-    static func exactRankSumP(_ trials: [Trial], observed: Double) -> Double {
+    /// when each trial's reals are any `reals` of its slots with equal chance (its
+    /// `ranks` as ``midRanks(_:)`` gave them, ties included). Ranks are halves at worst,
+    /// so sums are kept doubled, as integers.
+    static func exactRankSumP(_ trials: [(ranks: [Double], reals: Int)], observed: Double) -> Double {
         var total: [Int: Double] = [0: 1]
-        for trial in trials {
-            let doubled = midRanks(trial.values).map { Int(($0 * 2).rounded()) }
-            let m = trial.isReal.filter { $0 }.count
+        for (ranks, m) in trials {
+            let doubled = ranks.map { Int(($0 * 2).rounded()) }
             // The distribution of one trial's doubled rank sum over every choice of m slots.
             var counts = [Int: Double]()
             var ways = [[Int: Double]](repeating: [:], count: m + 1)
