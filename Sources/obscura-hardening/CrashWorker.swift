@@ -43,7 +43,15 @@ enum CrashWorker {
     }
 
     static func op(_ ws: Workspace) throws {
+        // Every write opens vault a, and an unlock is a write of its own when drops wait
+        // (their intake, FORMAT.md §10.6): one a killed `drop` left in the inbox would be
+        // taken in by the next write's unlock, inside its window, and a kill between that
+        // intake and the write picked leaves neither state. Taken in here, before the window.
         var old = try Workspace.read(CrashImage.self, from: ws.lastImage)
+        if old.report.waitingDrops > 0 {
+            try settleDrops(ws)
+            old = try ws.audit()
+        }
         let a = old.report.vaults["a"]
         let protected = a?.folders.contains { $0.hasSuffix(" (protected)") } ?? false
         let present = Set(old.report.vaults.keys)
@@ -196,6 +204,12 @@ enum CrashWorker {
         }()
         let photo = try sources(ws, tag: "drop-" + tag)[0]
         try DropInbox(vaultPath: ws.vault).drop(file: photo, name: "dropped-\(tag).jpg", to: code)
+    }
+
+    /// Unlocks vault a once, taking in the drops waiting for it.
+    static func settleDrops(_ ws: Workspace) throws {
+        let directory = try ws.open()
+        try ws.vaultA(directory).lock()
     }
 
     /// Writes a note in vault a when it has none, for the `note` op to edit.
