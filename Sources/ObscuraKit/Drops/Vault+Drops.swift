@@ -196,7 +196,8 @@ extension Vault {
             try reader.chunk(index).withUnsafeBytes { try buffer.append($0) }
             index += 1
         }
-        switch try importUpload(buffer, name: name) {
+        // A drop only adds (§10.6): it never joins an item, nor takes one in.
+        switch try importUpload(buffer, name: name, pairing: false) {
         case .imported, .joined: intake.taken += 1
         case .duplicate: intake.duplicates += 1
         case let .failed(failure) where failure.isRefusal: intake.failed.append("\(name): \(failure.message)")

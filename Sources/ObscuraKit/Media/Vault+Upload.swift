@@ -4,7 +4,7 @@ import ObscuraImaging
 
 /// Files that arrive as bytes (the web gallery's uploads) rather than as paths.
 extension Vault {
-    /// What ``importUpload(_:name:into:pixelLimit:)`` did.
+    /// What ``importUpload(_:name:into:pixelLimit:pairing:)`` did.
     public enum UploadOutcome: Sendable, Equatable {
         /// Imported; the item as the session sees it.
         case imported(ItemRecord)
@@ -21,10 +21,14 @@ extension Vault {
     /// catalog. A video held in secret memory moves to shared memory first: the video
     /// tools run in other processes, which reach it only through a path.
     ///
+    /// - Parameter pairing: false for a file that did not come from the vault's owner (a
+    ///   drop, FORMAT.md §10.6): it becomes an item of its own that never pairs, neither
+    ///   now with a stored item nor later with one the owner imports.
     /// - Throws: only when the catalog cannot be persisted (the file's pool output is
     ///   removed); a file that cannot be imported is ``UploadOutcome/failed(_:)``.
     public func importUpload(
-        _ buffer: UploadBuffer, name: String, into folder: FolderRecord? = nil, pixelLimit: Int = Imaging.defaultPixelLimit
+        _ buffer: UploadBuffer, name: String, into folder: FolderRecord? = nil, pixelLimit: Int = Imaging.defaultPixelLimit,
+        pairing: Bool = true
     ) throws -> UploadOutcome {
         try enter()
         defer { leave() }
@@ -50,7 +54,13 @@ extension Vault {
         switch outcome {
         case .duplicate: return .duplicate
         case let .failed(failure): return .failed(failure)
-        case let .imported(row, plain, written):
+        case .imported(var row, var plain, let written):
+            if !pairing {
+                // Pairing matches a name stem and capture second, or a content identifier:
+                // all of which an outsider can copy to attach a file to the owner's item.
+                row.pairKey = nil
+                plain.pairKey = nil
+            }
             do {
                 // The pool's new names are durable before the catalog that names them.
                 try directory.pool.sync()
