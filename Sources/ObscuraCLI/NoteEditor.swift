@@ -46,9 +46,18 @@ enum NoteEditor {
     /// For Vim and Neovim: no swap file, no viminfo/shada, no backup or undo file, each
     /// of which would write the note's text to disk (a swap file for `/dev/fd/N` lands in
     /// `~/tmp` or `/var/tmp`, since `/dev/fd` takes none).
+    ///
+    /// The settings go in three times, because the person's configuration runs between
+    /// them: `--cmd` before the vimrc or init.lua (so that the file loads without a swap
+    /// file where the configuration does not ask for one), `-c` after it and its plugins
+    /// (where a `set undofile` or `set backup` of theirs would win over `--cmd`), and an
+    /// autocommand defined last, so that it runs after any of theirs just before a write.
+    /// Vim's and Neovim's names for viminfo are both understood (Neovim's are aliases).
     static func extraArguments(for editor: String, path: String? = ProcessInfo.processInfo.environment["PATH"]) -> [String] {
         guard isVim(programName(of: editor, path: path)) else { return [] }
-        return ["-n", "-i", "NONE", "--cmd", "set nobackup nowritebackup noundofile"]
+        let settings = "set nobackup nowritebackup noundofile noswapfile viminfo= viminfofile=NONE"
+        let beforeWrites = "autocmd BufWritePre,FileWritePre,FileAppendPre * setlocal nobackup nowritebackup noundofile"
+        return ["-n", "-i", "NONE", "--cmd", settings, "-c", settings, "-c", beforeWrites]
     }
 
     /// Whether `name`, a program's real file name, is Vim's or Neovim's (Debian installs

@@ -20,6 +20,13 @@ public final class InMemoryFile {
     public init(name: String) throws {
         let fd = obscura_system_memfd_create(name)
         guard fd >= 0 else { throw NoteError.noMemoryFile(String(cString: strerror(errno))) }
+        // memfd_create makes it 0777; an editor copies the mode to its backup and undo
+        // files, should it write any.
+        guard fchmod(fd, 0o600) == 0 else {
+            let reason = String(cString: strerror(errno))
+            close(fd)
+            throw NoteError.noMemoryFile(reason)
+        }
         descriptor = fd
     }
 
