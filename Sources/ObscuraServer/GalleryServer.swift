@@ -36,6 +36,8 @@ public struct GalleryServer {
         public var newDirectory = false
         /// Where the directory's backup set-up is read (docs/BACKUP.md).
         public var backupStore = BackupConfigurationStore.default()
+        /// How slowly a drop's body may arrive (tests shorten it).
+        var dropPace = BodyPace.standard
         /// Seconds since 1970 for auto-lock and the password delay (tests drive their own).
         package var clock: @Sendable () -> Double = { Date().timeIntervalSince1970 }
 
@@ -81,7 +83,8 @@ public struct GalleryServer {
         NoteRoutes().register(on: router)
         DropCodeRoutes().register(on: router)
         UploadRoutes(limit: configuration.uploadLimit).register(on: router)
-        DropRoutes(contentLimit: min(configuration.uploadLimit, DropRoutes.defaultContentLimit)).register(on: router)
+        DropRoutes(contentLimit: min(configuration.uploadLimit, DropRoutes.defaultContentLimit), pace: configuration.dropPace)
+            .register(on: router)
         FolderRoutes(store: store).register(on: router)
         SettingsRoutes(store: store).register(on: router)
         PasswordStrengthRoutes().register(on: router)

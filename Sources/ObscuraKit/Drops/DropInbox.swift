@@ -73,17 +73,15 @@ public struct DropInbox: Sendable {
     /// ``add(blob:)`` for bytes held elsewhere (a request body), without a copy.
     @discardableResult
     public func add(blob: UnsafeRawBufferPointer) throws -> String {
-        _ = try DropBlob.checkedHeader(Array(blob.prefix(ChunkedFormatV2.headerSize)), size: UInt64(blob.count))
-        // The bound is checked and the blob written under one lock, so that two drops
-        // received at once cannot both pass a check that only one of them fits.
-        return try Self.addLock.withLock {
-            let (count, bytes) = usage()
-            guard count < Self.maximumBlobs, bytes + Int64(blob.count) <= Self.maximumBytes else { throw DropError.inboxFull }
-            return try write { sink in try sink(blob) }
-        }
+        guard blob.count >= ChunkedFormatV2.headerSize else { throw DropError.malformedBlob("shorter than a header") }
+        let receiver = try receive(header: Array(blob.prefix(ChunkedFormatV2.headerSize)), length: UInt64(blob.count))
+        try receiver.append(blob)
+        return try receiver.finish()
     }
 
-    private static let addLock = NSLock()
+    /// Held while the bound is checked and a blob's room taken, so that two drops received
+    /// at once cannot both pass a check that only one of them fits.
+    static let addLock = NSLock()
 
     /// How many blobs the inbox holds and their bytes, temporaries included (a drop being
     /// written counts against the bound too).
@@ -132,6 +130,12 @@ public struct DropInbox: Sendable {
         try FileIO.createDurably(temporary) { fd in
             try fill { bytes in try FileIO.writeAll(fd, bytes, path: temporary) }
         }
+        return try place(temporary)
+    }
+
+    /// Renames the synced `temporary` to a new `{uuid}.data.enc` and syncs the inbox;
+    /// removes the temporary if that fails.
+    func place(_ temporary: String) throws -> String {
         let name = UUID().uuidString.lowercased() + MediaPool.dataSuffix
         do {
             try FileIO.renameExclusive(temporary, path + "/" + name)

@@ -104,4 +104,113 @@ import Testing
             #expect(String(buffer: page.body).contains("/app/drop.js"))
         }
     }
+
+    /// Whatever the inbox holds that is not a blob: temporaries a post left.
+    func leftovers(_ harness: ServerHarness) throws -> [String] {
+        let path = DropInbox(vaultPath: harness.directory.path).path
+        guard FileManager.default.fileExists(atPath: path) else { return [] }
+        return try FileManager.default.contentsOfDirectory(atPath: path).filter { !$0.hasSuffix(".data.enc") }
+    }
+
+    /// Issue 40 point 3: two posts that send their header and a few bytes, then nothing,
+    /// held both drop slots for minutes. A stalled post is now cut once its pace allows
+    /// (408, its temporary removed), and other drops go through meanwhile.
+    @Test func aStalledPostIsCutWhileOtherDropsGoThrough() async throws {
+        let harness = try ServerHarness(dropPace: BodyPace(idle: .milliseconds(600), grace: .seconds(60), minimumRate: 0))
+        let blob = try Self.blob(Array(repeating: 5, count: 1000))
+        try await harness.testLive { browser, port in
+            let stalled = try (0..<2).map { _ in try HandPost(port: port, length: blob.count) }
+            for post in stalled { post.send(Array(blob.prefix(56))) }
+            for _ in 0..<3 {
+                #expect(try await browser.send(.post, DropRoutes.path, body: blob, headers: Self.marker).status == .created)
+            }
+            for post in stalled {
+                let status = await post.status(within: 20)
+                #expect(status == 408, "a stalled post answered \(String(describing: status))")
+            }
+        }
+        #expect(inbox(harness).count == 3)
+        #expect(try leftovers(harness).isEmpty)
+    }
+
+    /// A post that keeps sending a byte now and then never stalls, but falls behind the
+    /// route's pace and is cut too.
+    @Test func aPostThatTricklesIsCutAtItsPace() async throws {
+        let harness = try ServerHarness(dropPace: BodyPace(idle: .seconds(5), grace: .milliseconds(500), minimumRate: 4096))
+        let blob = try Self.blob(Array(repeating: 6, count: 100_000))
+        try await harness.testLive { _, port in
+            let post = try HandPost(port: port, length: blob.count)
+            post.send(Array(blob.prefix(60)))
+            let trickle = Task {
+                for byte in blob.dropFirst(60) {
+                    try await Task.sleep(for: .milliseconds(50))
+                    guard post.send([byte]) else { return }
+                }
+            }
+            let status = await post.status(within: 20)
+            trickle.cancel()
+            #expect(status == 408, "a trickling post answered \(String(describing: status))")
+        }
+        #expect(inbox(harness).isEmpty)
+        #expect(try leftovers(harness).isEmpty)
+    }
+
+    /// A post's body goes to the inbox as it arrives: a post that is no drop blob is
+    /// refused at its header, before the rest is sent, and a post bigger than its header
+    /// says is refused at the byte past it.
+    @Test func aBlobIsCheckedAsItArrives() async throws {
+        let harness = try ServerHarness()
+        let blob = try Self.blob(Array(repeating: 7, count: 300_000))
+        try await harness.testLive { _, port in
+            var junk = blob
+            junk[4] = 9  // version 9
+            let early = try HandPost(port: port, length: junk.count)
+            early.send(Array(junk.prefix(52)))
+            #expect(await early.status(within: 20) == 400, "refused with the body's rest unsent")
+        }
+        #expect(inbox(harness).isEmpty)
+        #expect(try leftovers(harness).isEmpty)
+    }
 }
+
+/// A drop post written by hand on a socket (`connectLoopback`), so that a test can stall
+/// or trickle its body, as a hostile sender would.
+final class HandPost: @unchecked Sendable {
+    private let fd: Int32
+
+    /// Connects and sends the request's head, announcing `length` bytes of body.
+    init(port: Int, length: Int) throws {
+        guard let fd = connectLoopback(port: port) else { throw HandPostError() }
+        self.fd = fd
+        let head = "POST \(DropRoutes.path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nOrigin: http://127.0.0.1:\(port)\r\n"
+            + "X-Obscura-Drop: 1\r\nContent-Type: application/octet-stream\r\nContent-Length: \(length)\r\n\r\n"
+        guard send(Array(head.utf8)) else { throw HandPostError() }
+    }
+
+    deinit { close(fd) }
+
+    /// Sends `bytes`; false once the server has closed the connection.
+    @discardableResult
+    func send(_ bytes: [UInt8]) -> Bool {
+        bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) } == bytes.count
+    }
+
+    /// The status of the answer, once one comes within `seconds`; nil if none does.
+    func status(within seconds: Double) async -> Int? {
+        let fd = self.fd
+        return await withCheckedContinuation { continuation in
+            // A blocking wait, on a thread of its own rather than the test's pool.
+            Thread.detachNewThread {
+                var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+                guard poll(&poller, 1, Int32(seconds * 1000)) == 1 else { return continuation.resume(returning: nil) }
+                var buffer = [UInt8](repeating: 0, count: 512)
+                let n = recv(fd, &buffer, buffer.count, 0)
+                let line = String(decoding: buffer.prefix(max(n, 0)), as: UTF8.self)
+                let words = line.split(separator: " ")
+                continuation.resume(returning: words.count > 1 && words[0].hasPrefix("HTTP/") ? Int(words[1]) : nil)
+            }
+        }
+    }
+}
+
+struct HandPostError: Error {}
