@@ -50,11 +50,18 @@ extension Catalog {
                 for table in virtual {
                     let name = (table["name"] as String).replacingOccurrences(of: "\"", with: "\"\"")
                     try db.execute(sql: table["sql"] as String)
-                    // The index's columns are those of the image's schema version (v4, v8).
+                    // The index's columns are those of the image's schema version (v4, v8), and
+                    // what it takes of a view-limited note that of its triggers (v10), which
+                    // are copied from the image below.
                     let columns = name == "item_search"
                         ? try String.fetchAll(db, sql: "SELECT name FROM pragma_table_info('item_search', 'main')") : []
+                    let hiding = try Bool.fetchOne(db, sql: """
+                        SELECT COUNT(*) > 0 FROM source.sqlite_schema
+                        WHERE name = 'item_search_update' AND sql LIKE '%viewsLeft%'
+                        """) ?? false
                     try db.execute(sql: name == "item_search"
-                        ? CatalogSchema.searchFill(columns) : "INSERT INTO main.\"\(name)\" (\"\(name)\") VALUES ('rebuild')")
+                        ? CatalogSchema.searchFill(columns, hidingViewLimited: hiding)
+                        : "INSERT INTO main.\"\(name)\" (\"\(name)\") VALUES ('rebuild')")
                 }
                 if try Bool.fetchOne(db, sql: "SELECT COUNT(*) > 0 FROM source.sqlite_schema WHERE name = 'sqlite_sequence'") == true {
                     try db.execute(sql: "INSERT INTO main.sqlite_sequence SELECT * FROM source.sqlite_sequence")

@@ -106,7 +106,10 @@ extension Catalog {
                 phrases.append(Self.phrase(text, in: columns))
                 continue
             }
-            conditions.append("(" + columns.map { "item.\($0) LIKE ? ESCAPE '\\'" }.joined(separator: " OR ") + ")")
+            // A view-limited note's text is not searched (migration v10), as in the index.
+            conditions.append("(" + columns.map { column in
+                "item.\(column) LIKE ? ESCAPE '\\'" + (column == "noteText" ? " AND item.viewsLeft IS NULL" : "")
+            }.joined(separator: " OR ") + ")")
             arguments += columns.map { _ in Self.likePattern(text) }
         }
         let match = phrases.isEmpty ? nil : phrases.joined(separator: " AND ")

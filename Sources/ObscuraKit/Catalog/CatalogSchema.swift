@@ -178,6 +178,20 @@ enum CatalogSchema {
             // cost word; null is suite 1, PBKDF2, which every folder before it has.
             try db.execute(sql: "ALTER TABLE folder ADD COLUMN kdfSuite INTEGER")
         }
+        migrator.registerMigration("v10") { db in
+            // A note with an end in views reads only through a counted view (issue 40
+            // point 4; docs/FORMAT.md §3.3, "Notes"): a search for words of its body would
+            // read it without one. The index takes its text only while it has no views
+            // left to count, and is filled anew.
+            try db.execute(sql: """
+                DROP TRIGGER item_search_insert;
+                DROP TRIGGER item_search_delete;
+                DROP TRIGGER item_search_update;
+                INSERT INTO item_search (item_search) VALUES ('delete-all');
+                \(searchFill(noteSearchColumns, hidingViewLimited: true))
+                \(searchTriggers(noteSearchColumns, hidingViewLimited: true))
+                """)
+        }
         return migrator
     }
 
@@ -224,25 +238,46 @@ enum CatalogSchema {
     /// ``firstSearchColumns``; v8 makes it anew over ``noteSearchColumns``.
     static func searchTable(_ columns: [String]) -> String {
         let list = columns.joined(separator: ", ")
-        let new = columns.map { "NEW.\($0)" }.joined(separator: ", ")
-        let old = columns.map { "OLD.\($0)" }.joined(separator: ", ")
         return """
             CREATE VIRTUAL TABLE item_search USING fts5(
                 \(list), content = 'item', content_rowid = 'rowid', tokenize = 'trigram');
-            \(searchFill(columns))
+            \(searchFill(columns, hidingViewLimited: false))
+            \(searchTriggers(columns, hidingViewLimited: false))
+            """
+    }
+
+    /// The triggers that keep the search index (migrations v4, v8, v10). With
+    /// `hidingViewLimited` (v10), a row's `noteText` is indexed only while its
+    /// `viewsLeft` is null, so the triggers also follow changes of `viewsLeft`; the
+    /// values a 'delete' hands FTS5 are worked out as the insert's were, as an external
+    /// content index needs.
+    static func searchTriggers(_ columns: [String], hidingViewLimited: Bool) -> String {
+        let list = columns.joined(separator: ", ")
+        let new = indexedValues(columns, of: "NEW", hidingViewLimited: hidingViewLimited)
+        let old = indexedValues(columns, of: "OLD", hidingViewLimited: hidingViewLimited)
+        let watched = list + (hidingViewLimited ? ", viewsLeft" : "")
+        return """
             CREATE TRIGGER item_search_insert AFTER INSERT ON item WHEN NEW.deletedAt IS NULL BEGIN
                 INSERT INTO item_search (rowid, \(list)) VALUES (NEW.rowid, \(new));
             END;
             CREATE TRIGGER item_search_delete AFTER DELETE ON item WHEN OLD.deletedAt IS NULL BEGIN
                 INSERT INTO item_search (item_search, rowid, \(list)) VALUES ('delete', OLD.rowid, \(old));
             END;
-            CREATE TRIGGER item_search_update AFTER UPDATE OF \(list), deletedAt ON item BEGIN
+            CREATE TRIGGER item_search_update AFTER UPDATE OF \(watched), deletedAt ON item BEGIN
                 INSERT INTO item_search (item_search, rowid, \(list))
                     SELECT 'delete', OLD.rowid, \(old) WHERE OLD.deletedAt IS NULL;
                 INSERT INTO item_search (rowid, \(list))
                     SELECT NEW.rowid, \(new) WHERE NEW.deletedAt IS NULL;
             END;
             """
+    }
+
+    /// The values the index takes of `row` ("NEW", "OLD", or a table's name).
+    private static func indexedValues(_ columns: [String], of row: String, hidingViewLimited: Bool) -> String {
+        columns.map { column in
+            hidingViewLimited && column == "noteText"
+                ? "CASE WHEN \(row).viewsLeft IS NULL THEN \(row).noteText END" : "\(row).\(column)"
+        }.joined(separator: ", ")
     }
 
     /// The search index's columns from migration v4: name and place.
@@ -252,9 +287,11 @@ enum CatalogSchema {
     static let noteSearchColumns = ["name", "place", "noteText"]
 
     /// Fills an empty search index of `columns` from the rows outside the trash (FTS5's
-    /// own `rebuild` would take every row).
-    static func searchFill(_ columns: [String]) -> String {
+    /// own `rebuild` would take every row), as the triggers of the same
+    /// `hidingViewLimited` would have.
+    static func searchFill(_ columns: [String], hidingViewLimited: Bool) -> String {
         let list = columns.joined(separator: ", ")
-        return "INSERT INTO item_search (rowid, \(list)) SELECT rowid, \(list) FROM item WHERE deletedAt IS NULL;"
+        let values = indexedValues(columns, of: "item", hidingViewLimited: hidingViewLimited)
+        return "INSERT INTO item_search (rowid, \(list)) SELECT rowid, \(values) FROM item WHERE deletedAt IS NULL;"
     }
 }

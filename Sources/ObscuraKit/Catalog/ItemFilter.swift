@@ -40,7 +40,9 @@ public struct ItemFilter: Sendable, Equatable {
         if let kind, row.kind != kind { return false }
         if let from, key < from { return false }
         if let before, key >= before { return false }
-        if let text, !holds(row.name, text) && !holds(row.place, text) && !holds(row.noteText, text) { return false }
+        // A view-limited note's text is not searched: it reads only through a counted view.
+        let searchable = row.viewsLeft == nil ? row.noteText : nil
+        if let text, !holds(row.name, text) && !holds(row.place, text) && !holds(searchable, text) { return false }
         if let place, !holds(row.place, place) { return false }
         return true
     }
