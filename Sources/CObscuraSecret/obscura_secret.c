@@ -2,6 +2,9 @@
 
 #if defined(__linux__)
 
+// For secret-paths.h (searching by D-Bus path, making an item from its path): marked
+// unstable, and unchanged since libsecret 0.16.
+#define SECRET_API_SUBJECT_TO_CHANGE
 #include <libsecret/secret.h>
 #include <errno.h>
 #include <pthread.h>
@@ -188,27 +191,56 @@ static int default_collection(session *s, SecretCollection **collection) {
     return OBSCURA_SECRET_OK;
 }
 
+// Tests only: run by find_items between the search and the making of the items.
+static void (*obscura_secret_after_search_hook)(void) = NULL;
+
+void obscura_secret_set_after_search_hook(void (*hook)(void)) { obscura_secret_after_search_hook = hook; }
+
+// Whether `failure` says that the object is not there: an item removed since the search
+// by another client of the same store (another daemon on it, another program).
+static gboolean is_gone(const GError *failure) {
+    return g_error_matches(failure, SECRET_ERROR, SECRET_ERROR_NO_SUCH_OBJECT) ||
+           g_error_matches(failure, G_DBUS_ERROR, G_DBUS_ERROR_UNKNOWN_OBJECT) ||
+           g_error_matches(failure, G_DBUS_ERROR, G_DBUS_ERROR_UNKNOWN_METHOD);
+}
+
 // Every item of the schema matching `match`: the unlocked ones in *unlocked, and the
-// number of locked ones. Nothing is unlocked and no secret is loaded here.
+// number of locked ones. Nothing is unlocked and no secret is loaded here. The items are
+// made one by one from the paths the search found, rather than by
+// secret_service_search_sync, which fails whole when one item has gone in between; such
+// an item is passed over.
 static int find_items(session *s, const char *const *match, GList **unlocked, size_t *locked) {
     *unlocked = NULL;
     *locked = 0;
     GError *failure = NULL;
     GHashTable *table = attribute_table(s->names, match);
-    GList *items = secret_service_search_sync(s->service, &s->schema, table, SECRET_SEARCH_ALL,
-                                              s->deadline.cancellable, &failure);
+    gchar **open_paths = NULL, **locked_paths = NULL;
+    gboolean searched = secret_service_search_for_dbus_paths_sync(s->service, &s->schema, table, s->deadline.cancellable,
+                                                                  &open_paths, &locked_paths, &failure);
     g_hash_table_unref(table);
-    if (failure != NULL) return report(s, OBSCURA_SECRET_FAILED, "searching the keyring", failure);
-    for (GList *l = items; l != NULL; l = l->next) {
-        if (secret_item_get_locked(l->data)) {
-            *locked += 1;
-            g_object_unref(l->data);
+    if (!searched) return report(s, OBSCURA_SECRET_FAILED, "searching the keyring", failure);
+    *locked = locked_paths != NULL ? g_strv_length(locked_paths) : 0;
+    g_strfreev(locked_paths);
+    if (obscura_secret_after_search_hook != NULL) obscura_secret_after_search_hook();
+    int status = OBSCURA_SECRET_OK;
+    for (gchar **path = open_paths; status == OBSCURA_SECRET_OK && path != NULL && *path != NULL; path++) {
+        GError *one = NULL;
+        SecretItem *item = secret_item_new_for_dbus_path_sync(s->service, *path, SECRET_ITEM_NONE,
+                                                              s->deadline.cancellable, &one);
+        if (item != NULL) {
+            *unlocked = g_list_prepend(*unlocked, item);
+        } else if (is_gone(one)) {
+            g_clear_error(&one);
         } else {
-            *unlocked = g_list_prepend(*unlocked, l->data);
+            status = report(s, OBSCURA_SECRET_FAILED, "reading an item of the keyring", one);
         }
     }
-    g_list_free(items);
-    return OBSCURA_SECRET_OK;
+    g_strfreev(open_paths);
+    if (status != OBSCURA_SECRET_OK) {
+        g_list_free_full(*unlocked, g_object_unref);
+        *unlocked = NULL;
+    }
+    return status;
 }
 
 // MARK: Calls
@@ -367,6 +399,8 @@ int obscura_secret_delete(const obscura_secret_schema *schema, const char *const
 #else
 
 // No Secret Service off Linux: the Swift side uses the Keychain on Apple systems.
+void obscura_secret_set_after_search_hook(void (*hook)(void)) { (void)hook; }
+
 int obscura_secret_store(const obscura_secret_schema *schema, const char *const *values, const char *label,
                          const void *secret, size_t length, unsigned timeout_ms, char *error, size_t error_capacity) {
     (void)schema; (void)values; (void)label; (void)secret; (void)length; (void)timeout_ms;

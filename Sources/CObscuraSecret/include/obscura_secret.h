@@ -54,8 +54,13 @@ typedef void (*obscura_secret_visitor)(void *context, const unsigned char *secre
 int obscura_secret_store(const obscura_secret_schema *schema, const char *const *values, const char *label,
                          const void *secret, size_t length, unsigned timeout_ms, char *error, size_t error_capacity);
 
+/// Tests only (SecretServiceKeyring.afterSearchHook): run by obscura_secret_search
+/// between finding the items and loading their secrets, so that a test can remove an
+/// item in that window, as another client of the same store may.
+void obscura_secret_set_after_search_hook(void (*hook)(void));
+
 /// Visits every unlocked item of the schema whose attributes match `match`, secrets
-/// loaded. When none is visited and a matching item is locked, or the default
+/// loaded; an item removed between the search and the loading is passed over. When none is visited and a matching item is locked, or the default
 /// collection is locked, returns OBSCURA_SECRET_LOCKED (after no visit at all).
 int obscura_secret_search(const obscura_secret_schema *schema, const char *const *match, obscura_secret_visitor visit,
                           void *context, unsigned timeout_ms, char *error, size_t error_capacity);

@@ -29,6 +29,12 @@ public struct SecretServiceKeyring: Keyring {
     /// The `version` attribute of the items this code writes and reads.
     static let version = "4"
 
+    /// Tests only: runs `hook` in every search between finding the items and loading
+    /// their secrets (nil: nothing), so that a test can remove an item in that window.
+    package static func setAfterSearchHook(_ hook: (@convention(c) () -> Void)?) {
+        obscura_secret_set_after_search_hook(hook)
+    }
+
     /// The unlocked items of the kind's schema with `version` 4 and a 32-byte secret,
     /// most recently used first, at most 256.
     public func candidates(_ kind: KeyKind) throws -> [KeyringItem] {

@@ -64,6 +64,37 @@ import Testing
         #expect(loaded.warning == nil)
     }
 
+    /// Issue 40 point 10: with two keyring daemons on one store, an item the search found
+    /// was gone by the time libsecret made it, and the whole look-up failed ("No such
+    /// secret item at path"), so no vault opened. The item that is gone is passed over.
+    @Test func anItemRemovedJustAfterTheSearchIsPassedOver() throws {
+        let service = try PrivateSecretService()
+        defer { service.stop() }
+        let keyring = SecretServiceKeyring()
+        let kept = try keyring.store(Self.key(5), kind: .outer, confirmed: true)
+        Self.doomed = try keyring.store(Self.key(6), kind: .outer, confirmed: true)
+        defer {
+            SecretServiceKeyring.setAfterSearchHook(nil)
+            Self.doomed = nil
+        }
+        // Removed by another client (secret-tool, its own connection) after the search.
+        SecretServiceKeyring.setAfterSearchHook {
+            guard let id = SecretServiceKeyringTests.doomed?.rawValue else { return }
+            SecretServiceKeyringTests.doomed = nil
+            let clear = Process()
+            clear.executableURL = URL(fileURLWithPath: "/usr/bin/secret-tool")
+            clear.arguments = ["clear", "id", id]
+            try? clear.run()
+            clear.waitUntilExit()
+        }
+        let listed = try keyring.candidates(.outer)
+        #expect(listed.map(\.id) == [kept])
+        #expect(listed.map(\.key) == [Self.key(5)])
+    }
+
+    /// The item the hook above removes (the suite is serialized).
+    nonisolated(unsafe) static var doomed: KeyringItem.ID?
+
     /// What another Secret Service client sees: the label, the schema name and the four
     /// attributes; no path, nothing else.
     @Test func itemsCarryNoPath() throws {
