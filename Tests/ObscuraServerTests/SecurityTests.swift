@@ -96,6 +96,26 @@ import Testing
         }
     }
 
+    /// Issue 40 point 6: `serve --host 0.0.0.0` allowed only `Host: 0.0.0.0:PORT`, so every
+    /// real client was refused. A wildcard bind answers to the machine's own addresses and
+    /// names and the loopback names; other names are still refused.
+    @Test func aWildcardBindAnswersToTheMachinesOwnNamesOnly() {
+        let machine: Set<String> = ["192.168.1.20", "[fe80::1]", "nas", "nas.local"]
+        for bind in ["0.0.0.0", "::"] {
+            let hosts = OriginMiddleware<GalleryContext>.hosts(bound: bind, port: 8750, machine: machine)
+            for host in ["192.168.1.20:8750", "[fe80::1]:8750", "nas:8750", "nas.local:8750", "127.0.0.1:8750", "localhost:8750"] {
+                #expect(hosts.contains(host), "\(bind) refuses \(host)")
+            }
+            for host in ["evil.example:8750", "192.168.1.21:8750", "192.168.1.20:8751", "nas.example:8750"] {
+                #expect(!hosts.contains(host), "\(bind) answers to \(host)")
+            }
+        }
+        // The real machine's: its loopback interface, at least.
+        #expect(MachineNames.current().contains("127.0.0.1"))
+        // A named bind stays as it was: that name alone.
+        #expect(OriginMiddleware<GalleryContext>.hosts(bound: "192.168.1.20", port: 8750, machine: machine) == ["192.168.1.20:8750"])
+    }
+
     @Test func aLockedSessionReachesNoVaultData() async throws {
         let harness = try ServerHarness()
         try await harness.test { browser in

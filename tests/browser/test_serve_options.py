@@ -130,3 +130,32 @@ def test_video_upload_by_an_unprivileged_server(tmp_path):
             process.wait(timeout=10)
     finally:
         shutil.rmtree(home, ignore_errors=True)
+
+
+def test_a_wildcard_bind_serves_the_machines_own_address_only(tmp_path):
+    """`serve --host 0.0.0.0` (issue 40 point 6) used to refuse every client but one that
+    said `Host: 0.0.0.0:PORT`. Run in a network namespace of its own (nothing reaches the
+    real network), where the machine has 10.77.0.1: a client that connects to it gets the
+    app; one that names another host is refused (421)."""
+    if subprocess.run(["unshare", "--net", "true"], capture_output=True).returncode != 0:
+        import pytest
+        pytest.skip("unshare --net is not permitted here (needs root or user namespaces)")
+    script = f"""
+        set -e
+        ip link set lo up
+        ip addr add 10.77.0.1/8 dev lo
+        "$0" --vault "{tmp_path}/vault" serve --host 0.0.0.0 --port 0 --insecure-lan --test-kdf-iterations 1000 \\
+            > "{tmp_path}/serve.out" 2>&1 &
+        for i in $(seq 1 900); do grep -q "{BANNER}" "{tmp_path}/serve.out" && break; sleep 0.1; done
+        port=$(grep "{BANNER}" "{tmp_path}/serve.out" | sed -E 's/.*:([0-9]+)\\/.*/\\1/')
+        curl -s -o /dev/null -w "own %{{http_code}}\\n" "http://10.77.0.1:$port/"
+        curl -s -o /dev/null -w "loopback %{{http_code}}\\n" "http://127.0.0.1:$port/"
+        curl -s -o /dev/null -w "foreign %{{http_code}}\\n" -H "Host: evil.example:$port" "http://10.77.0.1:$port/"
+        kill %1
+    """
+    env = dict(os.environ, XDG_CONFIG_HOME=str(tmp_path / "config"),
+               OBSCURA_OUTER_KEY_FILE=str(tmp_path / "outer.key"), OBSCURA_DECOY_SECRET_FILE=str(tmp_path / "decoy.key"))
+    result = subprocess.run(["unshare", "--net", "sh", "-c", script, OBSCURA_BIN], capture_output=True, text=True,
+                            env=env, timeout=180)
+    out = result.stdout + result.stderr
+    assert "own 200" in out and "loopback 200" in out and "foreign 421" in out, out + (tmp_path / "serve.out").read_text()

@@ -31,11 +31,17 @@ struct OriginMiddleware<Context: RequestContext>: RouterMiddleware {
     }
 
     /// The Host values for a server bound to `host`:`port`: the loopback names too when
-    /// it is bound to loopback.
-    static func hosts(bound host: String, port: Int) -> Set<String> {
+    /// it is bound to loopback, and when it is bound to a wildcard address (every
+    /// interface), the loopback names and `machine`, the machine's own addresses and names
+    /// (``MachineNames``).
+    static func hosts(bound host: String, port: Int, machine: @autoclosure () -> Set<String> = MachineNames.current()) -> Set<String> {
         var names: Set<String> = [host.lowercased()]
         if ["127.0.0.1", "localhost", "::1"].contains(host.lowercased()) {
             names.formUnion(["127.0.0.1", "localhost", "[::1]"])
+        }
+        if MachineNames.isWildcard(host) {
+            names.formUnion(["127.0.0.1", "localhost", "[::1]"])
+            names.formUnion(machine())
         }
         if host.contains(":") && !host.hasPrefix("[") { names.insert("[\(host.lowercased())]") }
         return Set(names.map { "\($0):\(port)" })
