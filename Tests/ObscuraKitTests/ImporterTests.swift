@@ -132,7 +132,7 @@ import Testing
     }
 
     @Test func aFailedPersistRemovesEveryFileTheBatchWrote() throws {
-        let root = try TestRoot()
+        let root = try TestRoot(version3: true)
         let v = try vault(root)
         let src = try Sources()
         try src.write("a.png", TestImages.image("png", width: 100, height: 100))

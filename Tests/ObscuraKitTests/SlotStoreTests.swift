@@ -5,7 +5,7 @@ import Testing
 
 @Suite struct SlotStoreTests {
     @Test func anErrorMidCommitCleansUpAndKeepsOldState() throws {
-        let root = try TestRoot()
+        let root = try TestRoot(version3: true)
         let directory = try root.initialized()
         let vault = try directory.createVault(password: pw("pw"), iterations: testIterations)
         try vault.write("state", "old")
@@ -17,7 +17,7 @@ import Testing
     }
 
     @Test func threeRealAndSevenDecoysLookAlikeAfterWrites() throws {
-        let root = try TestRoot()
+        let root = try TestRoot(version3: true)
         let directory = try root.initialized()
         let busy = try directory.createVault(password: pw("busy"), iterations: testIterations)
         _ = try directory.createVault(password: pw("quiet"), iterations: testIterations)
@@ -55,7 +55,7 @@ import Testing
     }
 
     @Test func sizesStayPinnedWithoutGrowth() throws {
-        let root = try TestRoot()
+        let root = try TestRoot(version3: true)
         let directory = try root.initialized()
         let vault = try directory.createVault(password: pw("pw"), iterations: testIterations)
         let before = Dictionary(uniqueKeysWithValues: try root.slotNames().map { ($0, root.fileStat($0).st_size) })

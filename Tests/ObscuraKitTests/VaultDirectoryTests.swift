@@ -55,7 +55,7 @@ import Testing
     }
 
     @Test func decoysAndRealVaultsHaveTheSameStructure() throws {
-        let root = try TestRoot()
+        let root = try TestRoot(version3: true)
         let directory = try root.initialized()
         for name in ["a", "b", "c"] { _ = try directory.createVault(password: pw(name), iterations: testIterations) }
         let credential = DeviceSecretStore.credential(from: try root.secrets.load())
@@ -78,7 +78,7 @@ import Testing
     }
 
     @Test func passwordChangeLeavesSealedCatalogBytesIdentical() throws {
-        let root = try TestRoot()
+        let root = try TestRoot(version3: true)
         let directory = try root.initialized()
         let vault = try directory.createVault(password: pw("old"), iterations: testIterations)
         try vault.write("k", "v")
@@ -97,7 +97,7 @@ import Testing
     }
 
     @Test func flippingAnyHeaderByteFailsThatSlotOnly() throws {
-        let root = try TestRoot()
+        let root = try TestRoot(version3: true)
         let directory = try root.initialized()
         let target = try directory.createVault(password: pw("target"), iterations: testIterations)
         let bystander = try directory.createVault(password: pw("bystander"), iterations: testIterations)
@@ -129,7 +129,7 @@ import Testing
     }
 
     @Test func destroyErasesTheSlotAndRestoresTen() throws {
-        let root = try TestRoot()
+        let root = try TestRoot(version3: true)
         let directory = try root.initialized()
         let doomed = try directory.createVault(password: pw("doomed"), iterations: testIterations)
         let keeper = try directory.createVault(password: pw("keeper"), iterations: testIterations)
@@ -146,7 +146,7 @@ import Testing
     }
 
     @Test func eleventhVaultNeedsExplicitExtension() throws {
-        let root = try TestRoot()
+        let root = try TestRoot(version3: true)
         let directory = try root.initialized()
         for i in 0..<10 { _ = try directory.createVault(password: pw("v\(i)"), iterations: testIterations) }
         #expect(try directory.decoyNames().isEmpty)

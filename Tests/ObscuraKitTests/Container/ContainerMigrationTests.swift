@@ -9,7 +9,7 @@ import Testing
 
     /// A version 3 directory with two vaults; returns its root.
     func version3Directory() throws -> TestRoot {
-        let root = try TestRoot()
+        let root = try TestRoot(version3: true)
         let directory = try root.initialized()
         try directory.createVault(password: pw("alpha"), iterations: testIterations).write("note", "alpha's")
         try directory.createVault(password: pw("beta"), iterations: testIterations).write("note", "beta's")
@@ -162,7 +162,7 @@ import Testing
     /// Security review L1: a container slot that happens to begin with the version 3
     /// magic (its first bytes are random) is still read as a container, not a migration.
     @Test func aContainerSlotBeginningWithTheMagicIsStillAContainer() throws {
-        let root = try TestRoot()
+        let root = try TestRoot(version3: true)
         try VaultDirectory(path: root.vaultPath, deviceSecrets: root.secrets, outerKey: F.outerKey, create: true)
             .initialize(iterations: testIterations)
         let path = root.dataPath + "/" + (try root.slotNames()[3])

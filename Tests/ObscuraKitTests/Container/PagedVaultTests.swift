@@ -81,7 +81,7 @@ import Testing
     /// Security review L4: a vault created in a container whose decoys are still version
     /// 3 converts them in the same commit, so no version 3 slot is left to date it.
     @Test func aVaultCreatedAmongVersion3DecoysConvertsThem() throws {
-        let root = try TestRoot()
+        let root = try TestRoot(version3: true)
         do {
             let directory = try root.initialized()
             try directory.migrateToContainer(outerKey: F.outerKey)
@@ -211,7 +211,7 @@ import Testing
     }
 
     @Test func aVersion3CatalogInAContainerIsConvertedAtItsFirstUnlockWithTheDecoys() throws {
-        let root = try TestRoot()
+        let root = try TestRoot(version3: true)
         var items: [String] = []
         do {
             let directory = try root.initialized()
@@ -269,7 +269,7 @@ import Testing
     }
 
     @Test func migrateWithSeveralPasswordsConvertsThemInOneCommit() throws {
-        let root = try TestRoot()
+        let root = try TestRoot(version3: true)
         do {
             let directory = try root.initialized()
             for name in ["a", "b", "c"] {

@@ -28,7 +28,9 @@ final class CrashFixture {
     static let base = FileManager.default.fileExists(atPath: "/dev/shm") ? "/dev/shm" : FileManager.default.temporaryDirectory.path
 
     init() throws {
-        root = try TestRoot(parent: Self.base)
+        // Version 3: the harness stops a write at the slot store's and the pool's steps (WriteSteps);
+        // a version 4 commit's sync points are ContainerVaultCrashTests' and the crash-kill loop's.
+        root = try TestRoot(parent: Self.base, version3: true)
         try FileManager.default.createDirectory(atPath: root.path + "/out", withIntermediateDirectories: true)
         directory = try root.open()
         try directory.initialize(iterations: crashIterations)
@@ -62,7 +64,7 @@ final class CrashFixture {
     func audit(_ path: String) throws -> CrashImage {
         try CrashImage.audit(
             vault: path + "/vault", exportPath: path + "/out/vault.obscura", secrets: root.secrets, labels: labels,
-            folderPassword: pw(Self.folderPassword), exportPassword: pw(Self.exportPassword))
+            folderPassword: pw(Self.folderPassword), exportPassword: pw(Self.exportPassword), outerKey: root.outerKey)
     }
 }
 

@@ -113,7 +113,7 @@ import Testing
         }
 
         // A fresh open, as the next process would see the directory.
-        let directory = try VaultDirectory(path: root.vaultPath, deviceSecrets: root.secrets)
+        let directory = try VaultDirectory(path: root.vaultPath, deviceSecrets: root.secrets, outerKey: root.outerKey)
         let vault = try directory.unlock(password: pw("pw"))
         let names = Set(try vault.items().map(\.record.name))
         #expect(try vault.consistencyProblems().isEmpty, "round \(round)")

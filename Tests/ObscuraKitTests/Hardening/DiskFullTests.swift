@@ -24,8 +24,8 @@ import Testing
 
     /// A vault on a fresh 24 MiB tmpfs with one setting and two items, and the state to
     /// compare against after a failed write.
-    func fixture(_ mount: ScratchMount) throws -> (TestRoot, VaultDirectory, Vault) {
-        let root = try TestRoot(parent: mount.path)
+    func fixture(_ mount: ScratchMount, version3: Bool) throws -> (TestRoot, VaultDirectory, Vault) {
+        let root = try TestRoot(parent: mount.path, version3: version3)
         let directory = try root.initialized()
         let vault = try directory.createVault(password: pw("pw"), iterations: testIterations)
         try vault.write("state", "old")
@@ -34,8 +34,13 @@ import Testing
         return (root, directory, vault)
     }
 
-    /// Runs `write` at every free-space level and checks the rules above.
-    func run(_ name: String, write: (TestRoot, Vault) throws -> Void, succeeded: (Vault) throws -> Bool) throws {
+    /// Runs `write` at every free-space level and checks the rules above, in a version 4
+    /// directory, or with `version3` a version 3 one. Some level must run out of space
+    /// unless `needsNoSpace` (a write that the container makes in place).
+    func run(
+        _ name: String, version3: Bool = false, needsNoSpace: Bool = false,
+        write: (TestRoot, Vault) throws -> Void, succeeded: (Vault) throws -> Bool
+    ) throws {
         guard ScratchMount.available else {
             Hardening.skip(Self.suite, name, ScratchMount.unavailableReason)
             return
@@ -47,7 +52,7 @@ import Testing
             let root: TestRoot
             let problems: [String]
             do {
-                let (fixtureRoot, _, vault) = try fixture(mount)
+                let (fixtureRoot, _, vault) = try fixture(mount, version3: version3)
                 root = fixtureRoot
                 let before = try root.listing(filesOnly: true)
                 let filler = try mount.fill(leaving: free)
@@ -70,7 +75,7 @@ import Testing
                 vault.lock()
             }
             // A new process: the old directory object (and its lock) is gone.
-            let reopened = try VaultDirectory(path: root.vaultPath, deviceSecrets: root.secrets)
+            let reopened = try VaultDirectory(path: root.vaultPath, deviceSecrets: root.secrets, outerKey: root.outerKey)
             let again = try reopened.unlock(password: pw("pw"))
             #expect(try again.setting("state") == "old" || again.setting("state") == "new")
             #expect(try again.setting("after") == "\(free)")
@@ -79,15 +84,27 @@ import Testing
             if !(problems.isEmpty && reopenedProblems.isEmpty) { outcome.inconsistent += 1 }
             #expect(try reopened.decoyNames().count == 9)
         }
-        #expect(outcome.failedCleanly > 0, "some level must run out of space")
+        if needsNoSpace {
+            #expect(outcome.failedCleanly == 0 && outcome.succeeded == Self.freeLevels.count, "\(name) needed space")
+        } else {
+            #expect(outcome.failedCleanly > 0, "some level must run out of space")
+        }
         Hardening.report(Self.suite, name, [
             "cases": Self.freeLevels.count, "failed-cleanly": outcome.failedCleanly,
             "succeeded": outcome.succeeded, "inconsistent-after": outcome.inconsistent,
         ])
     }
 
+    /// Version 3 rewrites every slot through a temporary: a persist needs room for them.
     @Test func persistOnAFullDisk() throws {
-        try run("persist", write: { _, vault in try vault.write("state", "new") },
+        try run("persist", version3: true, write: { _, vault in try vault.write("state", "new") },
+                succeeded: { try $0.setting("state") == "new" })
+    }
+
+    /// A version 4 container commits a small change in place (FORMAT.md §8.6): a persist
+    /// succeeds with no byte free.
+    @Test func persistInAContainerNeedsNoSpace() throws {
+        try run("persist-container", needsNoSpace: true, write: { _, vault in try vault.write("state", "new") },
                 succeeded: { try $0.setting("state") == "new" })
     }
 

@@ -42,7 +42,7 @@ import Testing
         var reads = 0, writes = 0
 
         // Reads: open (the lock needs no write), unlock, list, decrypt, thumbnails, verify, export.
-        let directory = try VaultDirectory(path: path, deviceSecrets: root.secrets)
+        let directory = try VaultDirectory(path: path, deviceSecrets: root.secrets, outerKey: root.outerKey)
         let vault = try directory.unlock(password: pw("pw"))
         #expect(try vault.items().count == 2); reads += 1
         let raw = try #require(try vault.items().first { $0.record.name == "raw" }?.record)
@@ -68,7 +68,7 @@ import Testing
             }
             writes += 1
         }
-        expectRefused("persist") { try vault.write("state", "new") }
+        expectRefused("persist") { try vault.writeThroughCatalog("state", "new") }
         expectRefused("password change") { try vault.changePassword(to: pw("new pw")) }
         expectRefused("delete") { try vault.deleteItems([raw.id]) }
         expectRefused("folder") { try vault.createFolder("F") }

@@ -27,7 +27,7 @@ import Testing
     }
 
     @Test func everySlotFileHeaderCatalogAndPadding() throws {
-        let root = try TestRoot()
+        let root = try TestRoot(version3: true)
         let directory = try root.initialized()
         let vault = try directory.createVault(password: pw("pw"), iterations: testIterations)
         try vault.write("state", String(repeating: "catalog content ", count: 200))

@@ -15,8 +15,9 @@ import Testing
         let plain: FolderRecord
         let secret: FolderRecord
 
-        init() throws {
-            root = try TestRoot()
+        /// With `version3`, a version 3 directory, whose catalogs may hold plain hashes.
+        init(version3: Bool = false) throws {
+            root = try TestRoot(version3: version3)
             vault = try root.initialized().createVault(password: pw("pw"), iterations: testIterations)
             plain = try vault.createFolder("Plain")
             secret = try vault.createFolder("Secret", password: pw("fpw"), iterations: testIterations)
@@ -99,7 +100,7 @@ import Testing
     /// ``Vault/convertContentHashes()`` (one persist), which unlock runs, a protected
     /// folder's when it is next unlocked; duplicates are found before and after.
     @Test func plainHashesAreConvertedAtUnlockAndAtFolderUnlock() throws {
-        let f = try Fixture()
+        let f = try Fixture(version3: true)
         let a = SeededRandom(seed: "a").bytes(1000), b = SeededRandom(seed: "b").bytes(1000), c = SeededRandom(seed: "c").bytes(1000)
         let itemA = try f.vault.addLegacyRaw(a, name: "a")
         let itemB = try f.vault.addLegacyRaw(b, name: "b", folder: f.plain)

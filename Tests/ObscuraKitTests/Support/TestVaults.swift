@@ -13,17 +13,22 @@ import ObscuraTestSupport
 let testIterations = 1000
 
 /// A temporary root holding a vault directory and a device-secret location, removed on
-/// release.
+/// release. Its directory is what `obscura init` makes, a version 4 container (FORMAT.md
+/// §8) with paged catalogs (§9), unless the test is about version 3 (reading, migration).
 final class TestRoot {
     let path: String
     let secrets: DeviceSecretStore
+    /// The container's outer key; nil for a version 3 root.
+    let outerKey: SecureBytes?
 
     /// A new root under `parent` (the system temporary directory unless a test needs
-    /// another file system, such as a small or read-only mount).
-    init(parent: String = FileManager.default.temporaryDirectory.path) throws {
+    /// another file system, such as a small or read-only mount); with `version3`, its
+    /// directory is made in the version 3 layout.
+    init(parent: String = FileManager.default.temporaryDirectory.path, version3: Bool = false) throws {
         path = parent + "/obscura-test-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         secrets = DeviceSecretStore(path: path + "/config/obscura/device-secret")
+        outerKey = version3 ? nil : ContainerFixtures.outerKey
     }
 
     deinit { try? FileManager.default.removeItem(atPath: path) }
@@ -33,13 +38,13 @@ final class TestRoot {
 
     /// Opens (creating if needed) the vault directory.
     func open(create: Bool = true) throws -> VaultDirectory {
-        try VaultDirectory(path: vaultPath, deviceSecrets: secrets, create: create)
+        try VaultDirectory(path: vaultPath, deviceSecrets: secrets, outerKey: outerKey, create: create)
     }
 
     /// An initialised directory with ten decoys at the test iteration count.
     func initialized() throws -> VaultDirectory {
         let directory = try open()
-        try directory.initialize(iterations: testIterations)
+        try directory.initialize(iterations: testIterations, outerKey: outerKey)
         return directory
     }
 
@@ -98,6 +103,15 @@ extension Vault {
     /// Adds a setting row and persists: the smallest real write.
     func write(_ key: String, _ value: String) throws {
         try catalog.database.write { db in
+            try db.execute(sql: "INSERT OR REPLACE INTO setting(key, value) VALUES (?, ?)", arguments: [key, value])
+        }
+        try persist()
+    }
+
+    /// ``write(_:_:)`` through the catalog's own write path, as the vault's operations
+    /// go: a paged catalog whose commit fails says why, and reopens from its slot.
+    func writeThroughCatalog(_ key: String, _ value: String) throws {
+        try catalog.write { db in
             try db.execute(sql: "INSERT OR REPLACE INTO setting(key, value) VALUES (?, ?)", arguments: [key, value])
         }
         try persist()
