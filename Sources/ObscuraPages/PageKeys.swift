@@ -26,6 +26,16 @@ package final class PageKeys: @unchecked Sendable {
         root = HKDFSHA256.derive(from: mek, salt: Self.extractSalt, info: Self.rootLabel)
     }
 
+    /// Zeroes the MEK's copy and every key derived from it: the catalog is closed (at a
+    /// lock), and its keys must not outlive the vault's own MEK, which the lock zeroes,
+    /// for as long as something still holds this object.
+    package func zeroize() {
+        mek.zeroize()
+        root.zeroize()
+        for key in pageKeys.values { key.zeroize() }
+        pageKeys = [:]
+    }
+
     /// K_page(`generation`). The last two derived are kept: every read needs the current
     /// one, and a new generation's commit reads under g while it seals under g+1.
     package func page(_ generation: UInt32) -> SecureBytes {

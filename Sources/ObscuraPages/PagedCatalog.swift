@@ -175,7 +175,11 @@ public final class PagedCatalog: @unchecked Sendable {
 
     /// Closes the connection; anything staged and not committed is dropped.
     public func close() throws {
-        defer { PageVFS.detach(name) }
+        defer {
+            PageVFS.detach(name)
+            // After the connection: nothing reads a page once it is closed.
+            file.lock.withLock { file.keys.zeroize() }
+        }
         try queue.close()
     }
 
