@@ -40,9 +40,10 @@ enum DropBlob {
         }
     }
 
-    /// The header of a well-formed drop blob of `size` bytes, from its first bytes
-    /// (``check(_:)``), whose file size is `size`. Anything else is not a drop.
-    static func checkedHeader(_ first: some Collection<UInt8>, size: UInt64) throws -> ChunkedHeader {
+    /// The header of a well-formed drop blob, from its first bytes (``check(_:)``), whose
+    /// file size is `size` when that is known (nil: a body of unknown length, checked as it
+    /// arrives). Anything else is not a drop.
+    static func checkedHeader(_ first: some Collection<UInt8>, size: UInt64?) throws -> ChunkedHeader {
         let header: ChunkedHeader
         do {
             header = try ChunkedHeader.decode(first)
@@ -50,7 +51,9 @@ enum DropBlob {
             throw DropError.malformedBlob("header: \(error)")
         }
         try check(header)
-        guard header.fileSize == size else { throw DropError.malformedBlob("size \(size) is not the header's \(header.fileSize)") }
+        if let size, header.fileSize != size {
+            throw DropError.malformedBlob("size \(size) is not the header's \(header.fileSize)")
+        }
         return header
     }
 

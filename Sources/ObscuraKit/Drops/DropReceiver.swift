@@ -79,15 +79,7 @@ extension DropInbox {
     ///   ``DropError/inboxFull`` when the blob would take the inbox past its bound.
     public func receive(header: [UInt8], length: UInt64? = nil) throws -> DropReceiver {
         guard header.count == ChunkedFormatV2.headerSize else { throw DropError.malformedBlob("header cut short") }
-        let size: UInt64
-        if let length {
-            size = try DropBlob.checkedHeader(header, size: length).fileSize
-        } else {
-            let parsed: ChunkedHeader
-            do { parsed = try ChunkedHeader.decode(header) } catch { throw DropError.malformedBlob("header: \(error)") }
-            try DropBlob.check(parsed)
-            size = parsed.fileSize
-        }
+        let size = try DropBlob.checkedHeader(header, size: length).fileSize
         // The bound is checked and the room taken under one lock (see DropReceiver).
         return try Self.addLock.withLock {
             let (count, bytes) = usage()

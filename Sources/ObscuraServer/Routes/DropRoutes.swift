@@ -73,7 +73,7 @@ struct DropRoutes {
             let length = request.headers[.contentLength].flatMap { UInt64($0) }
             let reception = Reception(inbox: DropInbox(vaultPath: store.directory.path), length: length, limit: limit)
             do {
-                _ = try await pace.read(request.body) { piece in try reception.take(piece) }
+                try await pace.read(request.body) { piece in try reception.take(piece) }
                 let receiver = try reception.receiver()
                 // The fsync of up to 1 GiB, off the server's threads.
                 _ = try await Blocking.run { try receiver.finish() }

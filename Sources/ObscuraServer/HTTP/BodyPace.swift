@@ -15,25 +15,24 @@ struct BodyPace: Sendable {
     /// drop may take up to 18 hours, a stalled one holds its slot for 15 seconds).
     static let standard = BodyPace(idle: .seconds(15), grace: .seconds(30), minimumRate: 16 << 10)
 
-    /// Hands each piece of `body` to `handle`, in order, and returns the bytes read.
+    /// Hands each piece of `body` to `handle`, in order.
     ///
     /// - Throws: an ``APIError`` 408 when the body stalls or falls behind this pace; then
     ///   the read is cancelled, and nothing more is handed on.
-    func read(_ body: Hummingbird.RequestBody, _ handle: @escaping @Sendable (ByteBuffer) throws -> Void) async throws -> Int64 {
+    func read(_ body: Hummingbird.RequestBody, _ handle: @escaping @Sendable (ByteBuffer) throws -> Void) async throws {
         let clock = ContinuousClock()
         let start = clock.now
         // The last time bytes came, and how many have.
         let progress = NIOLockedValueBox((at: start, bytes: Int64(0)))
-        return try await withThrowingTaskGroup(of: Int64?.self) { group in
+        try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
                 for try await piece in body {
                     try handle(piece)
                     progress.withLockedValue { $0 = (clock.now, $0.bytes + Int64(piece.readableBytes)) }
                 }
-                return progress.withLockedValue { $0.bytes }
             }
             group.addTask {
-                // The watchdog: it returns nil only when cancelled, once the body is read.
+                // The watchdog: it ends only when cancelled, once the body is read.
                 while true {
                     try await Task.sleep(for: idle / 4)
                     let (last, bytes) = progress.withLockedValue { $0 }
@@ -49,9 +48,8 @@ struct BodyPace: Sendable {
             }
             // The first to finish decides: the body read whole, or the watchdog's error
             // (which cancels the read: the body's sequence ends on cancellation).
-            let total = try await group.next()!
+            try await group.next()
             group.cancelAll()
-            return total ?? 0
         }
     }
 }
