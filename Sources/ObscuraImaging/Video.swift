@@ -27,7 +27,15 @@ public enum Video {
         /// Apple's content identifier (`com.apple.quicktime.content.identifier`), which the
         /// motion of a Live Photo shares with its photo (``LivePhoto``); nil when absent.
         public var contentIdentifier: String? = nil
+        /// When the movie was taken (docs/FORMAT.md §3.3, "Capture time"), read as
+        /// ``ImageInfo/takenAt`` is: nil when the container names no time.
+        public var takenAt: Date? = nil
     }
+
+    /// Apple's capture time (QuickTime `keys`): the camera's local time with its zone.
+    static let appleCreationDateTag = "com.apple.quicktime.creationdate"
+    /// The container's creation time (`mvhd`), which ffprobe gives in UTC.
+    static let creationTimeTag = "creation_time"
 
     /// Duration, display size and codecs, from `ffprobe`.
     ///
@@ -57,7 +65,37 @@ public enum Video {
         let tags = format?["tags"] as? [String: Any]
         return Info(duration: duration, width: video?["width"] as? Int, height: video?["height"] as? Int,
                     videoCodec: video?["codec_name"] as? String, audioCodec: audio?["codec_name"] as? String,
-                    contentIdentifier: LivePhoto.identifier(tags?[LivePhoto.movieTag] as? String))
+                    contentIdentifier: LivePhoto.identifier(tags?[LivePhoto.movieTag] as? String),
+                    takenAt: captureDate(formatTags: tags, streamTags: video?["tags"] as? [String: Any]))
+    }
+
+    /// The capture time of a movie (docs/FORMAT.md §3.3, "Capture time"). Apple's
+    /// creation date comes first: its digits are the camera's local time, which is how a
+    /// photo's EXIF time is read too (``Imaging/exifDate(_:)``, its zone dropped), so a
+    /// phone's stills and movies of one moment sort together. Otherwise the container's
+    /// `creation_time`, in UTC, from the file or else from its video stream. The
+    /// QuickTime and Unix epochs are what muxers write when they know no time: no date.
+    static func captureDate(formatTags: [String: Any]?, streamTags: [String: Any]?) -> Date? {
+        let candidates = [formatTags?[appleCreationDateTag], formatTags?[creationTimeTag], streamTags?[creationTimeTag]]
+        for case let text as String in candidates {
+            if let date = isoWallClock(text), !noTimeDates.contains(date) { return date }
+        }
+        return nil
+    }
+
+    /// 1904-01-01 and 1970-01-01 at midnight, the zero times of QuickTime and of Unix.
+    private static let noTimeDates: Set<Date> = [Date(timeIntervalSince1970: -2_082_844_800), Date(timeIntervalSince1970: 0)]
+
+    /// The date and time of an ISO 8601 text (`2024-07-20T16:03:11+0200`,
+    /// `2024-07-20T14:03:11.000000Z`) as UTC, whatever zone follows the seconds.
+    static func isoWallClock(_ text: String) -> Date? {
+        let head = Array(text.utf8.prefix(19))
+        guard head.count == 19, head[4] == UInt8(ascii: "-"), head[7] == UInt8(ascii: "-"),
+              head[10] == UInt8(ascii: "T") || head[10] == UInt8(ascii: " "),
+              head[13] == UInt8(ascii: ":"), head[16] == UInt8(ascii: ":") else { return nil }
+        var exif = head
+        (exif[4], exif[7], exif[10]) = (UInt8(ascii: ":"), UInt8(ascii: ":"), UInt8(ascii: " "))
+        return Imaging.exifDate(String(decoding: exif, as: UTF8.self))
     }
 
     /// A JPEG poster frame, one second in (or the first frame of a shorter video), whose

@@ -82,6 +82,29 @@ import Testing
         #expect(try probe(poster).width == 256)
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir) == ["clip.mp4"], "no temporary file left")
         #expect(throws: ImagingError.self) { try Video.probe(path: dir + "/missing.mp4") }
+        #expect(info.takenAt == nil, "a movie that names no time has no capture time")
+    }
+
+    /// Issue 40, point 13: a phone's movie lands on the day it was taken. An Android-style
+    /// MP4 carries `creation_time` (UTC); an iPhone's MOV Apple's creation date, its
+    /// local time with the zone, whose digits are read as a photo's EXIF time is.
+    @Test func aMoviesCaptureTimeIsReadAsPhonesWriteIt() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("obscura-video-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let july20 = Date(timeIntervalSince1970: 1_721_484_191)   // 2024-07-20 14:03:11 UTC
+        let android = try TestImages.video(in: dir, seconds: 1, name: "VID_20240720.mp4",
+                                           metadata: ["creation_time": "2024-07-20T14:03:11Z"])
+        #expect(try Video.probe(path: android).takenAt == july20)
+        let iphone = try TestImages.video(in: dir, seconds: 1, name: "IMG_0042.MOV", metadata: [
+            "creation_time": "2024-07-20T12:03:11Z", "com.apple.quicktime.creationdate": "2024-07-20T14:03:11+0200",
+        ])
+        #expect(try Video.probe(path: iphone).takenAt == july20, "Apple's local time wins, read as EXIF times are")
+        let epoch = try TestImages.video(in: dir, seconds: 1, name: "zero.mp4", metadata: ["creation_time": "1970-01-01T00:00:00Z"])
+        #expect(try Video.probe(path: epoch).takenAt == nil, "a muxer's zero time is no capture time")
+        #expect(Video.isoWallClock("2024-13-20T14:03:11Z") == nil)
+        #expect(Video.isoWallClock("2024-07-20") == nil)
+        #expect(Video.isoWallClock("2024-07-20 14:03:11") == july20)
     }
 }
 

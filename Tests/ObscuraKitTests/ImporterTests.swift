@@ -37,7 +37,7 @@ import Testing
         try src.write("sub/holiday-copy.jpg", camera)                      // duplicate content
         try src.write("diagram-flowchart.png", TestImages.image("png", width: 640, height: 480))
         try src.write("phone-portrait.heic", TestImages.image("heic", width: 640, height: 480))
-        _ = try TestImages.video(in: src.path)                                // clip.mp4
+        _ = try TestImages.video(in: src.path, metadata: ["creation_time": "2024-07-20T14:03:11Z"])  // clip.mp4
         try src.write("notes-private.txt", Array("dear diary".utf8))
         try src.write("empty-file.jpg", [])
         let jpeg = try TestImages.image("jpg", width: 800, height: 600)
@@ -71,6 +71,7 @@ import Testing
         #expect(thumb.prefix(2) == [0xFF, 0xD8])
         let video = items.first { $0.record.name == "clip.mp4" }!.record
         #expect(video.kind == .video && video.width == 320 && video.thumbId != nil)
+        #expect(video.takenAt == 1_721_484_191, "a movie's creation time is its capture time (issue 40, point 13)")
         let text = items.first { $0.record.name == "notes-private.txt" }!.record
         #expect(text.kind == .file && text.thumbId == nil)
         // Exactly the files the catalog names: no stray temporaries or partial outputs.

@@ -60,11 +60,18 @@ public enum TestImages {
         }
     }
 
-    /// A short MP4 made by ffmpeg in `directory`.
-    public static func video(in directory: String, seconds: Int = 2) throws -> String {
-        let path = directory + "/clip.mp4"
+    /// A short MP4 made by ffmpeg in `directory`, named `name`, with `metadata` as its
+    /// container's tags (`creation_time`, or a QuickTime key such as Apple's
+    /// `com.apple.quicktime.creationdate`, which ffmpeg writes into a `.mov`'s `keys`).
+    public static func video(in directory: String, seconds: Int = 2, name: String = "clip.mp4",
+                             metadata: KeyValuePairs<String, String> = [:]) throws -> String {
+        let path = directory + "/" + name
+        // A reverse-DNS key needs the `keys` box; without one, `creation_time` goes where
+        // cameras put it, the `mvhd` header.
+        let keys = metadata.contains { $0.key.contains(".") } ? ["-movflags", "use_metadata_tags"] : []
+        let tags = metadata.flatMap { ["-metadata", "\($0.key)=\($0.value)"] }
         _ = try run("/usr/bin/ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc=duration=\(seconds):size=320x240:rate=10",
-                                        "-pix_fmt", "yuv420p", "-y", path])
+                                        "-pix_fmt", "yuv420p"] + keys + tags + ["-y", path])
         return path
     }
 

@@ -247,6 +247,7 @@ extension Vault {
                     row.duration = info.duration
                     row.width = info.width
                     row.height = info.height
+                    row.takenAt = info.takenAt?.timeIntervalSince1970
                     // Made after the import, in the background (Vault+Renditions).
                     row.renditionState = Rendition.isNeeded(info) ? .pending : nil
                     row.pairKey = try info.contentIdentifier.map { try pairKey(identifier: $0, folderId: folderId) }
