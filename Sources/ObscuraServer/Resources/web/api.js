@@ -24,6 +24,27 @@ function announceLocked() {
   for (const listener of lockedListeners) listener();
 }
 
+/**
+ * What to tell someone whose request the server refused for want of a session, or null
+ * for any other error. Such a 401 says nothing of a password: the page was opened
+ * without the link `obscura serve` printed, the server restarted and forgot the
+ * session, or the link is from an earlier start.
+ */
+export function sessionTrouble(error) {
+  if (error?.status !== 401) return null;
+  if (/^no session/.test(error.message)) {
+    return 'This tab is not signed in to the Obscura server: it was opened without the link that '
+      + '`obscura serve` printed, or the server has restarted since. Open that link exactly as it was '
+      + 'printed, with its end after “#token=”. If you no longer have it, stop `obscura serve` and start '
+      + 'it again: it prints a new link.';
+  }
+  if (error.message === 'wrong access token') {
+    return 'This link is from an earlier start of `obscura serve`, and each start prints a new one. '
+      + 'Open the link the running server printed, or start it again for a new link.';
+  }
+  return null;
+}
+
 export function csrfToken() {
   return csrf;
 }

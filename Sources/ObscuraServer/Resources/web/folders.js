@@ -2,7 +2,7 @@
 // (nested by "A/B" paths, optionally protected), unlock, lock, rename, move,
 // delete, and the "move to" chooser. Fires 'change' after the list is fetched again.
 
-import { get, post } from './api.js';
+import { get, post, sessionTrouble } from './api.js';
 import { busy, confirmAction, openDialog, showError, toast } from './dialogs.js';
 import { count } from './format.js';
 import { icon } from './icons.js';
@@ -169,7 +169,7 @@ export class Folders extends EventTarget {
       await this.refresh();
       $('folder-unlock-dialog').close('unlocked');
     } catch (failure) {
-      showError(error, failure.status === 401 ? 'Wrong folder password.' : failure.message);
+      showError(error, sessionTrouble(failure) ?? (failure.status === 401 ? 'Wrong folder password.' : failure.message));
       $('folder-unlock-password').select();
       // Folder passwords meet the same progressive delay as the vault's.
       if (failure.retryAfter) this.waitBeforeRetry(failure.retryAfter);

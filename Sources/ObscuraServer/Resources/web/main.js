@@ -2,7 +2,7 @@
 // unlock page or gallery, the lock button, the auto-lock watch, and what
 // happens when the tab is hidden.
 
-import { get, loadSession, onLocked, post, postKeepalive } from './api.js';
+import { get, loadSession, onLocked, post, postKeepalive, sessionTrouble } from './api.js';
 import { Catalog } from './catalog.js';
 import { closeAllDialogs, toast } from './dialogs.js';
 import { Folders } from './folders.js';
@@ -109,7 +109,7 @@ async function boot() {
     else leave('', session.suggestCreate);
   } catch (error) {
     leave();
-    unlockPage.show(error.message);
+    unlockPage.show(sessionTrouble(error) ?? error.message);
   } finally {
     $('boot').hidden = true;
   }

@@ -1,6 +1,6 @@
 // settings.js: the settings dialog: auto-lock delay, vault password, backup, drop code, export.
 
-import { csrfToken, get, loadSession, post } from './api.js';
+import { csrfToken, get, loadSession, post, sessionTrouble } from './api.js';
 import { BackupPanel } from './backup.js';
 import { busy, openDialog, showError, toast } from './dialogs.js';
 import { DropCodePanel } from './dropcode.js';
@@ -85,9 +85,9 @@ export class Settings {
       message.classList.add('form-ok');
       showError(message, 'Password changed. Use the new one from now on.');
     } catch (failure) {
-      const text = failure.status === 401 ? 'The current password is wrong.'
+      const text = sessionTrouble(failure) ?? (failure.status === 401 ? 'The current password is wrong.'
         : failure.status === 409 ? 'Choose another new password.'
-        : failure.message;
+        : failure.message);
       showError(message, text);
     }
   }

@@ -2,7 +2,7 @@
 // the same form into a create form. Nothing here hints at how many vaults or
 // slots the directory holds.
 
-import { post } from './api.js';
+import { post, sessionTrouble } from './api.js';
 import { showError, toast } from './dialogs.js';
 import { attachStrength } from './strength.js';
 
@@ -121,6 +121,9 @@ export function createUnlockPage({ onUnlocked }) {
       updateButton();
       if (failure.status === 429) {
         startWait(failure.retryAfter ?? 2);
+      } else if (sessionTrouble(failure)) {
+        // Refused before any password was tried: never call it wrong.
+        showError(error, sessionTrouble(failure));
       } else if (failure.status === 401) {
         showError(error, 'Wrong password.');
         password.select();
