@@ -22,7 +22,7 @@ struct KeySetup {
     /// made it beforehand.
     func newOuterKey() throws -> NewKey {
         if let path = global.outerKeyFilePath() {
-            Terminal.note(KeyFile.warning(path: path, kind: .outer))
+            Terminal.keyFileWarning(KeyFile.warning(path: path, kind: .outer), always: true)
             if let key = try KeyFile.createIfMissing(path, kind: .outer, using: SystemRandom()) {
                 Terminal.note("""
                     Created the outer key file \(path). Keep a copy of it apart from the directory and \

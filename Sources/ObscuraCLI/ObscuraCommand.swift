@@ -42,8 +42,11 @@ public struct ObscuraCommand: ParsableCommand {
             Terminal.printError(error.description)
             return error.exitCode
         } catch let error as VaultError {
+            if case .inUse = error {
+                Terminal.printError(error.description + "; " + CLIError.inUseAdvice)
+                return CLIError.inUseExitCode
+            }
             Terminal.printError(error.description)
-            if case .inUse = error { return CLIError.inUseExitCode }
             return CLIError.failureExitCode
         } catch let error as ObscuraError {
             Terminal.printError(error.description)
@@ -183,7 +186,7 @@ struct AnnouncedDecoySecret: DecoySecretSource {
             return secret
         }
         let secret = try base.loadOrCreate(using: random)
-        Terminal.note(warning)
+        Terminal.keyFileWarning(warning, always: true)
         Terminal.note("Created the decoy secret file \(base.location). Keep a copy of it (`obscura keys export decoy`) to create or destroy vaults elsewhere.")
         return secret
     }

@@ -91,13 +91,17 @@ enum Terminal {
 }
 
 extension Terminal {
-    /// Says that a key was read from a plain file (docs/FORMAT.md §4.3), each time one is
-    /// read when a person is watching standard error. Scripts and services are not told
-    /// at every command: `init`, `migrate`, `serve` and `status` say where keys live
-    /// whatever standard error is.
-    static func keyFileWarning(_ warning: String) {
-        if isatty(2) == 1 { note(warning) }
+    /// Says that a key was read from a plain file (docs/FORMAT.md §4.3), once per command
+    /// and key when a person is watching standard error: a command that reads the key
+    /// several times (`init` read the decoy secret three times) says it once. Scripts
+    /// and services are not told at every command: `init`, `migrate` and `serve` say it
+    /// `always`, whatever standard error is, and `status` shows where keys live.
+    static func keyFileWarning(_ warning: String, always: Bool = false) {
+        if always || isatty(2) == 1, givenKeyFileWarnings.firstTime(warning) { note(warning) }
     }
+
+    /// The key-file warnings this process has given.
+    private static let givenKeyFileWarnings = OnceSet()
 
     /// Writes `indent`, the secret bytes and a newline to standard output straight from
     /// the zeroing buffer: a key's text never becomes a `String`.
@@ -126,4 +130,14 @@ extension Terminal {
         guard isatty(1) == 1 else { return }
         FileHandle.standardOutput.write(Data("\u{1B}[H\u{1B}[2J\u{1B}[3J".utf8))
     }
+}
+
+/// Texts seen once, from any thread.
+final class OnceSet: @unchecked Sendable {
+    // @unchecked: `seen` is only touched under `lock`.
+    private let lock = NSLock()
+    private var seen: Set<String> = []
+
+    /// Whether `text` is new here; it is remembered either way.
+    func firstTime(_ text: String) -> Bool { lock.withLock { seen.insert(text).inserted } }
 }

@@ -77,7 +77,7 @@ import Testing
         let holder = try cli.openDirectory()
         let blocked = try cli.run(["status"])
         #expect(blocked.code == 75)
-        #expect(blocked.stderr == "obscura: error: vault directory \(cli.vault) is in use by another obscura process\n")
+        #expect(blocked.stderr == "obscura: error: vault directory \(cli.vault) is in use by another obscura process; if that is `obscura serve`, do this in its gallery, or stop it (Ctrl+C) and run the command again; any other command holding it ends by itself\n")
         _ = holder
     }
 

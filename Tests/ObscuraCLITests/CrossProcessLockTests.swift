@@ -31,7 +31,7 @@ import Testing
         try FileManager.default.createDirectory(atPath: src, withIntermediateDirectories: true)
         try Data(TestImages.image("jpg", width: 300, height: 200)).write(to: URL(fileURLWithPath: src + "/a.jpg"))
         try Data("notes".utf8).write(to: URL(fileURLWithPath: src + "/b.txt"))
-        let inUse = "obscura: error: vault directory \(cli.vault) is in use by another obscura process\n"
+        let inUse = "obscura: error: vault directory \(cli.vault) is in use by another obscura process; if that is `obscura serve`, do this in its gallery, or stop it (Ctrl+C) and run the command again; any other command holding it ends by itself\n"
         let rounds = Hardening.scale(2, full: 10)
         var refused = 0, firstFailed = 0
         for round in 0..<rounds {

@@ -307,4 +307,18 @@ import Testing
         let text = KeyText.encode(SecureBytes(copying: [UInt8](repeating: 0x42, count: 32)), kind: kind)
         return text.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
     }
+
+    /// Issue 40, point 19: `init` at a terminal said the decoy secret's plain-file warning
+    /// three times, once per read. Each warning is said once per command.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/script"), "needs script(1) for a terminal"))
+    func aKeyFileWarningIsSaidOncePerCommand() throws {
+        let cli = try CLIRunner()
+        let made = try PasswordStrengthCLITests.atTerminal(
+            cli, ["init", "--test-kdf-iterations", String(CLIRunner.testKDFIterations)], [])
+        #expect(made.code == 0, "\(made.output)")
+        for kind in ["decoy secret", "outer key"] {
+            let warning = "warning: the \(kind) lives in the plain file"
+            #expect(made.output.components(separatedBy: warning).count - 1 == 1, "\(kind): \(made.output)")
+        }
+    }
 }

@@ -64,7 +64,7 @@ struct ServeCommand: ParsableCommand {
             if new.keyring != nil { Terminal.note("note: " + KeySetup.unconfirmedNote) }
         }
         if directory.openedWith != nil, let path = global.outerKeyFilePath() {
-            Terminal.note(KeyFile.warning(path: path, kind: .outer))
+            Terminal.keyFileWarning(KeyFile.warning(path: path, kind: .outer), always: true)
         }
         var configuration = GalleryServer.Configuration()
         configuration.host = host
