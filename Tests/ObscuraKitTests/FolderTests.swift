@@ -78,6 +78,30 @@ import Testing
         #expect(try vault.folders().map(\.name) == ["Trips"])
     }
 
+    /// Issue 40, point 17: "Trips/2024" failed unless "Trips" existed. A path makes the
+    /// parents it lacks, as `mkdir -p` does, in the same commit; none goes through a
+    /// protected folder, and a refused path makes nothing.
+    @Test func aPathMakesTheParentsItLacks() throws {
+        let root = try TestRoot()
+        let vault = try root.initialized().createVault(password: pw("pw"), iterations: testIterations)
+        let year = try vault.createFolder("Trips/2024")
+        let trips = try vault.folder(at: "Trips")
+        #expect(year.parentId == trips.id && trips.parentId == nil && !trips.isProtected)
+        try vault.createFolder("Trips/2025")
+        #expect(try vault.folders().map { try vault.folderPath($0) } == ["Trips", "Trips/2024", "Trips/2025"])
+        #expect(throws: VaultError.folderExists("Trips/2024")) { try vault.createFolder("Trips/2024") }
+
+        let inner = try vault.createFolder("Family/Kids/Private", password: pw("fpw"), iterations: testIterations)
+        #expect(inner.isProtected)
+        #expect(try !vault.folder(at: "Family").isProtected && !vault.folder(at: "Family/Kids").isProtected)
+
+        let before = try vault.folders().count
+        #expect(throws: VaultError.nestedProtectedFolder) { try vault.createFolder("Family/Kids/Private/Deeper/Still") }
+        #expect(throws: VaultError.self) { try vault.createFolder("New/..") }
+        #expect(throws: VaultError.self) { try vault.createFolder("Newer/a\u{7}b") }
+        #expect(try vault.folders().count == before, "a refused path makes no parent")
+    }
+
     @Test func aLockedFolderIsNeitherRenamedNorMoved() throws {
         let root = try TestRoot()
         let vault = try root.initialized().createVault(password: pw("pw"), iterations: testIterations)

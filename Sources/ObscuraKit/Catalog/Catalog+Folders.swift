@@ -15,6 +15,8 @@ extension Catalog {
     /// One change to the folder table, as ``changeFolders(_:)`` applies it.
     enum FolderChange {
         case insert(FolderRecord)
+        /// New folders in order, each parent before its children; the last is returned.
+        case insertAll([FolderRecord])
         case update(FolderRecord)
         case none
     }
@@ -31,6 +33,9 @@ extension Catalog {
             case let .insert(folder):
                 try folder.insert(db)
                 return folder
+            case let .insertAll(folders):
+                for folder in folders { try folder.insert(db) }
+                return folders.last
             case let .update(folder):
                 try folder.update(db)
                 return folder

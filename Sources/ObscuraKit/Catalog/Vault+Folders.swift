@@ -42,18 +42,22 @@ extension Vault {
         try createFolder(path, password: password, kdf: .pbkdf2(iterations: iterations))
     }
 
-    /// Creates the folder `path`; its parent must exist. With `password`, the folder is
-    /// protected: a random folder key is wrapped under `kdf`(password) and every item
-    /// placed in it gets a second layer under that key. Persists the catalog.
+    /// Creates the folder `path` and, as `mkdir -p` does, the parents it lacks (issue 40,
+    /// point 17: "Trips/2024" failed unless "Trips" existed). With `password`, the folder
+    /// is protected: a random folder key is wrapped under `kdf`(password) and every item
+    /// placed in it gets a second layer under that key; the parents made for it are not.
+    /// A protected folder holds no folders, so no path goes through one. Persists the
+    /// catalog once, with every folder made.
     @discardableResult
     public func createFolder(
         _ path: String, password: SecureBytes? = nil, kdf: KDFParameters = .folder
     ) throws -> FolderRecord {
         try enter()
         defer { leave() }
-        let parts = Self.normalized(path).split(separator: "/").map(String.init)
+        let parts = try Self.normalized(path).split(separator: "/").map { try Self.folderName(String($0)) }
         let name = try Self.folderName(parts.last ?? "")
-        let parentPath = parts.dropLast().joined(separator: "/")
+        let parentNames = Array(parts.dropLast())
+        let parentPath = parentNames.joined(separator: "/")
         var record = FolderRecord(
             id: UUID().uuidString.lowercased(), parentId: nil, name: name, createdAt: Date().timeIntervalSince1970)
         var folderKey: SecureBytes?
@@ -65,18 +69,23 @@ extension Vault {
         }
         try catalog.changeFolders { all in
             var parent: FolderRecord?
-            if !parentPath.isEmpty {
-                guard let found = all.first(where: { folderPath($0, in: all) == parentPath }) else {
-                    throw VaultError.noSuchFolder(parentPath)
+            var made: [FolderRecord] = []
+            for parentName in parentNames {
+                if let found = all.first(where: { $0.parentId == parent?.id && $0.name == parentName }) {
+                    if found.isProtected { throw VaultError.nestedProtectedFolder }
+                    parent = found
+                } else {
+                    let missing = FolderRecord(id: UUID().uuidString.lowercased(), parentId: parent?.id,
+                                               name: parentName, createdAt: record.createdAt)
+                    made.append(missing)
+                    parent = missing
                 }
-                parent = found
             }
-            if let parent, parent.isProtected { throw VaultError.nestedProtectedFolder }
             if all.contains(where: { $0.parentId == parent?.id && $0.name == name }) {
                 throw VaultError.folderExists(parentPath.isEmpty ? name : parentPath + "/" + name)
             }
             record.parentId = parent?.id
-            return .insert(record)
+            return .insertAll(made + [record])
         }
         if let folderKey { stateLock.withLock { folderKeys[record.id] = folderKey } }
         try persist()

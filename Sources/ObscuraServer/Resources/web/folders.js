@@ -79,6 +79,33 @@ export class Folders extends EventTarget {
     $('folder-empty').hidden = this.list.length > 0;
   }
 
+  /** The folders directly inside `folder`, in the list's order. */
+  childrenOf(folder) {
+    return this.list.filter((child) => child.parentId === folder.id);
+  }
+
+  /** A button that opens `folder`: its icon, name and item count (none while locked). */
+  button(folder) {
+    const button = document.createElement('button');
+    button.type = 'button';
+    button.className = 'btn btn-small subfolder';
+    button.dataset.folderId = folder.id;
+    const locked = folder.protected && !folder.unlocked;
+    button.append(icon(locked ? 'lock' : folder.protected ? 'unlock' : 'folder'));
+    const label = document.createElement('span');
+    label.textContent = folder.name;
+    button.append(label);
+    if (!locked) {
+      const held = document.createElement('span');
+      held.className = 'subfolder-count';
+      held.textContent = String(folder.itemCount ?? 0);
+      button.append(held);
+    }
+    button.setAttribute('aria-label', folder.name + (locked ? ', locked' : ', ' + count(folder.itemCount ?? 0, 'item', 'items')));
+    button.addEventListener('click', () => this.open(folder));
+    return button;
+  }
+
   /** Opens a folder, asking for its password first when it is locked. */
   async open(folder) {
     if (folder.protected && !folder.unlocked) {

@@ -90,6 +90,12 @@ export class Library {
     $('trash-actions').hidden = !trash || catalog.total === 0 || catalog.searching;
     document.body.classList.toggle('in-trash', trash);
 
+    // A folder's own folders, above its items: without them a parent holding only
+    // folders looked empty.
+    const children = folder && !catalog.searching ? this.folders.childrenOf(folder) : [];
+    $('subfolders').hidden = children.length === 0;
+    $('subfolders').replaceChildren(...children.map((child) => this.folders.button(child)));
+
     const empty = catalog.loaded && catalog.total === 0;
     $('empty-state').hidden = !empty;
     $('grid-canvas').hidden = empty;
@@ -98,6 +104,9 @@ export class Library {
         ? ['Nothing matches', 'Try another word, kind or range of days, or clear the search.', false]
         : trash
           ? ['The trash is empty', 'Deleted photos wait here for 30 days, so a delete can be undone.', false]
+          : folder && children.length > 0
+            ? ['No photos directly in this folder', 'It holds ' + count(children.length, 'folder', 'folders')
+              + ': open one above. Or drop files here to keep them in this folder itself.', true]
           : folder
             ? ['This folder is empty — drop files here', 'Or move photos into it: select them in All photos and choose Move.', true]
             : this.view.view === 'favorites'
