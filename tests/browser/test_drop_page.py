@@ -137,3 +137,31 @@ def some_code():
     body = reader.crockford_encode(key)
     check = reader.crockford_encode(hashlib.sha256(reader.KEY_CHECK_LABEL + b"\x50" + key).digest()[:3])[:4]
     return "-".join(["DROPS"] + [body[i:i + 4] for i in range(0, 52, 4)] + [check])
+
+
+def test_a_drop_reaches_an_open_gallery_without_a_new_unlock(tmp_path):
+    """Issue 40, point 18: drops waited for the next unlock, so an owner with the gallery
+    open saw nothing until Lock and Unlock. The server takes them in while the vault is
+    open, and the page says so once and shows them."""
+    sender_dir = tmp_path / "sender"
+    sender_dir.mkdir()
+    with serving(tmp_path) as srv, chromium(tmp_path) as owner, chromium(sender_dir) as sender:
+        create_first_vault(owner, srv.link)
+        code = owner.execute_async_script(
+            "const done = arguments[arguments.length - 1];"
+            "import('/app/api.js').then(api => api.get('/api/drops/code')).then((a) => done(a.code), (e) => done(String(e)));")
+        assert code.startswith("DROPS-"), code
+        assert item_count(owner) == 0
+
+        drop_page(sender, srv, code)
+        el(sender, "#drop-files").send_keys(str(PHOTO))
+        el(sender, "#drop-send").click()
+        wait(sender, lambda: sender.execute_script(
+            "return [...document.querySelectorAll('#drop-list li')].map(li => li.dataset.state)") == ["done"],
+            30, "the drop")
+
+        # No lock, no unlock: the open gallery shows it within a few seconds.
+        wait(owner, lambda: item_count(owner) == 1, 30, "the dropped photo in the open gallery")
+        wait(owner, lambda: "Took in 1 dropped file" in owner.execute_script(
+            "return document.getElementById('toast').textContent"), 10, "the intake notice")
+        assert inbox(tmp_path) == []

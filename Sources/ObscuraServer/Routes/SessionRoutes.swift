@@ -14,6 +14,11 @@ struct SessionRoutes {
         /// Whether the unlock page leads with creating a vault (a directory this server
         /// has just made, with no vault created through it yet).
         var suggestCreate: Bool
+        /// What drop intakes made while the vault was open did, not yet told to this
+        /// session; absent when none.
+        var drops: String?
+        /// How many of those drops were refused; absent when none.
+        var dropsRefused: Int?
 
         // `autoLockMinutes` is null, not absent, while locked (docs/API.md).
         func encode(to encoder: Encoder) throws {
@@ -22,8 +27,10 @@ struct SessionRoutes {
             try c.encode(csrf, forKey: .csrf)
             try c.encode(autoLockMinutes, forKey: .autoLockMinutes)
             try c.encode(suggestCreate, forKey: .suggestCreate)
+            try c.encodeIfPresent(drops, forKey: .drops)
+            try c.encodeIfPresent(dropsRefused, forKey: .dropsRefused)
         }
-        private enum CodingKeys: String, CodingKey { case unlocked, csrf, autoLockMinutes, suggestCreate }
+        private enum CodingKeys: String, CodingKey { case unlocked, csrf, autoLockMinutes, suggestCreate, drops, dropsRefused }
     }
 
     func register(on router: Router<GalleryContext>) {
@@ -73,9 +80,10 @@ struct SessionRoutes {
 
     private func state(of session: Session, status: HTTPResponse.Status = .ok, cookie: Bool) throws -> Response {
         let vault = store.unlockedVault(of: session)
+        let news = vault == nil ? nil : store.dropNews(for: session)
         let response = try JSON.response(SessionState(
             unlocked: vault != nil, csrf: session.csrf, autoLockMinutes: try vault.map { try $0.autoLockMinutes() },
-            suggestCreate: store.suggestsCreating),
+            suggestCreate: store.suggestsCreating, drops: news?.text, dropsRefused: news.flatMap { $0.refused > 0 ? $0.refused : nil }),
             status: status)
         return cookie ? withCookie(response, session) : response
     }

@@ -16,6 +16,7 @@ final class Session: @unchecked Sendable {
     private var _id: String
     private var _binding: SessionStore.OpenVault?
     private var _views: [String: Date] = [:]
+    private var _dropNewsSeen = 0
 
     init(random: RandomSource = SystemRandom()) {
         _id = Self.token(random)
@@ -42,6 +43,13 @@ final class Session: @unchecked Sendable {
                 _views = [:]
             }
         }
+    }
+
+    /// The serial of the last news of its vault's drop intakes this session was given
+    /// (``SessionStore/OpenVault/dropNews``); news past it is the session's to tell.
+    var dropNewsSeen: Int {
+        get { lock.withLock { _dropNewsSeen } }
+        set { lock.withLock { _dropNewsSeen = newValue } }
     }
 
     /// When this session's viewer opened its counted view of the view-limited item `id`

@@ -38,15 +38,35 @@ final class SessionStore: @unchecked Sendable {
         var endsChecked: Double
         /// Makes the vault's pending video renditions in the background.
         let renditions: RenditionWorker
+        /// When ``sweep()`` last looked at the drop inbox for this vault.
+        var dropsChecked: Double
+        /// The inbox's blob names after the last intake: the next intake runs only when
+        /// they change, so that blobs other vaults' keys open are not tried every time.
+        var inboxSeen: Set<String>?
+        /// What the intakes made while the vault was open took in or refused, newest
+        /// last, each with its serial: every session of the vault is told each once.
+        var dropNews: [DropNews] = []
 
         init(vault: Vault, now: Double) {
             self.vault = vault
             renditions = RenditionWorker(vault: vault)
             lastActivity = now
             endsChecked = now
+            dropsChecked = now
             autoLockMinutes = (try? vault.autoLockMinutes()) ?? Vault.defaultAutoLockMinutes
         }
+
+        /// The serial of the newest news, 0 before any.
+        var dropNewsSerial: Int { dropNews.last?.serial ?? 0 }
     }
+
+    /// One intake's sentence for the owner (``DropIntake/summary``).
+    struct DropNews {
+        let serial: Int
+        let text: String
+        let refused: Int
+    }
+
 
     init(
         directory: VaultDirectory, minuteSeconds: Double = 60, iterations: Int = PasswordKDF.vaultIterations,
@@ -265,11 +285,14 @@ final class SessionStore: @unchecked Sendable {
             if let existing = open[slot], !existing.vault.isLocked {
                 existing.lastActivity = now()
                 session.binding = existing
+                // Its own unlock tells what it took in; what came before is not its news.
+                session.dropNewsSeen = existing.dropNewsSerial
                 return vault
             }
             let entry = OpenVault(vault: vault, now: now())
             open[slot] = entry
             session.binding = entry
+            session.dropNewsSeen = 0
             return nil
         }
         duplicate?.lock()
@@ -326,10 +349,55 @@ final class SessionStore: @unchecked Sendable {
             return due
         }
         for entry in due { Self.enforceEnds(of: entry.vault, now: Date(timeIntervalSince1970: now), logger: logger) }
+        takeDropsOfOpenVaults(now: now)
     }
 
     /// Seconds between two enforcements of an open vault's ends.
     static let endsInterval: Double = 2
+    /// Seconds between two looks at the drop inbox for an open vault.
+    static let dropsInterval: Double = 5
+
+    /// Takes in the drops that came while a vault is open (issue 40, point 18: they
+    /// waited for the next unlock), through the one instance its sessions share, when the
+    /// inbox has changed since the last intake. What an intake did becomes news that
+    /// each session of the vault is told once (``dropNews(for:)``).
+    private func takeDropsOfOpenVaults(now: Double) {
+        let due: [OpenVault] = lock.withLock {
+            let due = open.values.filter { now - $0.dropsChecked >= Self.dropsInterval }
+            for entry in due { entry.dropsChecked = now }
+            return due
+        }
+        for entry in due {
+            let inbox = DropInbox(vaultPath: directory.path)
+            let names = Set(inbox.blobNames())
+            guard names != lock.withLock({ entry.inboxSeen }) else { continue }
+            let intake = entry.vault.isLocked ? DropIntake() : Self.takeDrops(into: entry.vault, logger: logger)
+            let after = Set(inbox.blobNames())
+            lock.withLock {
+                entry.inboxSeen = after
+                guard let text = intake.summary else { return }
+                entry.dropNews.append(DropNews(serial: entry.dropNewsSerial + 1, text: text, refused: intake.failed.count))
+                entry.dropNews.removeFirst(max(0, entry.dropNews.count - Self.dropNewsKept))
+            }
+        }
+    }
+
+    /// The most intake news an open vault keeps for sessions that have not asked yet.
+    static let dropNewsKept = 16
+
+    /// The news of drop intakes made while the vault of `session` was open that the
+    /// session has not been told, joined into one sentence, with the number of drops
+    /// refused; nil when there is none. Telling marks it told.
+    func dropNews(for session: Session) -> (text: String, refused: Int)? {
+        guard let binding = session.binding else { return nil }
+        return lock.withLock {
+            let seen = session.dropNewsSeen
+            let news = binding.dropNews.filter { $0.serial > seen }
+            guard !news.isEmpty else { return nil }
+            session.dropNewsSeen = binding.dropNewsSerial
+            return (news.map(\.text).joined(separator: " "), news.reduce(0) { $0 + $1.refused })
+        }
+    }
 
     /// Locks every vault (at shutdown).
     func lockAll() {

@@ -223,9 +223,21 @@ async function watch() {
   try {
     const session = await get('/api/session');
     if (!session.unlocked && open) leave('The vault locked itself after a while without use. Unlock it to go on.');
+    else tellDrops(session);
   } catch {
     // the server may be restarting; the next round tells
   }
+}
+
+/**
+ * Drops taken in while the vault is open (the server looks every few seconds): said
+ * once, as an unlock says them, and shown at once. A refusal stays up long enough to read.
+ */
+function tellDrops(session) {
+  if (!session.drops || !open) return;
+  toast(session.drops, session.dropsRefused ? 'error' : 'info', session.dropsRefused ? 15000 : 8000);
+  library.refresh();
+  folders.refresh().catch(reportError);
 }
 
 /** Hidden: blur the page and let the server drop folder keys. Visible again: catch up. */
@@ -241,6 +253,7 @@ function visibilityChanged() {
     .then(() => get('/api/session'))
     .then((session) => {
       if (!session.unlocked) return leave('The vault locked while the tab was hidden.');
+      tellDrops(session);
       const hadOpenFolder = folders.list.some((folder) => folder.protected && folder.unlocked);
       return folders.refresh().then(() => {
         if (hadOpenFolder) library.refresh();
