@@ -3,7 +3,7 @@
 // and (confirmed) delete for good.
 
 import { csrfToken, post } from './api.js';
-import { confirmAction, toast } from './dialogs.js';
+import { confirmAction, openDialog, toast } from './dialogs.js';
 import { openEndDialog } from './ends.js';
 
 const $ = (id) => document.getElementById(id);
@@ -25,8 +25,23 @@ export function wireSelectionBar({ catalog, selection, folders, library }) {
 
   $('sel-clear').addEventListener('click', () => selection.clear());
   document.addEventListener('keydown', (event) => {
-    if (event.key === 'Escape' && selection.size && !document.querySelector('dialog[open]') && $('viewer').hidden) {
+    // Keys for the grid: none while a dialog, the viewer or a text field has them.
+    if (event.defaultPrevented || document.querySelector('dialog[open]') || !$('viewer').hidden) return;
+    if ($('app-view').hidden || isTyping(event.target)) return;
+    const command = event.ctrlKey || event.metaKey;
+    if (event.key === 'Escape' && selection.size) {
       selection.clear();
+    } else if ((event.key === 'Delete' || (event.key === 'Backspace' && event.metaKey)) && selection.size) {
+      // Confirmed as the button is: to the trash, or in the trash for good.
+      event.preventDefault();
+      $(library.view.view === 'trash' ? 'sel-delete-forever' : 'sel-delete').click();
+    } else if (command && !event.altKey && !event.shiftKey && event.key.toLowerCase() === 'a') {
+      // The items on show, not the page's text.
+      event.preventDefault();
+      selection.setAll(catalog.items.map((item) => item.id), true);
+    } else if (event.key === '?' && !command && !event.altKey) {
+      event.preventDefault();
+      openDialog($('shortcuts-dialog'));
     }
   });
 
@@ -88,7 +103,10 @@ export function wireSelectionBar({ catalog, selection, folders, library }) {
       action: 'Move to trash',
     });
     if (!ok) return;
-    await leaveView(ids, '/api/items/delete', 'Moved ' + items(ids.length) + ' to the trash');
+    await leaveView(ids, '/api/items/delete', 'Moved ' + items(ids.length) + ' to the trash', {
+      label: 'Undo',
+      run: () => undoDelete(ids, catalog, folders),
+    });
   });
 
   $('sel-restore').addEventListener('click', async () => {
@@ -107,13 +125,14 @@ export function wireSelectionBar({ catalog, selection, folders, library }) {
     await leaveView(ids, '/api/trash/delete', 'Deleted ' + items(ids.length) + ' for good');
   });
 
-  /** Posts `ids` to `path`, after which they leave the view on show. */
-  async function leaveView(ids, path, done) {
+  /** Posts `ids` to `path`, after which they leave the view on show; `undo` is offered
+   * beside the message. */
+  async function leaveView(ids, path, done, undo = null) {
     try {
       await post(path, { ids });
       selection.clear();
       catalog.drop(ids);
-      toast(done);
+      toast(done, 'info', undo ? 8000 : undefined, undo);
       folders.refresh().catch(() => {});
     } catch (failure) {
       toast(failure.message, 'error');
@@ -123,4 +142,23 @@ export function wireSelectionBar({ catalog, selection, folders, library }) {
 
 function items(n) {
   return n + (n === 1 ? ' item' : ' items');
+}
+
+/** Whether keys typed at `target` are text (a field, an editor), not commands. */
+function isTyping(target) {
+  return target instanceof HTMLElement
+    && (target.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(target.tagName));
+}
+
+/**
+ * Takes `ids` back out of the trash (the Undo of a delete) and shows them again.
+ */
+export async function undoDelete(ids, catalog, folders) {
+  try {
+    await post('/api/trash/restore', { ids });
+    toast('Restored ' + ids.length + (ids.length === 1 ? ' item' : ' items'));
+    await Promise.all([catalog.reload(), folders?.refresh()]);
+  } catch (failure) {
+    toast(failure.message, 'error');
+  }
 }

@@ -55,9 +55,21 @@ export function confirmAction({ title, text, action }) {
 let toastTimer = 0;
 
 /** A short message at the bottom of the screen. */
-export function toast(message, kind = 'info', shownFor = kind === 'error' ? 6000 : 3500) {
+export function toast(message, kind = 'info', shownFor = kind === 'error' ? 6000 : 3500, action = null) {
   const element = $('toast');
   element.textContent = message;
+  // An action the message offers (Undo): one button, which hides the toast when used.
+  if (action) {
+    const button = document.createElement('button');
+    button.type = 'button';
+    button.className = 'toast-action';
+    button.textContent = action.label;
+    button.addEventListener('click', () => {
+      element.hidden = true;
+      action.run();
+    });
+    element.append(' ', button);
+  }
   element.dataset.kind = kind;
   element.hidden = false;
   clearTimeout(toastTimer);

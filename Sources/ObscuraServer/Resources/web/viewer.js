@@ -10,7 +10,8 @@ import { get, post, postKeepalive, urls } from './api.js';
 import { endText, openEndDialog } from './ends.js';
 import { captureTime } from './catalog.js';
 import { bytes, dateTime } from './format.js';
-import { toast } from './dialogs.js';
+import { confirmAction, toast } from './dialogs.js';
+import { undoDelete } from './actions.js';
 import { Zoom } from './zoom.js';
 
 const $ = (id) => document.getElementById(id);
@@ -50,6 +51,7 @@ export class Viewer {
     $('viewer-zoom-out').addEventListener('click', () => this.zoom.by(1 / 1.5));
     $('viewer-favorite').addEventListener('click', () => this.toggleFavorite());
     $('viewer-restore').addEventListener('click', () => this.restore());
+    $('viewer-delete').addEventListener('click', () => this.moveToTrash());
     $('viewer-end').addEventListener('click', () => this.giveEnd());
     // A counted view left open by a closing page still ends: the server bounds it too.
     window.addEventListener('pagehide', () => {
@@ -172,6 +174,7 @@ export class Viewer {
     $('viewer-prev').disabled = index === 0;
     $('viewer-next').disabled = index >= total - 1;
     $('viewer-restore').hidden = !item.deletedAt;
+    $('viewer-delete').hidden = !!item.deletedAt;
     $('viewer-download').href = urls.download(item.id);
     $('viewer-download').setAttribute('download', item.name);
     // A view-limited item is never downloaded; nor is its second file.
@@ -380,6 +383,27 @@ export class Viewer {
 
   /** Takes the item shown out of the trash; it leaves the trash's list, and the viewer
    * moves on to its neighbour. */
+  /** Moves the shown item to the trash, confirmed as the grid's delete is, with an Undo;
+   * the viewer goes on to the next item (or closes when none is left). */
+  async moveToTrash() {
+    const item = this.item;
+    if (!item || item.deletedAt) return;
+    const ok = await confirmAction({
+      title: 'Move ' + item.name + ' to the trash?',
+      text: 'It stays in the Trash for 30 days, where you can restore it, then is deleted for good.',
+      action: 'Move to trash',
+    });
+    if (!ok || this.item !== item) return;
+    try {
+      await post('/api/items/delete', { ids: [item.id] });
+      toast('Moved ' + item.name + ' to the trash', 'info', 8000,
+        { label: 'Undo', run: () => undoDelete([item.id], this.catalog, null) });
+      this.catalog.drop([item.id]);
+    } catch (failure) {
+      toast(failure.message, 'error');
+    }
+  }
+
   async restore() {
     const item = this.item;
     if (!item?.deletedAt) return;
@@ -495,6 +519,7 @@ export class Viewer {
       case '-': this.zoom.by(1 / 1.5); break;
       case '0': this.zoom.reset(); break;
       case 'f': case 'F': this.toggleFavorite(); break;
+      case 'Delete': this.moveToTrash(); break;
       default: return;
     }
     event.preventDefault();
