@@ -40,7 +40,8 @@ def test_a_weak_password_shows_the_warning_and_needs_the_tick(page):
     type_into(page, "#unlock-password", WEAK)
     wait(page, lambda: "very weak" in strength_text(page), 10, lambda: f"the estimate: {strength_text(page)!r}")
     assert "a common password" in strength_text(page)
-    assert "one GPU would find it in" in strength_text(page)
+    assert "One GPU would need" in strength_text(page)
+    assert "10^" not in strength_text(page), "a power of ten means nothing to most people"
     assert page.execute_script("return document.querySelector('.strength meter').value") == 0.4  # a sliver
     assert confirm_box(page)["shown"]
     type_into(page, "#create-confirm", WEAK)
@@ -65,10 +66,17 @@ def test_a_strong_password_needs_no_tick(page):
     wait(page, lambda: text(page, "#unlock-title") == "Unlock your vault", 10, "the unlock form")
     el(page, "#create-toggle").click()
     wait(page, lambda: shown(page, "#create-confirm"), 5, "the create form")
+    # Issue 40, point 20: the refusal of a weak password must not stay under a strong one.
+    type_into(page, "#unlock-password", WEAK)
+    type_into(page, "#create-confirm", WEAK)
+    wait(page, lambda: "very weak" in strength_text(page), 10, "the weak estimate")
+    el(page, "#unlock-submit").click()
+    wait(page, lambda: "weak" in text(page, "#unlock-error") and shown(page, "#unlock-error"), 10, "the refusal")
     type_into(page, "#unlock-password", STRONG)
     wait(page, lambda: "Strength: very strong" in strength_text(page) or "Strength: strong" in strength_text(page), 10,
          lambda: f"the estimate: {strength_text(page)!r}")
     assert not confirm_box(page)["shown"]
+    wait(page, lambda: not shown(page, "#unlock-error"), 5, lambda: "the refusal gone, not: " + text(page, "#unlock-error"))
     type_into(page, "#create-confirm", STRONG)
     shoot(page, "strength-strong")
     el(page, "#unlock-submit").click()

@@ -30,26 +30,38 @@ public struct PasswordAssessment: Sendable, Equatable {
     /// The class of ``seconds``.
     public var strength: PasswordStrength { PasswordStrength(seconds: seconds) }
 
-    /// One line: "Password strength: weak. About 10^9.3 guesses (a common password); one
-    /// GPU would find it in about 2 days against PBKDF2-HMAC-SHA256, 600,000 iterations."
+    /// One line, in time and words rather than powers of ten: "Password strength: weak.
+    /// Found: a common password. One GPU would need about 2 days to find it, against
+    /// PBKDF2-HMAC-SHA256, 600,000 iterations."
     public var summary: String {
-        var line = "Password strength: \(strength.label). About 10^\(String(format: "%.1f", estimate.log10Guesses)) guesses"
-        if let weakness = estimate.mainWeakness { line += " (\(weakness.phrase))" }
-        line += "; one GPU would find it in \(Self.duration(seconds)) against \(cost.summary)."
+        var line = "Password strength: \(strength.label)."
+        if let weakness = weaknessWorthSaying { line += " Found: \(weakness.phrase)." }
+        line += " One GPU would need \(Self.duration(seconds)) to find it, against \(cost.summary)."
         return line
     }
 
-    /// `seconds` in words: "less than a second", "about 3 hours", "about 40 years",
-    /// "about 10^12 years".
+    /// What weakens the password most, when that matters: below ``PasswordStrength/strong``.
+    /// A strong password may still contain a common one ("correct horse battery staple"
+    /// holds "correct"); calling it "a common password" then misleads.
+    public var weaknessWorthSaying: PasswordPattern? { strength < .strong ? estimate.mainWeakness : nil }
+
+    /// Seconds since the universe began, about 13.8 billion years: past it, a count of
+    /// years means nothing to anyone.
+    static let ageOfTheUniverse = 13.8e9 * PasswordStrength.year
+
+    /// `seconds` in words: "less than a second", "about 3 hours", "about 40,000 years",
+    /// "millions of years", "billions of years", "longer than the universe has existed".
     public static func duration(_ seconds: Double) -> String {
         if seconds < 1 { return "less than a second" }
+        if seconds >= ageOfTheUniverse { return "longer than the universe has existed" }
+        if seconds >= 1e9 * PasswordStrength.year { return "billions of years" }
+        if seconds >= 1e6 * PasswordStrength.year { return "millions of years" }
         let units: [(String, Double)] = [
             ("second", 1), ("minute", 60), ("hour", 3_600), ("day", 86_400), ("month", PasswordStrength.year / 12),
             ("year", PasswordStrength.year),
         ]
         let (unit, size) = units.last { seconds >= $0.1 }!
         let count = seconds / size
-        if unit == "year", count >= 1_000_000 { return "about 10^\(Int(log10(count))) years" }
         let rounded = count < 10 ? Int(count.rounded()) : count < 1000 ? Int((count / 10).rounded()) * 10 : Int((count / 1000).rounded()) * 1000
         return "about \(grouped(rounded)) \(unit)\(rounded == 1 ? "" : "s")"
     }

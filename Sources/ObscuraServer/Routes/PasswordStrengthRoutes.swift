@@ -27,7 +27,7 @@ struct PasswordStrengthRoutes {
             log10Guesses = (assessment.estimate.log10Guesses * 100).rounded() / 100
             seconds = assessment.seconds
             time = PasswordAssessment.duration(assessment.seconds)
-            weakness = assessment.estimate.mainWeakness?.phrase
+            weakness = assessment.weaknessWorthSaying?.phrase
             kdf = assessment.cost.summary
             guessesPerSecond = assessment.guessesPerSecond.rounded()
             summary = assessment.summary

@@ -32,8 +32,7 @@ import Testing
 
     @Test func theSummaryNamesClassWeaknessTimeAndDerivation() {
         let summary = PasswordAssessment(SecureBytes(copying: Array("password1".utf8)), cost: .vault).summary
-        #expect(summary.hasPrefix("Password strength: very weak."))
-        #expect(summary.contains("(a common password)"))
+        #expect(summary.hasPrefix("Password strength: very weak. Found: a common password. One GPU would need"))
         #expect(summary.contains("PBKDF2-HMAC-SHA256, 600,000 iterations"))
     }
 
@@ -43,6 +42,22 @@ import Testing
         #expect(PasswordAssessment.duration(7_200) == "about 2 hours")
         #expect(PasswordAssessment.duration(3 * PasswordStrength.year) == "about 3 years")
         #expect(PasswordAssessment.duration(41_234 * PasswordStrength.year) == "about 41,000 years")
-        #expect(PasswordAssessment.duration(3e9 * PasswordStrength.year) == "about 10^9 years")
+        // Issue 40, point 20: past a million years, words rather than powers of ten.
+        #expect(PasswordAssessment.duration(3e6 * PasswordStrength.year) == "millions of years")
+        #expect(PasswordAssessment.duration(3e9 * PasswordStrength.year) == "billions of years")
+        #expect(PasswordAssessment.duration(1e20 * PasswordStrength.year) == "longer than the universe has existed")
+    }
+
+    /// Issue 40, point 20: the CLI called a very strong folder password "(a common
+    /// password)", and said "About 10^27.6 guesses". A strong password's summary names no
+    /// weakness, and no summary shows a power of ten.
+    @Test func aStrongPasswordIsNotCalledCommonAndNoSummaryCountsInPowers() {
+        let strong = PasswordAssessment(SecureBytes(copying: Array("correct horse battery staple glacier".utf8)), cost: .folder)
+        #expect(strong.strength >= .strong)
+        #expect(strong.estimate.mainWeakness != nil, "it does hold a common word")
+        #expect(!strong.summary.contains("Found:"), "\(strong.summary)")
+        let weak = PasswordAssessment(SecureBytes(copying: Array("password1".utf8)), cost: .folder)
+        #expect(weak.summary.contains("Found: a common password."), "\(weak.summary)")
+        for assessment in [strong, weak] { #expect(!assessment.summary.contains("10^"), "\(assessment.summary)") }
     }
 }

@@ -6,7 +6,7 @@ import { get, post, sessionTrouble } from './api.js';
 import { busy, confirmAction, openDialog, showError, toast } from './dialogs.js';
 import { count } from './format.js';
 import { icon } from './icons.js';
-import { attachStrength } from './strength.js';
+import { attachStrength, WEAK_PASSWORD_MESSAGE } from './strength.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -152,7 +152,7 @@ export class Folders extends EventTarget {
       if (!password) return showError(error, 'Choose a password for the folder.');
       if (password !== $('folder-password-confirm').value) return showError(error, 'The two passwords differ.');
       if (!(await this.strength.ready())) {
-        return showError(error, 'This password is weak. Choose a stronger one, or tick “Use this weak password anyway”.');
+        return showError(error, WEAK_PASSWORD_MESSAGE);
       }
       body.password = password;
       body.allowWeak = this.strength.allowWeak();

@@ -4,7 +4,7 @@ import { csrfToken, get, loadSession, post, sessionTrouble } from './api.js';
 import { BackupPanel } from './backup.js';
 import { busy, openDialog, showError, toast } from './dialogs.js';
 import { DropCodePanel } from './dropcode.js';
-import { attachStrength } from './strength.js';
+import { attachStrength, WEAK_PASSWORD_MESSAGE } from './strength.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -75,7 +75,7 @@ export class Settings {
     if (next !== $('pw-confirm').value) return showError(message, 'The two new passwords differ.');
     if (next === current) return showError(message, 'The new password is the same as the current one.');
     if (!(await this.strength.ready())) {
-      return showError(message, 'This password is weak. Choose a stronger one, or tick “Use this weak password anyway”.');
+      return showError(message, WEAK_PASSWORD_MESSAGE);
     }
     try {
       const allowWeak = this.strength.allowWeak();

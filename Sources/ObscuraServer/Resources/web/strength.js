@@ -5,6 +5,7 @@
 // server refuses it without that confirmation too (docs/API.md, "Password strength").
 
 import { post } from './api.js';
+import { showError } from './dialogs.js';
 
 const DEBOUNCE_MS = 300;
 // The meter's value by class, out of 4: very weak shows a sliver, so that the bar is
@@ -12,6 +13,10 @@ const DEBOUNCE_MS = 300;
 const LEVELS = { veryWeak: 0.4, weak: 1, fair: 2, strong: 3, veryStrong: 4 };
 
 let counter = 0;
+
+/** What a form says when its weak password was sent unconfirmed; taken away by the next
+ * estimate that needs no confirmation, so that it never stands under a strong one. */
+export const WEAK_PASSWORD_MESSAGE = 'This password is weak. Choose a stronger one, or tick “Use this weak password anyway”.';
 
 /**
  * Adds a meter, a line of text and a confirmation checkbox after `input`'s field.
@@ -62,10 +67,17 @@ export function attachStrength(input, purpose, { active = () => true } = {}) {
     meter.value = LEVELS[answer.strength] ?? 0;
     box.dataset.strength = answer.strength;
     const weakness = answer.weakness ? ' Found: ' + answer.weakness + '.' : '';
-    text.textContent = 'Strength: ' + answer.label + '. About 10^' + answer.log10Guesses.toFixed(1)
-      + ' guesses; one GPU would find it in ' + answer.time + '.' + weakness;
+    // In time and words: a power of ten means nothing to most people; it stays in the
+    // tooltip for those it does.
+    text.textContent = 'Strength: ' + answer.label + '.' + weakness + ' One GPU would need ' + answer.time + ' to find it.';
+    text.title = 'About 10^' + answer.log10Guesses.toFixed(1) + ' guesses';
     confirm.hidden = !answer.needsConfirmation;
-    if (!answer.needsConfirmation) checkbox.checked = false;
+    if (!answer.needsConfirmation) {
+      checkbox.checked = false;
+      for (const error of input.closest('form')?.querySelectorAll('.form-error') ?? []) {
+        if (error.textContent === WEAK_PASSWORD_MESSAGE) showError(error, '');
+      }
+    }
   }
 
   function estimate() {

@@ -4,7 +4,7 @@
 
 import { post, sessionTrouble } from './api.js';
 import { showError, toast } from './dialogs.js';
-import { attachStrength } from './strength.js';
+import { attachStrength, WEAK_PASSWORD_MESSAGE } from './strength.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -96,7 +96,7 @@ export function createUnlockPage({ onUnlocked }) {
       return;
     }
     if (creating && !(await strength.ready())) {
-      showError(error, 'This password is weak. Choose a stronger one, or tick “Use this weak password anyway”.');
+      showError(error, WEAK_PASSWORD_MESSAGE);
       return;
     }
     submit.disabled = true;
