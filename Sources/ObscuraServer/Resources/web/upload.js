@@ -1,7 +1,7 @@
 // upload.js: uploads from the file picker and from files dropped anywhere on
 // the page, two at a time, each with its own progress bar and its own error.
 
-import { uploadFile } from './api.js';
+import { post, uploadFile } from './api.js';
 import { bytes } from './format.js';
 import { icon } from './icons.js';
 
@@ -107,6 +107,19 @@ export class Uploader {
   async run(task) {
     task.state = 'uploading';
     this.paint(task, 0, 'Uploading…');
+    const note = await markdownNote(task.file);
+    if (note) {
+      // A Markdown file is a note, as a dropped one is: read, searched, edited here.
+      try {
+        const answer = await post('/api/notes', { title: note.title, body: note.body, folder: task.folderId });
+        this.finish(task, 'done', 'Added as a note');
+        this.onUploaded(answer.item ?? null);
+      } catch (failure) {
+        this.finish(task, 'failed', failure.message.charAt(0).toUpperCase() + failure.message.slice(1));
+        if (failure.status === 401) this.cancelAll('Vault locked');
+      }
+      return;
+    }
     const upload = uploadFile(task.file, task.folderId, (fraction) => {
       this.paint(task, fraction, fraction >= 1 ? 'Encrypting…' : Math.round(fraction * 100) + '%');
     });
@@ -218,5 +231,24 @@ export class Uploader {
     $('upload-summary').textContent = this.tasks.length ? parts.join(' · ') : '';
     $('upload-title').textContent = running ? 'Uploading' : 'Uploads';
     $('upload-panel').dataset.busy = String(running > 0);
+  }
+}
+
+/** The largest Markdown file taken as a note: a note's body limit (docs/API.md). */
+const NOTE_BODY_LIMIT = 1 << 20;
+
+/**
+ * `file` as a note ({title, body}) when it is Markdown (`.md`, `.markdown`) that fits a
+ * note and is UTF-8 text; null otherwise, and it is uploaded as a file. The title is the
+ * file's name without its extension.
+ */
+async function markdownNote(file) {
+  const match = /^(.*)\.(md|markdown)$/i.exec(file.name);
+  if (!match || file.size > NOTE_BODY_LIMIT) return null;
+  try {
+    const body = new TextDecoder('utf-8', { fatal: true }).decode(await file.arrayBuffer());
+    return { title: match[1].trim() || null, body };
+  } catch {
+    return null; // not UTF-8: kept as the file it is
   }
 }
