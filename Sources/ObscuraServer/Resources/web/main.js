@@ -37,7 +37,14 @@ const reportError = (error) => {
 
 const catalog = new Catalog();
 const selection = new Selection();
-const router = new Router((route) => apply(route));
+// Back with a dialog open closes the dialog and leaves the page behind it as it was.
+const router = new Router((route) => apply(route), {
+  closeOverlay: () => {
+    if (!document.querySelector('dialog[open]')) return false;
+    closeAllDialogs();
+    return true;
+  },
+});
 const folders = new Folders({ onOpen: (folder) => router.go({ view: 'folder', folderId: folder.id }) });
 const library = new Library({
   catalog, folders, selection, onError: reportError,
@@ -124,6 +131,7 @@ function enter() {
   foldersReady = folders.refresh().catch(reportError);
   // After unlocking, the keyboard starts on the first photo (issue 16): the form it
   // was in is gone.
+  router.remember();
   apply(router.current()).then(() => {
     if (open && !viewer.isOpen && !document.querySelector('dialog[open]')) grid.focusTile(0);
   });

@@ -48,10 +48,29 @@ export function viewOf(route) {
 }
 
 export class Router {
-  /** `onRoute(route)` runs for every change the user makes (Back, Forward, an edited address). */
-  constructor(onRoute) {
+  /** `onRoute(route)` runs for every change the user makes (Back, Forward, an edited
+   * address). `closeOverlay()` runs first and returns true when Back only closed
+   * something over the page (a dialog): the page then stays where it was. */
+  constructor(onRoute, { closeOverlay = () => false } = {}) {
     this.onRoute = onRoute;
-    window.addEventListener('popstate', () => this.onRoute(this.current()));
+    // Not the address at load, which may still carry the access token (api.js takes it
+    // out): only a route this router wrote or read since.
+    this.shown = { hash: '#/', state: null };
+    window.addEventListener('popstate', () => {
+      if (closeOverlay()) {
+        // The address moved back already; put back the entry that was on show.
+        history.pushState(this.shown.state, '', this.shown.hash);
+        return;
+      }
+      this.remember();
+      this.onRoute(this.current());
+    });
+  }
+
+  /** Notes the entry on show, for a Back that only closes a dialog: its route, rebuilt,
+   * so that nothing but a route (no token) is ever put back. */
+  remember() {
+    this.shown = { hash: formatRoute(this.current()), state: history.state };
   }
 
   current() {
@@ -68,6 +87,7 @@ export class Router {
     if (hash === location.hash && !replace) return this.onRoute(route);
     if (replace) history.replaceState(state, '', hash);
     else history.pushState(state, '', hash);
+    this.remember();
     return this.onRoute(route);
   }
 
@@ -75,6 +95,7 @@ export class Router {
   note(route) {
     const hash = formatRoute(route);
     if (hash !== location.hash) history.replaceState(history.state, '', hash);
+    this.remember();
   }
 
   /** Leaves the item for its view: Back when the item was pushed over it, else a rewrite. */
