@@ -123,8 +123,11 @@ import Testing
 
         // A protected folder: its password is the second line.
         #expect(try cli.run(["folder", "create", "--password-stdin", "--allow-weak-password", "--protect", "Secret"], stdin: "pw\nfolderpw\n").code == 0)
-        #expect(try cli.run(["folder", "create", "--password-stdin", "Trips/2024"], stdin: "pw\n").code == 1)
-        #expect(try cli.run(["folder", "create", "--password-stdin", "Trips"], stdin: "pw\n").code == 0)
+        // A path makes the parents it lacks (issue 40, point 17), but none through a
+        // protected folder; a folder that exists is refused.
+        #expect(try cli.run(["folder", "create", "--password-stdin", "Trips/2024"], stdin: "pw\n").code == 0)
+        #expect(try cli.run(["folder", "create", "--password-stdin", "Trips"], stdin: "pw\n").code == 1)
+        #expect(try cli.run(["folder", "create", "--password-stdin", "Secret/Inner"], stdin: "pw\n").code == 1)
         let moved = try cli.run(["mv", "--password-stdin", id, "--folder", "Secret"], stdin: "pw\nfolderpw\n")
         #expect(moved.code == 0, "\(moved.stderr)")
         #expect(try items(cli).count == 2, "a locked folder's items are not listed")
@@ -135,8 +138,10 @@ import Testing
         #expect(try cli.run(["get", "--password-stdin", "--folder", "Secret", id, "-o", cli.root + "/x"], stdin: "pw\nfolderpw\n").code == 0)
 
         let folders = try cli.run(["folder", "ls", "--password-stdin"], stdin: "pw\n")
-        #expect(folders.stdout == "Secret  (protected)  1 item\nTrips  0 items\n")
+        #expect(folders.stdout == "Secret  (protected)  1 item\nTrips  0 items\nTrips/2024  0 items\n")
         #expect(try cli.run(["folder", "rm", "--password-stdin", "Secret"], stdin: "pw\n").code == 1)
+        #expect(try cli.run(["folder", "rm", "--password-stdin", "Trips"], stdin: "pw\n").code == 1, "it holds a folder")
+        #expect(try cli.run(["folder", "rm", "--password-stdin", "Trips/2024"], stdin: "pw\n").code == 0)
         #expect(try cli.run(["folder", "rm", "--password-stdin", "Trips"], stdin: "pw\n").code == 0)
 
         let verify = try cli.run(["verify", "--password-stdin"], stdin: "pw\n")
