@@ -180,7 +180,7 @@ enum CrashWorker {
             }
         case .note:
             // A new title each time: the audit tells old from new by name.
-            guard let note = try a.items().first(where: { $0.record.kind == .note }) else { throw WorkerError("no note to edit") }
+            guard let note = try a.items().first(where: { isEditableNote($0.record) }) else { throw WorkerError("no note to edit") }
             try a.editNote(note.record.id, title: "note-" + tag, body: "edited at \(tag)\n")
         case .drop:
             // The unlock above took the drop in: that intake is the write.
@@ -212,13 +212,20 @@ enum CrashWorker {
         try ws.vaultA(directory).lock()
     }
 
-    /// Writes a note in vault a when it has none, for the `note` op to edit.
+    /// Writes a note in vault a when it has none without an end, for the `note` op to edit:
+    /// an `end` or `last-view` run may have given the only one an end, and an ended note
+    /// refuses an edit.
     static func prepareNote(_ ws: Workspace) throws {
         let directory = try ws.open()
         let a = try ws.vaultA(directory)
         defer { a.lock() }
-        if try a.items().contains(where: { $0.record.kind == .note }) { return }
+        if try a.items().contains(where: { isEditableNote($0.record) }) { return }
         try a.addNote(title: "note", body: "written before the window\n")
+    }
+
+    /// A note with no end: one the `note` op may edit.
+    static func isEditableNote(_ item: ItemRecord) -> Bool {
+        item.kind == .note && item.endsAt == nil && item.viewsLeft == nil
     }
 
     /// Gives vault a's first item without an end (by name) an end that has come by the time this
@@ -231,7 +238,14 @@ enum CrashWorker {
             try a.unlockFolder(folder, password: Workspace.folderPassword)
         }
         // Not one a killed earlier run left in its last view (its end is set already).
-        let candidates = try a.items().map(\.record).filter { $0.endsAt == nil && $0.viewsLeft == nil }
+        let withoutEnd = { try a.items().map(\.record).filter { $0.endsAt == nil && $0.viewsLeft == nil } }
+        var candidates = try withoutEnd()
+        if candidates.isEmpty {
+            // Earlier ends, last views and deletes can use up vault a's items (seed
+            // 27263632938679 did by run 10): one more, before the window opens.
+            _ = try a.importFiles(try sources(ws, tag: "end-" + UUID().uuidString.prefix(8).lowercased()))
+            candidates = try withoutEnd()
+        }
         guard let first = candidates.sorted(by: { $0.name < $1.name }).first else { throw WorkerError("no item without an end") }
         if lastView {
             try a.setEnd([first.id], ItemEnd(views: 1))
