@@ -224,9 +224,10 @@ enum CrashWorker {
     }
 
     /// A note with no end: one the `note` op may edit.
-    static func isEditableNote(_ item: ItemRecord) -> Bool {
-        item.kind == .note && item.endsAt == nil && item.viewsLeft == nil
-    }
+    static func isEditableNote(_ item: ItemRecord) -> Bool { item.kind == .note && hasNoEnd(item) }
+
+    /// Whether `item` has neither a time nor a count of views as its end.
+    static func hasNoEnd(_ item: ItemRecord) -> Bool { item.endsAt == nil && item.viewsLeft == nil }
 
     /// Gives vault a's first item without an end (by name) an end that has come by the time this
     /// returns, or, with `lastView`, an end of one view whose view is then taken.
@@ -238,7 +239,7 @@ enum CrashWorker {
             try a.unlockFolder(folder, password: Workspace.folderPassword)
         }
         // Not one a killed earlier run left in its last view (its end is set already).
-        let withoutEnd = { try a.items().map(\.record).filter { $0.endsAt == nil && $0.viewsLeft == nil } }
+        let withoutEnd = { try a.items().map(\.record).filter(hasNoEnd) }
         var candidates = try withoutEnd()
         if candidates.isEmpty {
             // Earlier ends, last views and deletes can use up vault a's items (seed

@@ -55,7 +55,7 @@ extension Vault {
         try enter()
         defer { leave() }
         let parts = try Self.normalized(path).split(separator: "/").map { try Self.folderName(String($0)) }
-        let name = try Self.folderName(parts.last ?? "")
+        guard let name = parts.last else { throw VaultError.invalidName("") }  // as folderName("") says
         let parentNames = Array(parts.dropLast())
         let parentPath = parentNames.joined(separator: "/")
         var record = FolderRecord(

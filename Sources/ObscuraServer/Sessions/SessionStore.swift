@@ -67,7 +67,6 @@ final class SessionStore: @unchecked Sendable {
         let refused: Int
     }
 
-
     init(
         directory: VaultDirectory, minuteSeconds: Double = 60, iterations: Int = PasswordKDF.vaultIterations,
         suggestCreating: Bool = false, logger: Logger = Logger(label: "obscura.server"),
