@@ -53,6 +53,15 @@ struct KeySetup {
             """)
     }
 
+    /// What the gallery is told of a key this run made: in the keyring and not yet
+    /// confirmed, or in the key file at `path`.
+    static func custody(of new: NewKey, path: String?) -> OuterKeyCustody? {
+        if let keyring = new.keyring, let item = new.item {
+            return OuterKeyCustody(key: new.key, keyring: keyring, item: item, confirmed: false)
+        }
+        return path.map { OuterKeyCustody(key: new.key, keyFile: $0) }
+    }
+
     /// Removes a key made for a directory that was then not made after all.
     func discard(_ new: NewKey) {
         if let keyring = new.keyring, let item = new.item { try? keyring.delete(item, kind: .outer) }

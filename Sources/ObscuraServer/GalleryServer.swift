@@ -34,6 +34,10 @@ public struct GalleryServer {
         /// this process knows it, so it says nothing of a directory's slots once a vault
         /// exists or the server restarts.
         public var newDirectory = false
+        /// The directory's outer key and where it is kept, for the gallery to show once
+        /// and to take a group of back (docs/API.md, "Outer key"); nil for a version 3
+        /// directory, which has none.
+        public var outerKey: OuterKeyCustody?
         /// Where the directory's backup set-up is read (docs/BACKUP.md).
         public var backupStore = BackupConfigurationStore.default()
         /// How slowly a drop's body may arrive (tests shorten it).
@@ -82,6 +86,7 @@ public struct GalleryServer {
         EndRoutes().register(on: router)
         NoteRoutes().register(on: router)
         DropCodeRoutes().register(on: router)
+        KeyRoutes(custody: configuration.outerKey).register(on: router)
         UploadRoutes(limit: configuration.uploadLimit).register(on: router)
         DropRoutes(contentLimit: min(configuration.uploadLimit, DropRoutes.defaultContentLimit), pace: configuration.dropPace)
             .register(on: router)

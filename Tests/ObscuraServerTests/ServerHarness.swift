@@ -22,7 +22,8 @@ final class ServerHarness: @unchecked Sendable {
     ///   ZIP download once waited 1,018 s inside the suite) must not find its vault
     ///   auto-locked under it. `nil` keeps the wall clock.
     init(minuteSeconds: Double = 60, uploadLimit: Int64 = 64 << 20, tls: (cert: String, key: String)? = nil,
-         clock: ManualClock? = ManualClock(), kdf: KDFParameters? = nil, dropPace: BodyPace = .standard) throws {
+         clock: ManualClock? = ManualClock(), kdf: KDFParameters? = nil, dropPace: BodyPace = .standard,
+         outerKey: OuterKeyCustody? = nil) throws {
         root = FileManager.default.temporaryDirectory.appendingPathComponent("obscura-server-test-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
         directory = try VaultDirectory(
@@ -34,6 +35,7 @@ final class ServerHarness: @unchecked Sendable {
         configuration.minuteSeconds = minuteSeconds
         configuration.uploadLimit = uploadLimit
         configuration.dropPace = dropPace
+        configuration.outerKey = outerKey
         configuration.webRoot = Self.webRoot
         configuration.tlsCertificate = tls?.cert
         configuration.tlsKey = tls?.key

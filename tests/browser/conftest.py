@@ -58,10 +58,12 @@ def server(workdir):
 
 
 @contextlib.contextmanager
-def serving(workdir, auto_lock_unit_seconds=2, production_kdf=False):
+def serving(workdir, auto_lock_unit_seconds=2, production_kdf=False, keyring_bus=None):
     """An `obscura serve` on a new vault under WORKDIR, for as long as the block runs;
     one auto-lock "minute" lasts AUTO_LOCK_UNIT_SECONDS. The directory's slots take
-    TEST_KDF_ITERATIONS, or with PRODUCTION_KDF the default that users get."""
+    TEST_KDF_ITERATIONS, or with PRODUCTION_KDF the default that users get. With
+    KEYRING_BUS (a `secret_service` address) the outer key goes into that keyring
+    instead of a key file, as on a desktop."""
     if not os.access(OBSCURA_BIN, os.X_OK):
         pytest.fail(f"no obscura binary at {OBSCURA_BIN} (set OBSCURA_BIN)")
     # Trace logging: the last test greps everything the server said for the secrets used.
@@ -69,6 +71,9 @@ def serving(workdir, auto_lock_unit_seconds=2, production_kdf=False):
     env = dict(os.environ, XDG_CONFIG_HOME=str(workdir / "config"), XDG_CACHE_HOME=str(workdir / "cache"),
                OBSCURA_LOG_LEVEL="trace",
                OBSCURA_OUTER_KEY_FILE=str(workdir / "outer.key"), OBSCURA_DECOY_SECRET_FILE=str(workdir / "decoy.key"))
+    if keyring_bus:
+        del env["OBSCURA_OUTER_KEY_FILE"]
+        env["DBUS_SESSION_BUS_ADDRESS"] = keyring_bus
     process = subprocess.Popen(
         [OBSCURA_BIN, "--vault", str(workdir / "vault"), "serve", "--port", "0",
          "--auto-lock-unit-seconds", str(auto_lock_unit_seconds)]
@@ -99,6 +104,63 @@ def serving(workdir, auto_lock_unit_seconds=2, production_kdf=False):
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
+
+
+SECRET_SERVICE_PASSWORD = "obscura keyring test password"
+BUS_CONFIG = """<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+ "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig>
+  <type>session</type>
+  <listen>unix:path={root}/bus</listen>
+  <auth>EXTERNAL</auth>
+  <policy context="default"><allow send_destination="*" eavesdrop="true"/><allow eavesdrop="true"/><allow own="*"/></policy>
+</busconfig>
+"""
+
+
+@contextlib.contextmanager
+def secret_service(root):
+    """A real Secret Service for one test, as Tests/ObscuraTestSupport/PrivateSecretService
+    starts it: a private session bus with no service activation, and gnome-keyring-daemon
+    on it with its `login` collection unlocked by a test password, its files under ROOT.
+    Yields the bus address. Every failure to start says which program failed."""
+    root = pathlib.Path(root)
+    for sub in ("home", "run", "data", "config"):
+        (root / sub).mkdir(parents=True, mode=0o700, exist_ok=True)
+    (root / "bus.conf").write_text(BUS_CONFIG.format(root=root))
+    bus = subprocess.Popen(["dbus-daemon", f"--config-file={root}/bus.conf", "--nofork", "--print-address=1"],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    keyring = None
+    try:
+        address = bus.stdout.readline().strip()
+        if not address:
+            pytest.fail("dbus-daemon printed no address: " + bus.stderr.read())
+        env = dict(os.environ, DBUS_SESSION_BUS_ADDRESS=address, HOME=str(root / "home"),
+                   XDG_RUNTIME_DIR=str(root / "run"), XDG_DATA_HOME=str(root / "data"),
+                   XDG_CONFIG_HOME=str(root / "config"))
+        keyring = subprocess.Popen(["gnome-keyring-daemon", "--foreground", "--unlock", "--components=secrets"],
+                                   stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                   env=env, text=True)
+        keyring.stdin.write(SECRET_SERVICE_PASSWORD)
+        keyring.stdin.close()
+        deadline = time.monotonic() + 20
+        while True:
+            owned = subprocess.run(
+                ["dbus-send", "--session", "--print-reply", "--dest=org.freedesktop.DBus", "/org/freedesktop/DBus",
+                 "org.freedesktop.DBus.NameHasOwner", "string:org.freedesktop.secrets"],
+                env=env, capture_output=True, text=True)
+            if "boolean true" in owned.stdout:
+                break
+            if keyring.poll() is not None or time.monotonic() > deadline:
+                keyring.kill()
+                pytest.fail("gnome-keyring-daemon did not take org.freedesktop.secrets: " + keyring.communicate()[1])
+            time.sleep(0.1)
+        yield address
+    finally:
+        for process in (keyring, bus):
+            if process and process.poll() is None:
+                process.kill()
+                process.wait()
 
 
 @pytest.fixture(scope="session")

@@ -50,6 +50,7 @@ struct ServeCommand: ParsableCommand {
     func run() throws {
         let directory = try global.openDirectory(create: true)
         let newDirectory = !directory.isInitialized
+        var custody: OuterKeyCustody?
         if newDirectory {
             let setup = KeySetup(global: global)
             let new = try setup.newOuterKey()
@@ -60,8 +61,16 @@ struct ServeCommand: ParsableCommand {
                 if !directory.isInitialized { setup.discard(new) }
                 throw error
             }
-            // No prompt here: the gallery's first run is often not at a terminal.
-            if new.keyring != nil { Terminal.note("note: " + KeySetup.unconfirmedNote) }
+            // No prompt here: the gallery's first run is often not at a terminal. The
+            // gallery shows the key once the first vault is made, and asks for a group back.
+            if new.keyring != nil {
+                Terminal.note("note: " + KeySetup.unconfirmedNote + " The gallery shows it once you create a vault.")
+            }
+            custody = KeySetup.custody(of: new, path: global.outerKeyFilePath())
+        } else if let opened = directory.openedWith {
+            custody = opened.keyringItem.map {
+                OuterKeyCustody(key: opened.key, keyring: KeySource.platformKeyring(), item: $0, confirmed: opened.confirmed ?? false)
+            } ?? global.outerKeyFilePath().map { OuterKeyCustody(key: opened.key, keyFile: $0) }
         }
         if directory.openedWith != nil, let path = global.outerKeyFilePath() {
             Terminal.keyFileWarning(KeyFile.warning(path: path, kind: .outer), always: true)
@@ -73,6 +82,7 @@ struct ServeCommand: ParsableCommand {
         configuration.tlsKey = tlsKey
         configuration.minuteSeconds = minuteSeconds
         configuration.newDirectory = newDirectory
+        configuration.outerKey = custody
         if !configuration.isLoopback && tlsCert == nil {
             Terminal.note("""
                 WARNING: --insecure-lan: the gallery is served over plain HTTP on \(host). Anyone on \

@@ -1,5 +1,6 @@
 import Foundation
 import ObscuraCrypto
+import ObscuraKit
 
 /// One browser's session: a random 256-bit id (the cookie), its CSRF token, and the
 /// vault it unlocked. Tabs of one browser share it through the cookie. Only the launch's
@@ -17,6 +18,7 @@ final class Session: @unchecked Sendable {
     private var _binding: SessionStore.OpenVault?
     private var _views: [String: Date] = [:]
     private var _dropNewsSeen = 0
+    private var _keyCheck: TypeBackCheck?
 
     init(random: RandomSource = SystemRandom()) {
         _id = Self.token(random)
@@ -41,6 +43,7 @@ final class Session: @unchecked Sendable {
             lock.withLock {
                 _binding = newValue
                 _views = [:]
+                _keyCheck = nil
             }
         }
     }
@@ -50,6 +53,13 @@ final class Session: @unchecked Sendable {
     var dropNewsSeen: Int {
         get { lock.withLock { _dropNewsSeen } }
         set { lock.withLock { _dropNewsSeen = newValue } }
+    }
+
+    /// The group of the outer key this session was last asked to type back, set when
+    /// the key is shown (docs/API.md, "Outer key"); nil before that and after a lock.
+    var keyCheck: TypeBackCheck? {
+        get { lock.withLock { _keyCheck } }
+        set { lock.withLock { _keyCheck = newValue } }
     }
 
     /// When this session's viewer opened its counted view of the view-limited item `id`

@@ -9,6 +9,7 @@ import { Folders } from './folders.js';
 import { Grid } from './grid.js';
 import { Library } from './library.js';
 import { Notes } from './notes.js';
+import { OuterKey } from './outerkey.js';
 import { Router, viewOf } from './router.js';
 import { Scrubber } from './scrubber.js';
 import { Search } from './search.js';
@@ -89,7 +90,8 @@ const uploader = new Uploader({
 const notes = new Notes({ folder: () => library.folder(), onChange: () => library.refresh(), onError: reportError });
 const search = new Search({ onChange: (value) => catalog.setSearch(value).catch(reportError) });
 library.onViewChange = () => search.clear();
-const settings = new Settings({ onAutoLockChange: () => {} });
+const outerKey = new OuterKey();
+const settings = new Settings({ onAutoLockChange: () => {}, outerKey });
 wireSelectionBar({ catalog, selection, folders, library });
 const unlockPage = createUnlockPage({ onUnlocked: enter });
 addRevealButtons();
@@ -122,8 +124,10 @@ async function boot() {
   }
 }
 
-/** Shows the gallery of the vault the session has open. */
-function enter() {
+/** Shows the gallery of the vault the session has open; `unlocked` (from the unlock
+ * page: `{ created }`) says the password was just given, when the outer key's state is
+ * worth a word. */
+function enter(unlocked = null) {
   open = true;
   $('unlock-view').hidden = true;
   $('app-view').hidden = false;
@@ -138,6 +142,7 @@ function enter() {
   clearInterval(watchTimer);
   watchTimer = setInterval(watch, WATCH_INTERVAL_MS);
   settings.backup.start();
+  if (unlocked) outerKey.remind(unlocked);
 }
 
 /** Back to the unlock page, dropping every decrypted thing the page holds; with

@@ -1,4 +1,4 @@
-// settings.js: the settings dialog: auto-lock delay, vault password, backup, drop code, export.
+// settings.js: the settings dialog: auto-lock delay, vault password, outer key, backup, drop code, export.
 
 import { csrfToken, get, loadSession, post, sessionTrouble } from './api.js';
 import { BackupPanel } from './backup.js';
@@ -9,7 +9,8 @@ import { attachStrength, WEAK_PASSWORD_MESSAGE } from './strength.js';
 const $ = (id) => document.getElementById(id);
 
 export class Settings {
-  constructor({ onAutoLockChange }) {
+  constructor({ onAutoLockChange, outerKey }) {
+    this.outerKey = outerKey;
     this.strength = attachStrength($('pw-new'), 'vault');
     this.onAutoLockChange = onAutoLockChange;
     $('settings-button').addEventListener('click', () => this.open());
@@ -37,6 +38,7 @@ export class Settings {
     openDialog($('settings-dialog'));
     this.backup.shown(true);
     this.dropCode.load();
+    this.outerKey.loadSettings();
     try {
       const settings = await get('/api/settings');
       this.paintAutoLock(settings.autoLockMinutes);

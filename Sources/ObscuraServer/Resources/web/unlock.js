@@ -27,7 +27,7 @@ export function createUnlockPage({ onUnlocked }) {
     strength.reset();
     $('unlock-title').textContent = create ? 'Create a new vault' : 'Unlock your vault';
     $('unlock-lead').textContent = create
-      ? 'Choose a password. It is the only key to this vault.'
+      ? 'Choose a password. Nobody can reset it: with this directory\'s outer key, it is the only way in.'
       : 'Enter your password to see your photos.';
     $('create-confirm-field').hidden = !create;
     confirm.required = create;
@@ -111,7 +111,7 @@ export function createUnlockPage({ onUnlocked }) {
       notice.hidden = true;
       submit.classList.remove('busy');
       updateButton();
-      onUnlocked();
+      onUnlocked({ created: creating });
       // What the unlock took in from the drop inbox, refusals included: said once.
       // Long enough to read a refusal's reasons.
       if (answer?.drops) toast(answer.drops, answer.dropsRefused ? 'error' : 'info', answer.dropsRefused ? 15000 : 8000);
