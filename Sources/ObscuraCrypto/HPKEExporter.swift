@@ -58,6 +58,20 @@ public enum HPKEExporter {
         return keySchedule(dh: dh, enc: enc, recipient: keyPair.publicKey, info: info, context: context, length: length)
     }
 
+    /// The values on the way from `enc` to the exported secret, for the drop vectors
+    /// (docs/FORMAT.md §5, `drop/`): the X25519 output, the KEM's shared secret and the
+    /// export, so that a reader that disagrees learns at which step.
+    package static func intermediates(
+        enc: [UInt8], keyPair: KeyPair, info: [UInt8], context: [UInt8], length: Int
+    ) throws -> (dh: SecureBytes, sharedSecret: SecureBytes, exported: SecureBytes) {
+        let dh = try agree(keyPair.privateKey, enc)
+        var shared = SecureBytes(count: 0)
+        let exported = keySchedule(dh: dh, enc: enc, recipient: keyPair.publicKey, info: info, context: context, length: length) {
+            shared = $0.copy()
+        }
+        return (dh, shared, exported)
+    }
+
     private static func agree(_ privateKey: SecureBytes, _ publicKey: [UInt8]) throws -> SecureBytes {
         guard publicKey.count == keySize else { throw CryptoError.invalidLength(what: "X25519 public key", expected: keySize, actual: publicKey.count) }
         let key = try privateKey.withUnsafeBytes { try Curve25519.KeyAgreement.PrivateKey(rawRepresentation: $0) }
@@ -73,13 +87,15 @@ public enum HPKEExporter {
     /// secret) stays in zeroing memory; only the public suite ids, labels and hashes of
     /// public inputs pass through plain arrays.
     private static func keySchedule(
-        dh: SecureBytes, enc: [UInt8], recipient: [UInt8], info: [UInt8], context: [UInt8], length: Int
+        dh: SecureBytes, enc: [UInt8], recipient: [UInt8], info: [UInt8], context: [UInt8], length: Int,
+        sharedSecret: (SecureBytes) -> Void = { _ in }
     ) -> SecureBytes {
         let kemSuite = Array("KEM".utf8) + be16(kemId)
         let suite = Array("HPKE".utf8) + be16(kemId) + be16(kdfId) + be16(aeadId)
         let none = SecureBytes(count: 0)
         let eaePRK = labeledExtract(salt: none, label: "eae_prk", ikm: dh, suite: kemSuite)
         let shared = labeledExpand(eaePRK, label: "shared_secret", info: enc + recipient, length: 32, suite: kemSuite)
+        sharedSecret(shared)
         let pskIdHash = labeledExtract(salt: none, label: "psk_id_hash", ikm: none, suite: suite)
         let infoHash = labeledExtract(salt: none, label: "info_hash", ikm: SecureBytes(copying: info), suite: suite)
         // Hashes of public inputs (an empty psk_id and the info): not secret.

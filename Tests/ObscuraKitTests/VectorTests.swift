@@ -140,9 +140,12 @@ import Testing
                 if kind == 0 { break }
                 guard kind == 1 || kind == 2 else { return "damaged" }
                 let id = UUID(uuid: try payload.bytes(16).withUnsafeBytes { $0.load(as: uuid_t.self) }).uuidString.lowercased()
+                guard files[id] == nil else { return "damaged" }
                 files[id] = (kind, try payload.bytes(try payload.integer(UInt64.self)))
             }
-            guard payload.atEnd, Set(files.keys) == Set(manifest.items.flatMap(\.fileIds)) else { return "damaged" }
+            // Exactly the files the manifest names, each named once (§7.3).
+            let named = manifest.items.flatMap(\.fileIds)
+            guard payload.atEnd, Set(named).count == named.count, Set(files.keys) == Set(named) else { return "damaged" }
             func open(_ id: String) throws -> [UInt8] {
                 guard let (kind, media) = files[id], kind == 1 else { throw ExportError.damaged("not an original record") }
                 let chunked = try ChunkedHeader.decode(media)

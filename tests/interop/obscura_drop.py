@@ -35,11 +35,29 @@ def _labeled_expand(suite: bytes, prk: bytes, label: bytes, info: bytes, length:
     return _expand(prk, struct.pack(">H", length) + b"HPKE-v1" + suite + label + info, length)
 
 
+class NoMatch(reader.FormatError):
+    """No root this key derives opens chunk 0: another vault's drop, or a DH that RFC 9180
+    §7.1.4 refuses (a low-order enc). The blob stays for other vaults."""
+
+
+class Damaged(reader.FormatError):
+    """Chunk 0 opens under this key, a later chunk or the length does not (§10.6 step 4)."""
+
+
+class BadEnvelope(reader.FormatError):
+    """Every chunk opens, but §10.4 refuses the envelope."""
+
+
+def shared_secret(dh: bytes, enc: bytes, pk_r: bytes) -> bytes:
+    """RFC 9180 §4.1: DHKEM's ExtractAndExpand of the X25519 output."""
+    kem = b"KEM" + struct.pack(">H", KEM_ID)
+    return _labeled_expand(kem, _labeled_extract(kem, b"", b"eae_prk", dh), b"shared_secret", enc + pk_r, 32)
+
+
 def export(dh: bytes, enc: bytes, pk_r: bytes) -> bytes:
     """RFC 9180 §4.1, §5.1 (mode_base, no PSK), §5.3: the 32-byte root of §10.2."""
-    kem = b"KEM" + struct.pack(">H", KEM_ID)
     suite = b"HPKE" + struct.pack(">HHH", KEM_ID, KDF_ID, AEAD_ID)
-    shared = _labeled_expand(kem, _labeled_extract(kem, b"", b"eae_prk", dh), b"shared_secret", enc + pk_r, 32)
+    shared = shared_secret(dh, enc, pk_r)
     context = (b"\x00" + _labeled_extract(suite, b"", b"psk_id_hash", b"")
                + _labeled_extract(suite, b"", b"info_hash", INFO))
     secret = _labeled_extract(suite, shared, b"secret", b"")
@@ -52,24 +70,49 @@ def _raw(public_key) -> bytes:
     return public_key.public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
 
 
-def open_drop(blob: bytes, private_key: bytes):
-    """§10.3, §10.4: (kind, name, content) of a blob for `private_key`; FormatError when
-    it is malformed or not addressed to the key."""
+def steps(blob: bytes, private_key: bytes) -> dict:
+    """§10.2, §10.3: the values on the way from a blob's salt to its chunk key, as the
+    vectors' `enc` … `k_in` fields name them. NoMatch when the DH is refused."""
     h = reader.parse_chunked_header(blob)
-    if h["version"] != 2 or h["flags"] != 0 or h["chunk_size"] != CHUNK_SIZE:
-        raise reader.FormatError("not a drop header")
     enc = bytearray(h["salt"])
     enc[31] &= 0x7F
     key = X25519PrivateKey.from_private_bytes(private_key)
-    dh = key.exchange(X25519PublicKey.from_public_bytes(bytes(enc)))
-    root = export(dh, bytes(enc), _raw(key.public_key()))
-    plain = reader.decrypt_chunked(blob, root, b"")
+    try:
+        dh = key.exchange(X25519PublicKey.from_public_bytes(bytes(enc)))
+    except ValueError as error:  # the all-zero output of a low-order point
+        raise NoMatch("the X25519 output is refused: " + str(error)) from None
+    pk_r = _raw(key.public_key())
+    root = export(dh, bytes(enc), pk_r)
+    return {"enc": bytes(enc), "dh": dh, "shared_secret": shared_secret(dh, bytes(enc), pk_r), "root": root,
+            "k_in": reader.hkdf_sha256(root, reader.V2_INNER_KEY_LABEL, salt=h["salt"])}
+
+
+def open_drop(blob: bytes, private_key: bytes):
+    """§10.3, §10.4: (kind, name, content) of a blob for `private_key`. FormatError when
+    the header is not a drop's, NoMatch when chunk 0 does not open, Damaged when a later
+    chunk (or the length) fails, BadEnvelope when §10.4 refuses the envelope."""
+    h = reader.parse_chunked_header(blob)
+    if h["version"] != 2 or h["flags"] != 0 or h["chunk_size"] != CHUNK_SIZE:
+        raise reader.FormatError("not a drop header")
+    # §6.2's file size, checked before any key is used (a short blob is malformed, not damaged).
+    count = max(1, -(-h["total"] // CHUNK_SIZE))
+    if len(blob) != len(h["bytes"]) + h["total"] + count * reader.TAG:
+        raise reader.FormatError("the file size is not the header's")
+    root = steps(blob, private_key)["root"]
+    try:
+        plain = reader.decrypt_chunked(blob, root, b"")
+    except reader.FormatError as error:
+        raise (NoMatch if str(error).startswith("chunk 0") else Damaged)(str(error)) from None
     if len(plain) < 4 or plain[0] != 1 or plain[1] not in KINDS:
-        raise reader.FormatError("bad envelope")
+        raise BadEnvelope("unknown envelope version or kind")
     (n,) = struct.unpack(">H", plain[2:4])
     if n > 255 or len(plain) < 4 + n:
-        raise reader.FormatError("bad envelope")
-    return KINDS[plain[1]], plain[4:4 + n].decode("utf-8"), plain[4 + n:]
+        raise BadEnvelope("the name runs past the plaintext")
+    try:
+        name = plain[4:4 + n].decode("utf-8")
+    except UnicodeDecodeError:
+        raise BadEnvelope("the name is not UTF-8") from None
+    return KINDS[plain[1]], name, plain[4 + n:]
 
 
 def seal_drop(public_key: bytes, name: str, content: bytes, kind: int = 1) -> bytes:

@@ -322,21 +322,27 @@ class Export:
                 break
             file_id = str(uuid.UUID(bytes=payload[pos:pos + 16]))
             (length,) = struct.unpack(">Q", payload[pos + 16:pos + 24])
+            if (kind, file_id) in self.files:
+                raise FormatError("a file record appears twice")
             self.files[(kind, file_id)] = payload[pos + 24:pos + 24 + length]
             pos += 24 + length
         if pos != len(payload):
             raise FormatError("trailing payload")
         # §7.3: exactly the files the manifest names, each once, of its kind.
-        named = set()
+        # A file named twice (by two items, or twice by one) is refused: two items would
+        # share one pool file, and removing either would take the other's.
+        named = []
         for item in self.manifest["items"]:
-            named.add((1, item["media_id"]))
+            named.append((1, item["media_id"]))
             if item.get("thumb_id") is not None:
-                named.add((2, item["thumb_id"]))
+                named.append((2, item["thumb_id"]))
             if item.get("rendition_id") is not None:
-                named.add((1, item["rendition_id"]))
+                named.append((1, item["rendition_id"]))
             if item.get("companion_id") is not None:
-                named.add((1, item["companion_id"]))
-        if set(self.files) != named:
+                named.append((1, item["companion_id"]))
+        if len({file_id for _, file_id in named}) != len(named):
+            raise FormatError("the manifest names a file twice")
+        if set(self.files) != set(named):
             raise FormatError("file records differ from the manifest's files")
         vault = self.manifest["vault"]
         if (self.slot[6:8] != struct.pack(">H", vault.get("suite") or 1)
@@ -393,20 +399,28 @@ class Export:
 
 
 def open_mek(slot: bytes, password: bytes) -> bytes:
-    """§3.5 up to the MEK: checks magic, version, suite, checksum and range, derives the KEK.
-    A slot may also begin with a paged header (§9.5, version 4), whose checksum of bytes
-    [0, 104) sits at 104; the iteration count, salt and wrapped MEK are at the same
-    offsets, and the version is in the wrapped MEK's associated data (§9.7)."""
-    if slot[:4] == SLOT_MAGIC and slot[4:6] == struct.pack(">H", 4):
-        h, checked, checksum = slot[:136], 104, slot[104:136]
-        if len(h) != 136 or struct.unpack(">H", h[6:8])[0] not in (1, 2):
-            raise FormatError("unsupported slot")
+    """§3.5 up to the MEK (steps 1-7), in the spec's order: length for the version, magic,
+    dispatch on the version (3: §3.1's header, H = 172, C = 140; 4: a paged slot's header
+    prefix, §9.5, H = 136, C = 104), length for the header, suite, checksum, range, then
+    the KEK. A paged header's iteration count, salt and wrapped MEK are at §3.1's offsets,
+    and its version is in the wrapped MEK's associated data (§9.7)."""
+    if len(slot) < 6:
+        raise FormatError("truncated")
+    if slot[:4] != SLOT_MAGIC:
+        raise FormatError("unsupported slot")
+    (version,) = struct.unpack(">H", slot[4:6])
+    if version == 3:
+        size, checked = SLOT_HEADER_SIZE, 140
+    elif version == 4:
+        size, checked = 136, 104
     else:
-        h = slot[:SLOT_HEADER_SIZE]
-        if (len(h) != SLOT_HEADER_SIZE or h[:4] != SLOT_MAGIC or struct.unpack(">H", h[4:6]) != (3,)
-                or struct.unpack(">H", h[6:8])[0] not in (1, 2)):
-            raise FormatError("unsupported slot")
-        checked, checksum = 140, h[140:172]
+        raise FormatError("unsupported slot")
+    if len(slot) < size:
+        raise FormatError("truncated")
+    h = slot[:size]
+    if struct.unpack(">H", h[6:8])[0] not in (1, 2):
+        raise FormatError("unsupported slot")
+    checksum = h[checked:checked + 32]
     if not hmac.compare_digest(hashlib.sha256(h[:checked]).digest(), checksum):
         raise FormatError("slot header checksum")
     suite, word = struct.unpack(">HI", h[6:12])
@@ -422,9 +436,9 @@ def open_slot(file: bytes, password: bytes):
     """§3.5 `open_slot`: the MEK (steps 1-7), then the envelope and the sealed catalog
     (steps 8-13); returns (MEK, catalog image). Inside a version 4 container the file is
     the slot's whole inner stream (§8.9)."""
+    mek = open_mek(file, password)
     if len(file) < SLOT_HEADER_SIZE:
         raise FormatError("truncated")
-    mek = open_mek(file, password)
     h = file[:SLOT_HEADER_SIZE]
     envelope = open_box(mek, h[104:140], h[:104])
     if len(envelope) != 8:

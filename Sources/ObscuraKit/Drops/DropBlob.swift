@@ -15,13 +15,23 @@ enum DropBlob {
         sink: (UnsafeRawBufferPointer) throws -> Void
     ) throws {
         guard contentSize <= DropFormat.maximumContentSize else { throw DropError.tooLarge }
+        try seal(to: code, envelope: DropFormat.envelope(kind: kind, name: name), contentSize: contentSize,
+                 source: source, using: random, sink: sink)
+    }
+
+    /// Seals `envelope` (§10.4, as given: the vectors seal a bad one too) and the content
+    /// `source` yields to `code`.
+    static func seal(
+        to code: DropCode, envelope: [UInt8], contentSize: UInt64,
+        source: @escaping ChunkedFileWriter.Source, using random: RandomSource,
+        sink: (UnsafeRawBufferPointer) throws -> Void
+    ) throws {
         let (enc, root) = try HPKEExporter.seal(
             to: code.publicKey, info: DropFormat.info, context: DropFormat.exportContext, length: AESGCM.keySize, using: random)
         var salt = enc
         // X25519 public keys never set this bit (RFC 7748 masks it); a random one keeps the
         // field from saying it holds a key more plainly than its curve structure does.
         salt[31] |= random.bytes(1)[0] & DropFormat.encHighBitMask
-        let envelope = DropFormat.envelope(kind: kind, name: name)
         let header = ChunkedHeader(
             flags: 0, salt: salt, chunkSize: DropFormat.chunkSize, totalSize: UInt64(envelope.count) + contentSize)
         let cipher = try ChunkCipher(header: header, key: root, outerKey: nil, context: DropFormat.context)

@@ -57,7 +57,10 @@ extension VaultDirectory {
             try refuseIfPresent(header: header, manifest: manifest)
 
             // Media records, each to a temporary file in the pool.
-            var expected = Set(manifest.items.flatMap(\.fileIds))
+            let named = manifest.items.flatMap(\.fileIds)
+            var expected = Set(named)
+            // Two items sharing one pool file would lose it together: no writer names one twice.
+            guard expected.count == named.count else { throw ExportError.damaged("the manifest names a file twice") }
             while true {
                 let kind = try payload.integer(UInt8.self)
                 guard let record = ExportFormat.RecordKind(rawValue: kind) else { throw ExportError.damaged("record kind") }

@@ -310,6 +310,16 @@ extension VectorSet {
         live.format = ExportFormat.manifestFormatWithRenditions
         add("companion_in_format_2", "damaged", try liveExport([original, motionRecord]),
             "a companion_id in a manifest of format 2, which a reader of formats 1 and 2 would refuse as an unexpected file")
+
+        // Drawn after every byte above likewise: a manifest whose second item names the
+        // first one's original, with that file's one record (§7.3 "exactly once").
+        var twice = manifest
+        twice.items.append(twice.items[0])
+        twice.items[1].id = "5e4d3c2b-1a09-4f8e-8d7c-6b5a49382716"
+        twice.items[1].name = "copy.jpg"
+        add("manifest_names_a_file_twice", "damaged",
+            try freshExport()(try ExportFormat.payloadPlaintext(manifest: twice, slot: slot, records: [original])),
+            "two items name one media_id: they would share one pool file, and deleting either would lose the other's")
         return out
     }
 

@@ -15,7 +15,13 @@ import Testing
             guard VectorSet.hex(pair.publicKey) == v.fields["public_key"] else { return "public key differs" }
             guard let reader = Vault.trial(path, keyPair: pair) else { return "no match" }
             var plain = [UInt8]()
-            for index in 0..<reader.header.chunkCount { plain += try reader.chunk(index) }
+            do {
+                for index in 0..<reader.header.chunkCount { plain += try reader.chunk(index) }
+            } catch is CryptoError {
+                return "damaged"
+            } catch is StreamError {
+                return "damaged"
+            }
             guard let envelope = DropBlob.envelope(plain) else { return "bad envelope" }
             let content = Array(plain[envelope.contentOffset...])
             let kind = envelope.kind == .note ? "note" : "file"
@@ -30,7 +36,7 @@ import Testing
 
     @Test func everyDropVectorHasItsOutcome() throws {
         let vectors = try VectorTests.load("drop")
-        #expect(vectors.count >= 9)
+        #expect(vectors.count >= 12)
         let directory = FileManager.default.temporaryDirectory.path + "/drop-vectors-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
