@@ -44,8 +44,12 @@ import Testing
         let generated = try VectorSet.all()
         var committed = [String: [UInt8]]()
         for kind in VectorSet.directories {
-            for name in try FileManager.default.contentsOfDirectory(atPath: Self.root + "/" + kind) {
-                committed[kind + "/" + name] = [UInt8](try Data(contentsOf: URL(fileURLWithPath: Self.root + "/" + kind + "/" + name)))
+            // recovery/ holds a directory per case.
+            for name in try FileManager.default.subpathsOfDirectory(atPath: Self.root + "/" + kind) {
+                var isDirectory: ObjCBool = false
+                let path = Self.root + "/" + kind + "/" + name
+                guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue else { continue }
+                committed[kind + "/" + name] = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
             }
         }
         #expect(committed.count >= 60)

@@ -9,6 +9,7 @@ import os
 import pathlib
 import shutil
 import struct
+import uuid
 
 import pytest
 from cryptography.exceptions import InvalidTag
@@ -406,3 +407,34 @@ def test_a_slot_more_than_one_commit_ahead_is_a_rollback(directory):
     reseal_superblock(path, 1, bytes(plain))
     with pytest.raises(oc.Rollback, match="more than one commit ahead"):
         oc.Container(str(directory), OUTER)
+
+
+RECOVERY = ROOT / "testdata" / "recovery"
+
+
+def recovery_case(name):
+    fields = dict(line.split(": ", 1) for line in (RECOVERY / name / "case").read_text().splitlines() if line)
+    return fields
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in RECOVERY.iterdir()))
+def test_recovery_vectors(name, tmp_path):
+    """§8.8 on the pinned directories of testdata/recovery, the bytes the Swift reader
+    opens too: each gives the outcome its `case` names."""
+    fields = recovery_case(name)
+    listed = fields["files"].split(",")
+    assert sorted(p.name for p in (RECOVERY / name).iterdir()) == sorted(listed + ["case"])
+    for file in listed:
+        shutil.copy(RECOVERY / name / file, tmp_path / file)
+    try:
+        c = oc.Container(str(tmp_path), bytes.fromhex(fields["outer_key"]))
+        streams = {str(uuid.UUID(bytes=slot)) + ".db.enc": sha256(c.stream(slot)) for slot in c.state.slots}
+        expected = dict(entry.split(":") for entry in fields["streams"].split(","))
+        outcome = "success" if (str(c.state.sequence), streams) == (fields["sequence"], expected) else "wrong state"
+    except oc.Rollback:
+        outcome = "rollback"
+    except oc.Damaged:
+        outcome = "damaged"
+    except oc.OuterKeyMismatch:
+        outcome = "outer key mismatch"
+    assert outcome == fields["expect"], name

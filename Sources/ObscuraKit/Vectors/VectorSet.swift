@@ -11,12 +11,12 @@ package enum VectorSet {
     /// Every vector file, by path relative to `testdata/`.
     package static func all() throws -> [String: [UInt8]] {
         try [slotVectors(), chunkedVectors(), chunkedV2Vectors(), exportVectors(), folderVectors(), deviceVectors(),
-             containerVectors(), keyVectors(), contentHashVectors(), pagesVectors(), argon2idVectors(), dropVectors()]
+             containerVectors(), keyVectors(), contentHashVectors(), pagesVectors(), argon2idVectors(), dropVectors(), recoveryVectors()]
             .reduce(into: [:]) { all, set in all.merge(set) { a, _ in a } }
     }
 
     /// The directories of `testdata/`, one per kind of vector (§5).
-    package static let directories = ["slot", "chunked", "export", "folder", "meta", "device", "container", "key", "hash", "pages", "drop"]
+    package static let directories = ["slot", "chunked", "export", "folder", "meta", "device", "container", "key", "hash", "pages", "drop", "recovery"]
 
     /// One vector file: `key: value` lines, a blank line, the raw bytes.
     static func file(_ fields: [(String, String)], _ body: [UInt8]) -> [UInt8] {
