@@ -48,3 +48,47 @@ def test_a_parent_shows_its_folders_and_their_counts(tmp_path):
         wait(driver, lambda: driver.execute_script("return document.querySelectorAll('.tile').length") == 1, 10,
              "its one photo")
         assert not shown(driver, "#subfolders")
+
+
+def folder_label(driver, name):
+    return driver.execute_script(
+        "const b = [...document.querySelectorAll('#folder-list .folder-item')]"
+        ".find((b) => b.getAttribute('aria-label').startsWith(arguments[0] + ','));"
+        "return b ? b.getAttribute('aria-label') : '';", name)
+
+
+def test_a_folders_count_follows_a_delete_in_the_viewer_and_its_undo(tmp_path):
+    """Issue 40 point 17: the sidebar's count changed only at the next unlock after a
+    delete from the viewer (and its Undo), which did not refresh the folders."""
+    from selenium.webdriver.common.keys import Keys
+    from test_gallery import press, unlock
+
+    with serving(tmp_path) as server, chromium(tmp_path) as driver:
+        create_first_vault(driver, server.link)
+        made = call(driver, "return api.post('/api/folders', {path: 'Trips'});")
+        for name in ("gradient.jpg", "gradient.png"):
+            data = base64.b64encode((FIXTURES / name).read_bytes()).decode()
+            uploaded = call(driver, """
+                const bytes = Uint8Array.from(atob(arguments[0]), (c) => c.charCodeAt(0));
+                return api.uploadFile(new File([bytes], arguments[2]), arguments[1], () => {}).promise;""",
+                data, made["id"], name)
+            assert "error" not in uploaded, uploaded
+        # Lock and unlock: the sidebar then shows the counts as they are.
+        el(driver, "#lock-button").click()
+        wait(driver, lambda: shown(driver, "#unlock-password"), 10, "the unlock page")
+        unlock(driver)
+        wait(driver, lambda: folder_label(driver, "Trips") == "Trips, 2 items", 15, lambda: folder_label(driver, "Trips"))
+        driver.execute_script(
+            "[...document.querySelectorAll('#folder-list .folder-item')]"
+            ".find((b) => b.getAttribute('aria-label').startsWith('Trips,')).click()")
+        wait(driver, lambda: driver.execute_script("return document.querySelectorAll('.tile').length") == 2, 10, "two tiles")
+        el(driver, ".tile").click()
+        wait(driver, lambda: shown(driver, "#viewer"), 10, "the viewer")
+        press(driver, Keys.DELETE)
+        wait(driver, lambda: shown(driver, "#confirm-dialog"), 5, "the confirmation")
+        el(driver, "#confirm-submit").click()
+        wait(driver, lambda: folder_label(driver, "Trips") == "Trips, 1 items", 10, lambda: "the count after the delete: " + folder_label(driver, "Trips"))
+        wait(driver, lambda: shown(driver, "#toast .toast-action"), 5, "the Undo")
+        el(driver, "#toast .toast-action").click()
+        wait(driver, lambda: folder_label(driver, "Trips") == "Trips, 2 items", 10,
+             lambda: "the count after the Undo: " + folder_label(driver, "Trips"))

@@ -473,6 +473,7 @@ function nearestIn(row, x) {
 }
 
 const monthOf = (item) => Math.floor(captureDay(item) / 100);
+const yearOf = (item) => Math.floor(captureDay(item) / 10000);
 
 /**
  * The row model: per month a heading row, then justified rows of its items; a
@@ -480,22 +481,28 @@ const monthOf = (item) => Math.floor(captureDay(item) / 100);
  * they fill the width, then shrinks to fit exactly (or, rather than shrink a lot for
  * one more tile, leaves it and stretches); a month's last row keeps the target
  * height and does not stretch.
+ *
+ * A search's hits are grouped by year instead (issue 40 point 20): a few hits spread
+ * over many months would otherwise take a heading and a short row each, screens of
+ * scrolling for a handful of photos. Day labels still say where each day begins.
  */
 function buildRows(catalog, width, target) {
   const items = catalog.items;
+  const groupOf = catalog.searching ? yearOf : monthOf;
   const rows = [];
   let top = 0;
   let i = 0;
   while (i < items.length) {
-    const month = monthOf(items[i]);
+    const group = groupOf(items[i]);
     const heading = rows.length;
     rows.push({
-      kind: 'month', key: 'm' + i + ':' + month, top, height: MONTH_HEIGHT, first: i,
-      label: monthLabel(captureTime(items[i])), month: heading,
+      kind: 'month', key: 'm' + i + ':' + group, top, height: MONTH_HEIGHT, first: i,
+      label: catalog.searching ? String(new Date(captureTime(items[i]) * 1000).getFullYear()) : monthLabel(captureTime(items[i])),
+      month: heading,
     });
     top += MONTH_HEIGHT;
     let j = i;
-    while (j < items.length && monthOf(items[j]) === month) j++;
+    while (j < items.length && groupOf(items[j]) === group) j++;
     let start = i;
     while (start < j) {
       const row = justify(items, start, j, width, target, i);

@@ -53,6 +53,7 @@ const library = new Library({
 });
 const viewer = new Viewer({
   catalog,
+  folders,
   onClose: (index) => {
     grid.catchUp();
     grid.reveal(index);
@@ -87,7 +88,15 @@ const uploader = new Uploader({
     refreshAfterUploads();
   },
 });
-const notes = new Notes({ folder: () => library.folder(), onChange: () => library.refresh(), onError: reportError });
+// A note made, deleted or ended in a folder changes the folder's count.
+const notes = new Notes({
+  folder: () => library.folder(),
+  onChange: () => {
+    library.refresh();
+    folders.refresh().catch(reportError);
+  },
+  onError: reportError,
+});
 const search = new Search({ onChange: (value) => catalog.setSearch(value).catch(reportError) });
 library.onViewChange = () => search.clear();
 const outerKey = new OuterKey();

@@ -29,8 +29,10 @@ export class Viewer {
   /** `onClose(index)` runs once the viewer closed; `onRequestClose()` when the user asks
    * to close it (the router decides: Back, or a rewritten address); `onShow(item)` for
    * every item shown, so the address can follow. */
-  constructor({ catalog, onClose, onRequestClose, onShow }) {
+  constructor({ catalog, folders = null, onClose, onRequestClose, onShow }) {
     this.catalog = catalog;
+    // Its counts follow what the viewer moves to and from the trash.
+    this.folders = folders;
     this.onClose = onClose;
     this.onRequestClose = onRequestClose ?? (() => this.close());
     this.onShow = onShow ?? (() => {});
@@ -397,8 +399,9 @@ export class Viewer {
     try {
       await post('/api/items/delete', { ids: [item.id] });
       toast('Moved ' + item.name + ' to the trash', 'info', 8000,
-        { label: 'Undo', run: () => undoDelete([item.id], this.catalog, null) });
+        { label: 'Undo', run: () => undoDelete([item.id], this.catalog, this.folders) });
       this.catalog.drop([item.id]);
+      this.folders?.refresh().catch(() => {});
     } catch (failure) {
       toast(failure.message, 'error');
     }
@@ -411,6 +414,7 @@ export class Viewer {
       await post('/api/trash/restore', { ids: [item.id] });
       toast('Restored ' + item.name);
       this.catalog.drop([item.id]);
+      this.folders?.refresh().catch(() => {});
     } catch (failure) {
       toast(failure.message, 'error');
     }
