@@ -76,14 +76,14 @@ public enum HPKEExporter {
         guard publicKey.count == keySize else { throw CryptoError.invalidLength(what: "X25519 public key", expected: keySize, actual: publicKey.count) }
         let key = try privateKey.withUnsafeBytes { try Curve25519.KeyAgreement.PrivateKey(rawRepresentation: $0) }
         let peer = try Curve25519.KeyAgreement.PublicKey(rawRepresentation: publicKey)
-        // swift-crypto refuses the all-zero shared secret (a low-order point), as RFC 9180
-        // §7.1.4 asks.
+        // swift-crypto refuses the all-zero shared secret (a low-order point), as
+        // RFC 9180 §7.1.4 asks.
         let shared = try key.sharedSecretFromKeyAgreement(with: peer)
         return shared.withUnsafeBytes { SecureBytes(copying: $0) }
     }
 
-    /// RFC 9180 §4.1 (Encap/Decap's ExtractAndExpand), §5.1 (KeySchedule, mode_base) and
-    /// §5.3 (Export). Every secret on the way (the shared secret, the PRKs, the exporter
+    /// RFC 9180 §4.1 (Encap/Decap's ExtractAndExpand), §5.1 (KeySchedule, mode_base)
+    /// and RFC 9180 §5.3 (Export). Every secret on the way (the shared secret, the PRKs, the exporter
     /// secret) stays in zeroing memory; only the public suite ids, labels and hashes of
     /// public inputs pass through plain arrays.
     private static func keySchedule(

@@ -1,7 +1,7 @@
 import ObscuraCrypto
 
 /// The root of the tag tree, sealed in the header under K_root with the header prefix as
-/// associated data (docs/FORMAT.md §9 "Header").
+/// associated data (docs/FORMAT.md §9.5 "Header and root").
 ///
 /// Plaintext, 3904 bytes: vault id (16) ‖ sequence UInt64 ‖ g UInt32 ‖ w UInt64 ‖
 /// P UInt32 ‖ 4 zero bytes ‖ 240 upper tags (16 each, ⌈P/T²⌉ used, the rest zero) ‖
@@ -43,7 +43,7 @@ package struct CatalogRoot: Equatable {
         return out
     }
 
-    /// Decodes a plaintext, checking every field a reader must (§9 "Header"): the zero
+    /// Decodes a plaintext, checking every field a reader must (§9.5 "Header and root"): the zero
     /// fields, the page count's bound and that the unused upper tags are zero.
     package static func decode(_ plaintext: [UInt8]) throws -> CatalogRoot {
         func damaged(_ reason: String) -> PagesError { .damagedRoot(reason) }

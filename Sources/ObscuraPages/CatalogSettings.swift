@@ -25,7 +25,7 @@ public enum CatalogSettings {
         // A bounded page cache (16 MiB): with cache_spill off, a transaction may still
         // grow it, but reads do not.
         ("cache_size", "-16384", "-16384"),
-        // The format's bound (§9 "Header", 240·252·252 pages): SQLite refuses to grow past
+        // The format's bound (§9.5 "Header and root", 240·252·252 pages): SQLite refuses to grow past
         // it with SQLITE_FULL, a clean failed transaction, before the VFS would have to.
         ("max_page_count", "\(PagesFormat.maxPages)", "\(PagesFormat.maxPages)"),
     ]

@@ -1,9 +1,9 @@
 import ObscuraCrypto
 
-/// Seals and opens one SQLite page as one logical block (docs/FORMAT.md §9 "Pages"):
+/// Seals and opens one SQLite page as one logical block (docs/FORMAT.md §9.2 "Pages"):
 /// Seal(K_page(g), page[0, 4040), AD_page), 4068 bytes.
 package enum PageCodec {
-    /// §9 "Pages": AD_page = "obsv4pg" 00 ‖ vault id ‖ UInt32BE(k) ‖ UInt32BE(g), 32 bytes.
+    /// §9.2 "Pages": AD_page = "obsv4pg" 00 ‖ vault id ‖ UInt32BE(k) ‖ UInt32BE(g), 32 bytes.
     package static func associatedData(vaultID: [UInt8], page k: Int, generation g: UInt32) -> [UInt8] {
         var ad = PagesFormat.pageLabel + vaultID
         ad.appendBigEndian(UInt32(k))

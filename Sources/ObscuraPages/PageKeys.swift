@@ -1,15 +1,15 @@
 import ObscuraCrypto
 
-/// The catalog's keys, derived from the vault's MEK (docs/FORMAT.md §9 "Keys"):
+/// The catalog's keys, derived from the vault's MEK (docs/FORMAT.md §9.1 "Keys"):
 /// K_root seals the root in the header, K_page(g) seals pages and nodes of generation g.
 package final class PageKeys: @unchecked Sendable {
     // @unchecked: the cached page key is read and replaced only under the owner's lock.
 
-    /// §9 "Keys": the HKDF-Extract salt.
+    /// §9.1 "Keys": the HKDF-Extract salt.
     static let extractSalt: [UInt8] = Array("obscura v4 catalog".utf8)
-    /// §9 "Keys": the HKDF-Expand label of K_root.
+    /// §9.1 "Keys": the HKDF-Expand label of K_root.
     static let rootLabel: [UInt8] = Array("obscura catalog root".utf8)
-    /// §9 "Keys": the HKDF-Expand label of K_page(g), followed by UInt32BE(g).
+    /// §9.1 "Keys": the HKDF-Expand label of K_page(g), followed by UInt32BE(g).
     static let pageLabel: [UInt8] = Array("obscura catalog pages".utf8)
 
     private let mek: SecureBytes

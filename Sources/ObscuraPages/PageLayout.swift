@@ -1,5 +1,5 @@
 /// Where each page and tag-tree node sits among a slot's logical blocks
-/// (docs/FORMAT.md §9 "Logical ids").
+/// (docs/FORMAT.md §9.4 "Logical ids").
 ///
 /// The tree is written depth-first: upper m, then for each of its leaves the leaf and
 /// its 252 pages. A catalog that grows only appends ids, and the ids of P pages are

@@ -1,7 +1,7 @@
 /// Where a catalog's logical blocks live: a slot of the V4 container, or memory in tests.
 ///
 /// Block 0 is the header; the others hold sealed pages and tag-tree nodes at the ids of
-/// ``PageLayout`` (docs/FORMAT.md §9 "Logical ids"). The store knows which slot it
+/// ``PageLayout`` (docs/FORMAT.md §9.4 "Logical ids"). The store knows which slot it
 /// serves; the catalog never sees physical positions.
 public protocol PageStore: AnyObject {
     /// Returns the 4068-byte payload of logical block `index` as last committed.

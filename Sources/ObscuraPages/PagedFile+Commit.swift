@@ -1,6 +1,6 @@
 import ObscuraCrypto
 
-/// Commits (docs/FORMAT.md §9 "Commit"): the staged pages, the leaves and uppers over
+/// Commits (docs/FORMAT.md §9.6 "Reading and committing"): the staged pages, the leaves and uppers over
 /// them and the re-sealed root, as one store commit.
 extension PagedFile {
     /// Builds and makes one store commit of everything staged. Called under the lock.

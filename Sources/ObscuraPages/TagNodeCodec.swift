@@ -1,6 +1,6 @@
 import ObscuraCrypto
 
-/// One tag-tree node (docs/FORMAT.md §9 "Tag tree"): a leaf lists the tags of its
+/// One tag-tree node (docs/FORMAT.md §9.3 "Tag tree"): a leaf lists the tags of its
 /// pages, an upper node the tags of its leaves. The plaintext is 252 tags of 16 bytes
 /// then 8 zero bytes; entries past the last child are zero.
 package struct TagNode: Equatable {
@@ -20,7 +20,7 @@ package struct TagNode: Equatable {
         TagNode(tags: Array(repeating: [UInt8](repeating: 0, count: PagesFormat.tagSize), count: PagesFormat.tagsPerNode))
     }
 
-    /// §9 "Tag tree": AD_node = "obsv4tn" 00 ‖ vault id ‖ level ‖ UInt32BE(index) ‖ UInt32BE(g), 33 bytes.
+    /// §9.3 "Tag tree": AD_node = "obsv4tn" 00 ‖ vault id ‖ level ‖ UInt32BE(index) ‖ UInt32BE(g), 33 bytes.
     package static func associatedData(vaultID: [UInt8], level: Level, index: Int, generation g: UInt32) -> [UInt8] {
         var ad = PagesFormat.nodeLabel + vaultID
         ad.append(level.rawValue)

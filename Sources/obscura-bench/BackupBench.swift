@@ -66,7 +66,7 @@ enum BackupBench {
         let repository = Repository(path: work + "/repo-\(items)")
         try repository.create()
 
-        let total = try withVault(built) { try $0.itemsPage(scope: .visible, limit: 1).total }
+        let total = try withVault(built) { try $0.itemListing(scope: .visible, limit: 1).total }
         let slots = try slotFiles(built.path)
         let slotBytes = try slots.reduce(0) { $0 + (try size(built.path + "/data/" + $1)) }
         print(String(format: "  %d-item vault: %d slot files, %.1f MiB in all; media %.1f MiB", total, slots.count,
@@ -80,7 +80,7 @@ enum BackupBench {
         var favourites = [Row](), imports = [Row]()
         for round in 0..<rounds {
             favourites.append(try measureChange("favourite #\(round + 1)", built: built, repository: repository, work: work) { vault in
-                let record = try vault.itemsPage(scope: .visible, limit: 1).items[0].record
+                let record = try vault.itemListing(scope: .visible, limit: 1).items[0].record
                 _ = try vault.setFavorite(record.id, !record.favorite)
             })
             let photos = try ScaleBench.makePhotos(work: work, count: 10, tag: UUID().uuidString.lowercased())
@@ -207,7 +207,7 @@ enum BackupBench {
                          Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9))
             _ = FileManager.default.createFile(atPath: filled, contents: Data())
         }
-        let items = try withVault(built) { try $0.itemsPage(scope: .visible, limit: 1).total }
+        let items = try withVault(built) { try $0.itemListing(scope: .visible, limit: 1).total }
         print(String(format: "  %d GiB vault: %d items; media %.2f GiB, data %.1f MiB", gib, items,
                      Double(try du(built.path + "/media")) / 1_073_741_824, Double(try du(built.path + "/data")) / mib))
 

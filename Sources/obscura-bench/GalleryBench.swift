@@ -4,7 +4,7 @@ import ObscuraCrypto
 import ObscuraKit
 
 /// `obscura-bench gallery [WORKDIR]`: the web gallery's item listing on a 100,000-item
-/// catalog, in process (`Vault.itemsPage`) and over HTTP (`obscura serve`, timed by
+/// catalog, in process (`Vault.itemListing`) and over HTTP (`obscura serve`, timed by
 /// curl), beside `python3 -m http.server` sending the same response bytes.
 ///
 /// The vault is built once in WORKDIR and reused: one real photo imported, then its
@@ -79,29 +79,29 @@ enum GalleryBench {
 
     // MARK: in process
 
-    /// Times `Vault.itemsPage` at the start and ~90,000 items in; returns the deep cursor.
+    /// Times `Vault.itemListing` at the start and ~90,000 items in; returns the deep cursor.
     static func inProcess(work: String, secrets: DeviceSecretStore) throws -> String {
         let directory = try VaultDirectory(path: work + "/vault", deviceSecrets: secrets)
         var vault: Vault!
         let unlock = try ImportBench.seconds { vault = try directory.unlock(password: SecureBytes(copying: Array(password.utf8))) }
         defer { vault.lock() }
-        let first = try vault.itemsPage(scope: .visible, limit: 200)
+        let first = try vault.itemListing(scope: .visible, limit: 200)
         guard first.total == itemCount else { throw BenchError("the vault holds \(first.total) items, not \(itemCount)") }
 
         // Walk to ~90,000 items in with the app's page size after the first (500).
         var cursor = first.nextCursor, seen = first.items.count, pages = 1
         let walk = try ImportBench.seconds {
             while seen < 90_000, let c = cursor {
-                let page = try vault.itemsPage(scope: .visible, after: c, limit: 500)
+                let page = try vault.itemListing(scope: .visible, after: c, limit: 500)
                 seen += page.items.count
                 cursor = page.nextCursor
                 pages += 1
             }
         }
         guard let deep = cursor else { throw BenchError("the catalog ended before 90,000 items") }
-        let firstTimes = try (0..<runs).map { _ in try ImportBench.seconds { _ = try vault.itemsPage(scope: .visible, limit: 200) } }
+        let firstTimes = try (0..<runs).map { _ in try ImportBench.seconds { _ = try vault.itemListing(scope: .visible, limit: 200) } }
         let deepTimes = try (0..<runs).map { _ in
-            try ImportBench.seconds { _ = try vault.itemsPage(scope: .visible, after: deep, limit: 200) }
+            try ImportBench.seconds { _ = try vault.itemListing(scope: .visible, after: deep, limit: 200) }
         }
         // What one thumbnail request does (GET /api/items/{id}/thumbnail), in its two steps,
         // and what one favourite toggle costs (it persists the whole catalog).
@@ -110,7 +110,7 @@ enum GalleryBench {
         let row = try vault.item(id)
         let opens = try (0..<runs).map { _ in try ImportBench.seconds { _ = try vault.thumbnail(row) } }
         let favorites = try [true, false, true, false].map { on in try ImportBench.seconds { _ = try vault.setFavorite(id, on) } }
-        print("gallery: \(itemCount) items, in process (Vault.itemsPage, scope .visible), \(runs) runs")
+        print("gallery: \(itemCount) items, in process (Vault.itemListing, scope .visible), \(runs) runs")
         print("  unlock (10 slots at \(iterations) rounds, catalog load and check)  \(ms(unlock))")
         print("  first page, 200 items                  median \(ms(median(firstTimes)))   p95 \(ms(p95(firstTimes)))")
         print("  page of 200 after \(seen) items        median \(ms(median(deepTimes)))   p95 \(ms(p95(deepTimes)))")
@@ -137,10 +137,10 @@ enum GalleryBench {
         let months = try vault.months(scope: .visible)
         let monthTimes = try (0..<runs).map { _ in try ImportBench.seconds { _ = try vault.months(scope: .visible) } }
         print("  months for the date scrubber (Vault.months), \(months.count) months   median \(ms(median(monthTimes)))   p95 \(ms(p95(monthTimes)))")
-        print("  search, first page of 200 (Vault.itemsPage with a filter), \(runs) runs:")
+        print("  search, first page of 200 (Vault.itemListing with a filter), \(runs) runs:")
         for (label, filter, _) in searchCases {
-            let page = try vault.itemsPage(scope: .visible, filter: filter, limit: 200)
-            let times = try (0..<runs).map { _ in try ImportBench.seconds { _ = try vault.itemsPage(scope: .visible, filter: filter, limit: 200) } }
+            let page = try vault.itemListing(scope: .visible, filter: filter, limit: 200)
+            let times = try (0..<runs).map { _ in try ImportBench.seconds { _ = try vault.itemListing(scope: .visible, filter: filter, limit: 200) } }
             print("    \(label), \(page.total) matches   median \(ms(median(times)))   p95 \(ms(p95(times)))")
         }
     }

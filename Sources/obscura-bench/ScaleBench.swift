@@ -134,13 +134,13 @@ enum ScaleBench {
             opens.append(open)
             unlocks.append(open + unlock)
             firstPages.append(try ImportBench.seconds {
-                let page = try vault.itemsPage(scope: .visible, limit: 200)
+                let page = try vault.itemListing(scope: .visible, limit: 200)
                 // Uploads of earlier runs add a few items to a reused vault.
                 guard page.total >= items else { fatalError("the vault holds \(page.total) items, not \(items)") }
             })
-            warmPages.append(try ImportBench.seconds { _ = try vault.itemsPage(scope: .visible, limit: 200) })
+            warmPages.append(try ImportBench.seconds { _ = try vault.itemListing(scope: .visible, limit: 200) })
             if run == 2 {
-                let id = try vault.itemsPage(scope: .visible, limit: 1).items[0].record.id
+                let id = try vault.itemListing(scope: .visible, limit: 1).items[0].record.id
                 favourites = try (0..<runs).map { n in try ImportBench.seconds { _ = try vault.setFavorite(id, n % 2 == 0) } }
             }
             vault.lock()

@@ -9,7 +9,7 @@ enum SealBench {
         for chunkSize in [16 << 10, 64 << 10, 256 << 10, 1 << 20] {
             let header = ChunkedHeader(flags: 0, noncePrefix: [1, 2, 3, 4], chunkSize: chunkSize,
                                        totalSize: UInt64(megabytes) << 20)
-            let cipher = try ChunkCipher(header: header, key: key, outerKey: nil, context: [])
+            let cipher = try ChunkCipher(header: header, key: key, folderKey: nil, context: [])
             let plaintext = [UInt8](repeating: 7, count: chunkSize)
             var sealed = [UInt8](repeating: 0, count: chunkSize + header.chunkOverhead)
             var best = Double.infinity

@@ -48,7 +48,7 @@ let chunkedTarget = FuzzTarget("chunked") { bytes in
     guard let header = try? ChunkedHeader.decode(bytes) else { return }
     _ = header.isFolderProtected
     guard header.fileSize == UInt64(bytes.count) else { return }
-    guard let cipher = try? ChunkCipher(header: header, key: fuzzKey, outerKey: header.isFolderProtected ? fuzzKey : nil, context: [])
+    guard let cipher = try? ChunkCipher(header: header, key: fuzzKey, folderKey: header.isFolderProtected ? fuzzKey : nil, context: [])
     else { return }
     for index in 0..<header.chunkCount {
         let start = Int(header.fileOffset(ofChunk: index))
@@ -60,5 +60,5 @@ let chunkedTarget = FuzzTarget("chunked") { bytes in
 /// A thumbnail blob: dispatch on the magic, then one or two sealed boxes (§6.5).
 let blobTarget = FuzzTarget("blob") { bytes in
     _ = try? SealedBlob.open(bytes, key: fuzzKey, context: [])
-    _ = try? SealedBlob.open(bytes, key: fuzzKey, outerKey: fuzzKey, context: [])
+    _ = try? SealedBlob.open(bytes, key: fuzzKey, folderKey: fuzzKey, context: [])
 }

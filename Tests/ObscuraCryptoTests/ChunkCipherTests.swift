@@ -12,7 +12,7 @@ import Testing
     }
 
     func sealAll(_ plaintext: [UInt8], _ h: ChunkedHeader, outer: SecureBytes? = nil) throws -> [[UInt8]] {
-        let cipher = try ChunkCipher(header: h, key: mek, outerKey: outer, context: context)
+        let cipher = try ChunkCipher(header: h, key: mek, folderKey: outer, context: context)
         return try (0..<h.chunkCount).map { i in
             let start = Int(i) * h.chunkSize
             let end = start + h.plaintextLength(ofChunk: i)
@@ -51,7 +51,7 @@ import Testing
         for outer in [nil, folderKey] {
             let h = header(total: 10_000, protected: outer != nil)
             let sealed = try sealAll(plaintext, h, outer: outer)
-            let cipher = try ChunkCipher(header: h, key: mek, outerKey: outer, context: context)
+            let cipher = try ChunkCipher(header: h, key: mek, folderKey: outer, context: context)
             let opened = try sealed.enumerated().flatMap { try cipher.open($1, index: UInt64($0)) }
             #expect(opened == plaintext)
         }
@@ -60,7 +60,7 @@ import Testing
     @Test func reorderedChunksFail() throws {
         let h = header(total: 3 * 4096)
         let sealed = try sealAll(SeededRandom(seed: "r").bytes(3 * 4096), h)
-        let cipher = try ChunkCipher(header: h, key: mek, outerKey: nil, context: context)
+        let cipher = try ChunkCipher(header: h, key: mek, folderKey: nil, context: context)
         #expect(throws: StreamError.chunkFailed(0)) { try cipher.open(sealed[1], index: 0) }
     }
 
@@ -69,7 +69,7 @@ import Testing
     @Test func truncationFailsEvenWithAFixedHeader() throws {
         let h = header(total: 3 * 4096)
         let sealed = try sealAll(SeededRandom(seed: "t").bytes(3 * 4096), h)
-        let shorter = try ChunkCipher(header: header(total: 2 * 4096), key: mek, outerKey: nil, context: context)
+        let shorter = try ChunkCipher(header: header(total: 2 * 4096), key: mek, folderKey: nil, context: context)
         #expect(throws: StreamError.chunkFailed(1)) { try shorter.open(sealed[1], index: 1) }
         #expect(throws: StreamError.chunkFailed(0)) { try shorter.open(sealed[0], index: 0) }
     }
@@ -77,7 +77,7 @@ import Testing
     @Test func wrongContextFails() throws {
         let h = header(total: 100)
         let sealed = try sealAll(Array(repeating: 1, count: 100), h)
-        let other = try ChunkCipher(header: h, key: mek, outerKey: nil, context: Array(repeating: 0x44, count: 16))
+        let other = try ChunkCipher(header: h, key: mek, folderKey: nil, context: Array(repeating: 0x44, count: 16))
         #expect(throws: StreamError.chunkFailed(0)) { try other.open(sealed[0], index: 0) }
     }
 
@@ -101,7 +101,7 @@ import Testing
         }
         // Known answer, so that a change to any of the above is caught even if mirrored here.
         #expect(Array(SHA256Digest.hash(headerBytes + sealed.flatMap { $0 }).prefix(8)) == [22, 23, 84, 248, 106, 2, 157, 75])
-        let withoutFolderKey = try ChunkCipher(header: header(total: UInt64(plaintext.count)), key: mek, outerKey: nil, context: context)
+        let withoutFolderKey = try ChunkCipher(header: header(total: UInt64(plaintext.count)), key: mek, folderKey: nil, context: context)
         #expect(throws: StreamError.self) { try withoutFolderKey.open(sealed[0], index: 0) }
     }
 
@@ -119,9 +119,9 @@ import Testing
         #expect(!SealedBlob.isChunked(blob))
         #expect(random.calls == 2)
         #expect(try SealedBlob.open(blob, key: mek, context: context) == [1, 2, 3])
-        let double = try SealedBlob.seal([4], key: mek, outerKey: folderKey, context: context)
+        let double = try SealedBlob.seal([4], key: mek, folderKey: folderKey, context: context)
         #expect(double.count == 1 + 2 * AESGCM.overhead)
-        #expect(try SealedBlob.open(double, key: mek, outerKey: folderKey, context: context) == [4])
+        #expect(try SealedBlob.open(double, key: mek, folderKey: folderKey, context: context) == [4])
         #expect(throws: CryptoError.authenticationFailed) { try SealedBlob.open(double, key: mek, context: context) }
     }
 }

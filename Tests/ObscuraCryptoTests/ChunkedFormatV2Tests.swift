@@ -16,11 +16,11 @@ import Testing
 
     func seal(_ plaintext: [UInt8], protected: Bool = false, salt: [UInt8]? = nil) throws -> [UInt8] {
         let h = header(total: UInt64(plaintext.count), protected: protected, salt: salt)
-        return try SealedFile.seal(plaintext, cipher: try ChunkCipher(header: h, key: mek, outerKey: protected ? folderKey : nil, context: context))
+        return try SealedFile.seal(plaintext, cipher: try ChunkCipher(header: h, key: mek, folderKey: protected ? folderKey : nil, context: context))
     }
 
     func open(_ file: [UInt8], protected: Bool = false) throws -> [UInt8] {
-        try SealedFile.open(file, key: mek, outerKey: protected ? folderKey : nil, context: context)
+        try SealedFile.open(file, key: mek, folderKey: protected ? folderKey : nil, context: context)
     }
 
     @Test func headerLayout() throws {
@@ -131,10 +131,10 @@ import Testing
     @Test func version1StillOpens() throws {
         let plaintext = SeededRandom(seed: "v1").bytes(5000)
         let v1 = ChunkedHeader(flags: 0, noncePrefix: [1, 2, 3, 4], chunkSize: 4096, totalSize: 5000)
-        let chunked = try SealedFile.seal(plaintext, cipher: try ChunkCipher(header: v1, key: mek, outerKey: nil, context: context))
+        let chunked = try SealedFile.seal(plaintext, cipher: try ChunkCipher(header: v1, key: mek, folderKey: nil, context: context))
         #expect(Array(chunked[4..<6]) == [0, 1] && chunked.count == 24 + 5000 + 32)
         #expect(try open(chunked) == plaintext)
-        let blob = try SealedBlob.seal(plaintext, key: mek, outerKey: folderKey, context: context)
+        let blob = try SealedBlob.seal(plaintext, key: mek, folderKey: folderKey, context: context)
         #expect(try open(blob, protected: true) == plaintext)
     }
 }

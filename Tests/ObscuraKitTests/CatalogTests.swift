@@ -58,7 +58,7 @@ import Testing
                 #expect(indexed == live, "step \(step): \(term)")
             }
             let live = try catalog.database.read { try String.fetchAll($0, sql: "SELECT id FROM folder") }
-            let scopes: [(Catalog.PageScope, String)] = [
+            let scopes: [(Catalog.ListingScope, String)] = [
                 (.all(excluding: []), "1"), (.all(excluding: Array(live.prefix(1))), live.first.map { "ifnull(folderId, '') != '\($0)'" } ?? "1"),
                 (.topLevel, "folderId IS NULL"),
             ] + live.map { (.folder($0), "folderId = '\($0)'") }
@@ -67,12 +67,12 @@ import Testing
                     let expected = try catalog.database.read {
                         try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM item WHERE deletedAt IS NULL AND \(condition)" + (favoritesOnly ? " AND favorite" : ""))
                     }
-                    let filter = Catalog.PageFilter(favoritesOnly: favoritesOnly)
-                    #expect(try catalog.page(scope, filter: filter, after: nil, limit: 1).total == expected, "step \(step): \(scope)")
+                    let filter = Catalog.ListingFilter(favoritesOnly: favoritesOnly)
+                    #expect(try catalog.listing(scope, filter: filter, after: nil, limit: 1).total == expected, "step \(step): \(scope)")
                 }
             }
             let trashed = try catalog.database.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM item WHERE deletedAt IS NOT NULL") }
-            #expect(try catalog.page(.trash(excluding: []), filter: .init(), after: nil, limit: 1).total == trashed, "step \(step)")
+            #expect(try catalog.listing(.trash(excluding: []), filter: .init(), after: nil, limit: 1).total == trashed, "step \(step)")
             #expect(try catalog.trashedItems().count == trashed, "step \(step)")
         }
         var ids = [String]()

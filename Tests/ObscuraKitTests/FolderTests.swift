@@ -132,7 +132,7 @@ import Testing
         var seen = [ItemView]()
         var cursor: String?
         repeat {
-            let page = try vault.itemsPage(scope: .folder(secret), after: cursor, limit: 3)
+            let page = try vault.itemListing(scope: .folder(secret), after: cursor, limit: 3)
             #expect(page.total == 4)
             seen += page.items
             cursor = page.nextCursor

@@ -29,7 +29,7 @@ import Testing
             try Data(bytes).write(to: URL(fileURLWithPath: path))
             defer { unlink(path) }
             #expect(throws: StreamError.self, "\(name)") {
-                try ChunkedFileReader(path: path) { try ChunkCipher(header: $0, key: SecureBytes(count: 32), outerKey: nil, context: []) }
+                try ChunkedFileReader(path: path) { try ChunkCipher(header: $0, key: SecureBytes(count: 32), folderKey: nil, context: []) }
             }
         }
         // The largest totals for the smallest chunks, the case the fuzzer reached.

@@ -89,7 +89,7 @@ import Testing
             #expect(header.isFolderProtected)
             return try ChunkCipher(header: ChunkedHeader(flags: 0, salt: header.salt, chunkSize: header.chunkSize,
                                                          totalSize: header.totalSize),
-                                   key: v.key, outerKey: nil, context: Vault.context(item.mediaId))
+                                   key: v.key, folderKey: nil, context: Vault.context(item.mediaId))
         }
         #expect(throws: StreamError.self) { try forced.chunk(0) }
         #expect(throws: VaultError.wrongFolderPassword) { try v.unlockFolder(secret, password: pw("nope")) }

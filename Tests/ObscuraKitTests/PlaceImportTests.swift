@@ -29,9 +29,9 @@ import Testing
         #expect(b.place?.hasSuffix(", Australia") == true, "\(b.place ?? "nil")")
         #expect(c.place == nil && c.latitude == -40.0, "open sea: a position, no place")
 
-        let inFrance = try vault.itemsPage(scope: .visible, filter: ItemFilter(place: "france"), limit: 10)
+        let inFrance = try vault.itemListing(scope: .visible, filter: ItemFilter(place: "france"), limit: 10)
         #expect(inFrance.items.map(\.record.name) == ["a.jpg"])
-        #expect(try vault.itemsPage(scope: .visible, filter: ItemFilter(text: "sydney"), limit: 10).items.map(\.record.name) == ["b.jpg"])
+        #expect(try vault.itemListing(scope: .visible, filter: ItemFilter(text: "sydney"), limit: 10).items.map(\.record.name) == ["b.jpg"])
     }
 
     /// In a protected folder the position and place are sealed with the name (§6.4): the
@@ -45,7 +45,7 @@ import Testing
         let row = try #require(try vault.catalog.allItems().first { $0.id == item.id })
         #expect(row.place == nil && row.latitude == nil && row.longitude == nil && row.protectedMeta != nil)
         #expect(try vault.item(item.id).place?.hasPrefix("Lyon, ") == true)
-        #expect(try vault.itemsPage(scope: .folder(folder), filter: ItemFilter(place: "LYON"), limit: 10).total == 1)
-        #expect(try vault.itemsPage(scope: .visible, filter: ItemFilter(place: "lyon"), limit: 10).total == 0)
+        #expect(try vault.itemListing(scope: .folder(folder), filter: ItemFilter(place: "LYON"), limit: 10).total == 1)
+        #expect(try vault.itemListing(scope: .visible, filter: ItemFilter(place: "lyon"), limit: 10).total == 0)
     }
 }

@@ -33,12 +33,12 @@ import Testing
     }
 
     /// Every page of `filter` over the whole catalog, by cursor.
-    static func allPages(_ catalog: Catalog, _ filter: Catalog.PageFilter, limit: Int) throws -> (ids: [String], total: Int) {
+    static func allPages(_ catalog: Catalog, _ filter: Catalog.ListingFilter, limit: Int) throws -> (ids: [String], total: Int) {
         var ids = [String]()
         var position: (key: Double, id: String)?
         var total = -1
         while true {
-            let (page, count) = try catalog.page(.all(excluding: []), filter: filter, after: position, limit: limit)
+            let (page, count) = try catalog.listing(.all(excluding: []), filter: filter, after: position, limit: limit)
             total = count
             ids += page.map(\.id)
             guard page.count == limit, let last = page.last else { return (ids, total) }
@@ -80,7 +80,7 @@ import Testing
             let (ids, total) = try Self.allPages(catalog, filter.catalogFilter, limit: 9)
             #expect(ids == expected, "\(filter)")
             #expect(total == expected.count, "\(filter)")
-            let top = try catalog.page(.topLevel, filter: filter.catalogFilter, after: nil, limit: 500)
+            let top = try catalog.listing(.topLevel, filter: filter.catalogFilter, after: nil, limit: 500)
             #expect(top.items.map(\.id) == expected && top.total == expected.count, "top level: \(filter)")
         }
     }
@@ -149,9 +149,9 @@ import Testing
             try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM item_search WHERE item_search MATCH '\"secret\"'")
         }
         #expect(indexed == 0)
-        #expect(try vault.itemsPage(scope: .visible, filter: ItemFilter(text: "lagoon"), limit: 10).items.map(\.record.name) == ["open-lagoon.jpg"])
-        let inside = try vault.itemsPage(scope: .folder(folder), filter: ItemFilter(text: "LAGOON"), limit: 10)
+        #expect(try vault.itemListing(scope: .visible, filter: ItemFilter(text: "lagoon"), limit: 10).items.map(\.record.name) == ["open-lagoon.jpg"])
+        let inside = try vault.itemListing(scope: .folder(folder), filter: ItemFilter(text: "LAGOON"), limit: 10)
         #expect(inside.items.map(\.record.name) == ["secret-lagoon.jpg"] && inside.total == 1)
-        #expect(try vault.itemsPage(scope: .folder(folder), filter: ItemFilter(text: "open"), limit: 10).total == 0)
+        #expect(try vault.itemListing(scope: .folder(folder), filter: ItemFilter(text: "open"), limit: 10).total == 0)
     }
 }

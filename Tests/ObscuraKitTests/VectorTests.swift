@@ -97,13 +97,13 @@ import Testing
                 try Data(v.body).write(to: URL(fileURLWithPath: path))
                 defer { try? FileManager.default.removeItem(atPath: path) }
                 let reader = try ChunkedFileReader(path: path) {
-                    try ChunkCipher(header: $0, key: mek, outerKey: folderKey, context: context)
+                    try ChunkCipher(header: $0, key: mek, folderKey: folderKey, context: context)
                 }
                 var all = [UInt8]()
                 try reader.forEachChunk { all += $0 }
                 plain = all
             } else {
-                plain = try SealedBlob.open(v.body, key: mek, outerKey: folderKey, context: context)
+                plain = try SealedBlob.open(v.body, key: mek, folderKey: folderKey, context: context)
             }
             return VectorSet.hex(SHA256Digest.hash(plain)) == v.fields["plaintext_sha256"] ? "success" : "wrong plaintext"
         } catch StreamError.truncated {
@@ -153,7 +153,7 @@ import Testing
             func open(_ id: String) throws -> [UInt8] {
                 guard let (kind, media) = files[id], kind == 1 else { throw ExportError.damaged("not an original record") }
                 let chunked = try ChunkedHeader.decode(media)
-                let cipher = try ChunkCipher(header: chunked, key: mek, outerKey: nil, context: Vault.context(id))
+                let cipher = try ChunkCipher(header: chunked, key: mek, folderKey: nil, context: Vault.context(id))
                 var plain = [UInt8]()
                 for i in 0..<chunked.chunkCount {
                     let start = Int(chunked.fileOffset(ofChunk: i))

@@ -89,7 +89,7 @@ struct ListCommand: ParsableCommand {
         var views = [ItemView]()
         var cursor: String?
         repeat {
-            let page = try vault.itemsPage(scope: scope, filter: filter, after: cursor, limit: 500)
+            let page = try vault.itemListing(scope: scope, filter: filter, after: cursor, limit: 500)
             views += page.items
             cursor = page.nextCursor
         } while cursor != nil

@@ -14,27 +14,27 @@ public struct ChunkCipher: Sendable {
     /// The inner layer's key: the MEK (version 1) or the file's key derived from it (2).
     private let key: SecureBytes
     /// The folder layer's key, likewise; nil when the file is not protected.
-    private let outerKey: SecureBytes?
+    private let outerLayerKey: SecureBytes?
     private let context: [UInt8]
 
     /// - Parameters:
     ///   - key: the MEK (inner layer); a version 2 file's own key is derived from it here.
-    ///   - outerKey: the folder key; required exactly when the header is folder-protected.
+    ///   - folderKey: the folder key (FK, §6.4); required exactly when the header is folder-protected.
     ///   - context: bytes bound into every chunk's associated data (the media file id).
-    public init(header: ChunkedHeader, key: SecureBytes, outerKey: SecureBytes?, context: [UInt8]) throws {
-        guard header.isFolderProtected == (outerKey != nil) else {
+    public init(header: ChunkedHeader, key: SecureBytes, folderKey: SecureBytes?, context: [UInt8]) throws {
+        guard header.isFolderProtected == (folderKey != nil) else {
             throw StreamError.unsupported(header.isFolderProtected ? "folder key required" : "file is not folder-protected")
         }
         self.header = header
         self.headerBytes = header.encoded()
         if header.version == ChunkedFormatV2.version {
             self.key = ChunkedFormatV2.fileKey(root: key, salt: header.salt, label: ChunkedFormatV2.innerKeyLabel)
-            self.outerKey = outerKey.map {
+            outerLayerKey = folderKey.map {
                 ChunkedFormatV2.fileKey(root: $0, salt: header.salt, label: ChunkedFormatV2.outerKeyLabel)
             }
         } else {
             self.key = key
-            self.outerKey = outerKey
+            outerLayerKey = folderKey
         }
         self.context = context
     }
@@ -53,9 +53,9 @@ public struct ChunkCipher: Sendable {
         precondition(plaintext.count == header.plaintextLength(ofChunk: index), "chunk length mismatch")
         let aad = associatedData(index)
         let inner = try AESGCM.sealDetached(plaintext, key: key, nonce: nonce(index, outer: false), authenticating: aad)
-        guard let outerKey else { return inner }
+        guard let outerLayerKey else { return inner }
         return try inner.withUnsafeBytes {
-            try AESGCM.sealDetached($0, key: outerKey, nonce: nonce(index, outer: true), authenticating: aad)
+            try AESGCM.sealDetached($0, key: outerLayerKey, nonce: nonce(index, outer: true), authenticating: aad)
         }
     }
 
@@ -74,11 +74,11 @@ public struct ChunkCipher: Sendable {
         var plain = [UInt8](repeating: 0, count: length)
         do {
             var inner = Array(sealed)
-            if let outerKey {
+            if let outerLayerKey {
                 var unwrapped = [UInt8](repeating: 0, count: inner.count - AESGCM.tagSize)
                 try inner.withUnsafeBytes { src in
                     try unwrapped.withUnsafeMutableBytes {
-                        try AESGCM.openDetached(src, key: outerKey, nonce: nonce(index, outer: true), authenticating: aad, into: $0)
+                        try AESGCM.openDetached(src, key: outerLayerKey, nonce: nonce(index, outer: true), authenticating: aad, into: $0)
                     }
                 }
                 inner = unwrapped

@@ -6,15 +6,15 @@
 /// blob (``SealedBlob``), as thumbnails written before version 2 are.
 public enum SealedFile {
     /// Seals `plaintext` as a version 2 chunked file under keys derived from `key` (and
-    /// `outerKey`, for a protected item) and a fresh salt from `random`.
+    /// `folderKey`, for a protected item) and a fresh salt from `random`.
     public static func seal(
-        _ plaintext: [UInt8], key: SecureBytes, outerKey: SecureBytes? = nil, context: [UInt8],
+        _ plaintext: [UInt8], key: SecureBytes, folderKey: SecureBytes? = nil, context: [UInt8],
         chunkSize: Int = ChunkedFormat.defaultChunkSize, using random: RandomSource = SystemRandom()
     ) throws -> [UInt8] {
         let header = ChunkedHeader(
-            flags: outerKey == nil ? 0 : ChunkedFormat.flagFolderProtected, salt: random.bytes(ChunkedFormatV2.saltSize),
+            flags: folderKey == nil ? 0 : ChunkedFormat.flagFolderProtected, salt: random.bytes(ChunkedFormatV2.saltSize),
             chunkSize: chunkSize, totalSize: UInt64(plaintext.count))
-        return try seal(plaintext, cipher: try ChunkCipher(header: header, key: key, outerKey: outerKey, context: context))
+        return try seal(plaintext, cipher: try ChunkCipher(header: header, key: key, folderKey: folderKey, context: context))
     }
 
     /// The whole chunked file of `plaintext` under `cipher`: its header, then each chunk.
@@ -33,14 +33,14 @@ public enum SealedFile {
 
     /// Opens a sealed file: a chunked file of either version (checked in §6.2's order:
     /// header, keys against the protection flag, size, then every chunk), or a version 1
-    /// single-shot blob. `outerKey` must be given exactly when the file was sealed with one.
+    /// single-shot blob. `folderKey` must be given exactly when the file was sealed with one.
     public static func open(
-        _ file: [UInt8], key: SecureBytes, outerKey: SecureBytes? = nil, context: [UInt8]
+        _ file: [UInt8], key: SecureBytes, folderKey: SecureBytes? = nil, context: [UInt8]
     ) throws -> [UInt8] {
         guard SealedBlob.isChunked(file) else {
-            return try SealedBlob.open(file, key: key, outerKey: outerKey, context: context)
+            return try SealedBlob.open(file, key: key, folderKey: folderKey, context: context)
         }
-        return try openChunked(file) { try ChunkCipher(header: $0, key: key, outerKey: outerKey, context: context) }
+        return try openChunked(file) { try ChunkCipher(header: $0, key: key, folderKey: folderKey, context: context) }
     }
 
     /// Opens a whole chunked file held in memory, with the cipher `makeCipher` builds

@@ -7,7 +7,7 @@ extension Catalog {
     /// newest first, months as `YYYY-MM` of the sort key in UTC; months with none left out.
     /// One walk of item_by_sort, which yields the months in order, so the grouping needs no
     /// sort of its own.
-    func months(_ scope: PageScope, favoritesOnly: Bool) throws -> [(month: String, count: Int)] {
+    func months(_ scope: ListingScope, favoritesOnly: Bool) throws -> [(month: String, count: Int)] {
         var conditions = ["deletedAt IS NULL"]
         var arguments: [DatabaseValueConvertible] = []
         var index = "INDEXED BY item_by_sort"

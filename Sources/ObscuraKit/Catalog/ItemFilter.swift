@@ -47,8 +47,8 @@ public struct ItemFilter: Sendable, Equatable {
         return true
     }
 
-    var catalogFilter: Catalog.PageFilter {
-        Catalog.PageFilter(favoritesOnly: favoritesOnly, kind: kind, from: from, before: before, text: text, place: place)
+    var catalogFilter: Catalog.ListingFilter {
+        Catalog.ListingFilter(favoritesOnly: favoritesOnly, kind: kind, from: from, before: before, text: text, place: place)
     }
 
     /// The start and the end (exclusive) of the year, month or day that `text` names

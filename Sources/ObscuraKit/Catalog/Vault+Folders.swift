@@ -136,7 +136,7 @@ extension Vault {
     }
 
     /// The folder key of an unlocked protected folder; nil for an unprotected folder.
-    func outerKey(forFolder id: String?) throws -> SecureBytes? {
+    func folderKey(forFolder id: String?) throws -> SecureBytes? {
         guard let id else { return nil }
         guard let folder = try catalog.folder(id: id), folder.isProtected else { return nil }
         guard let key = stateLock.withLock({ folderKeys[id] }) else { throw VaultError.folderLocked(folder.name) }

@@ -69,7 +69,7 @@ extension Vault {
 
     /// Opens the sealed fields of an item in an unlocked protected folder.
     func revealed(_ item: ItemRecord) throws -> ItemRecord {
-        guard let sealed = item.protectedMeta, let folderKey = try outerKey(forFolder: item.folderId) else { return item }
+        guard let sealed = item.protectedMeta, let folderKey = try folderKey(forFolder: item.folderId) else { return item }
         let meta = try ProtectedMeta.open(sealed, folderKey: folderKey, itemId: item.id)
         var row = item
         row.name = meta.name
@@ -130,7 +130,7 @@ extension Vault {
         let items = try ids.map(item)
         // A trashed item is restored where it was deleted from: moving it would change that.
         if let trashed = items.first(where: \.isTrashed) { throw VaultError.inTrash(trashed.id) }
-        let targetKey = try outerKey(forFolder: folder?.id)
+        let targetKey = try folderKey(forFolder: folder?.id)
         var replaced = [String]()
         var created = [String]()
         var updated = [ItemRecord]()
@@ -138,7 +138,7 @@ extension Vault {
             for item in items {
                 var row = try revealed(item)
                 row.protectedMeta = nil
-                let sourceKey = try outerKey(forFolder: item.folderId)
+                let sourceKey = try folderKey(forFolder: item.folderId)
                 if sourceKey != targetKey {
                     let (media, thumb, sha256) = try reseal(row, into: folder?.id)
                     row.contentHash = try contentHash(sha256: sha256, folderId: folder?.id)

@@ -133,7 +133,7 @@ extension Vault {
                     }
                 }
                 let sealed = { (row: ItemRecord) throws -> ItemRecord in
-                    try self.outerKey(forFolder: row.folderId).map { try self.concealed(row, key: $0) } ?? row
+                    try self.folderKey(forFolder: row.folderId).map { try self.concealed(row, key: $0) } ?? row
                 }
                 let inserts = try plain.indices.filter { taken[$0] == nil }
                     .map { try plain[$0].companionId == nil ? imported[$0].stored : sealed(plain[$0]) }

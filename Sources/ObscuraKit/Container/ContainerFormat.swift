@@ -65,7 +65,7 @@ public enum ContainerFormat {
     static let blockLabel: [UInt8] = Array("obsv4blk".utf8)
     /// The first 8 bytes of every superblock's associated data.
     static let superblockLabel: [UInt8] = Array("obsv4sb".utf8) + [0]
-    /// The first 8 bytes of an install mark's associated data (§8.6 "Adding slots").
+    /// The first 8 bytes of an install mark's associated data (§8.6 step I, "install marks").
     static let installLabel: [UInt8] = Array("obsv4in".utf8) + [0]
 
     /// §8.3: what a sealed block holds, in its associated data.

@@ -34,7 +34,7 @@ enum DropBlob {
         salt[31] |= random.bytes(1)[0] & DropFormat.encHighBitMask
         let header = ChunkedHeader(
             flags: 0, salt: salt, chunkSize: DropFormat.chunkSize, totalSize: UInt64(envelope.count) + contentSize)
-        let cipher = try ChunkCipher(header: header, key: root, outerKey: nil, context: DropFormat.context)
+        let cipher = try ChunkCipher(header: header, key: root, folderKey: nil, context: DropFormat.context)
         try ChunkedFileWriter.write(cipher: cipher, hashing: false, source: prefixed(envelope, source), sink: sink)
     }
 
@@ -85,7 +85,7 @@ enum DropBlob {
         enc[31] &= ~DropFormat.encHighBitMask
         let root = try HPKEExporter.open(
             enc: enc, keyPair: keyPair, info: DropFormat.info, context: DropFormat.exportContext, length: AESGCM.keySize)
-        return try ChunkCipher(header: header, key: root, outerKey: nil, context: DropFormat.context)
+        return try ChunkCipher(header: header, key: root, folderKey: nil, context: DropFormat.context)
     }
 
     /// The envelope at the start of a drop's plaintext (§10.4): kind, name, and where the

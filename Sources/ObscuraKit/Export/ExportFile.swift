@@ -60,7 +60,7 @@ package final class ExportFile {
                       chunked.chunkSize == ExportFormat.chunkSize else {
                     throw ExportError.damaged("payload header does not match the export header")
                 }
-                return try ChunkCipher(header: chunked, key: kek, outerKey: nil, context: context)
+                return try ChunkCipher(header: chunked, key: kek, folderKey: nil, context: context)
             }
             payload = reader
             return PayloadReader(reader)

@@ -113,7 +113,7 @@ public enum ExportFormat {
         let header = headerPrefix + (try verificationTag(kek: kek, headerPrefix: headerPrefix)) + prefix
         let cipher = try ChunkCipher(
             header: ChunkedHeader(flags: 0, noncePrefix: prefix, chunkSize: chunkSize, totalSize: totalSize),
-            key: kek, outerKey: nil, context: header)
+            key: kek, folderKey: nil, context: header)
         return (header, cipher)
     }
 

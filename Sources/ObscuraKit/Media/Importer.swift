@@ -70,7 +70,7 @@ extension Vault {
     ) throws -> ImportReport {
         try enter()
         defer { leave() }
-        if let folder { _ = try outerKey(forFolder: folder.id) }
+        if let folder { _ = try folderKey(forFolder: folder.id) }
         var report = ImportReport()
         var files = [(path: String, size: Int64)]()
         for path in paths { Self.expand(path, into: &files, failures: &report.failures) }
@@ -275,7 +275,7 @@ extension Vault {
                 try sealThumbnail(thumbId: thumbId, jpeg: thumbnail, folderId: folderId)
                 row.thumbId = thumbId
             }
-            let stored = try outerKey(forFolder: folderId).map { try concealed(row, key: $0) } ?? row
+            let stored = try folderKey(forFolder: folderId).map { try concealed(row, key: $0) } ?? row
             return .imported(stored, row, created)
         } catch {
             for file in created { unlink(file) }

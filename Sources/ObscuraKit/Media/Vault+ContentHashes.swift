@@ -15,7 +15,7 @@ extension Vault {
     /// The keyed content hash of a plaintext whose SHA-256 is `sha256`, for an item in
     /// `folderId` (a protected folder must be unlocked).
     func contentHash(sha256: [UInt8], folderId: String?) throws -> Data {
-        let root = try outerKey(forFolder: folderId) ?? key
+        let root = try folderKey(forFolder: folderId) ?? key
         return ContentHash.keyed(sha256: sha256, key: ContentHash.key(from: root))
     }
 

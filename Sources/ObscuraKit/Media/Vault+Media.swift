@@ -21,12 +21,12 @@ extension Vault {
         mediaId: String, size: UInt64, folderId: String?, hashing: Bool = true,
         source: @escaping ChunkedFileWriter.Source, progress: ((Int) -> Void)? = nil
     ) throws -> [UInt8] {
-        let outer = try outerKey(forFolder: folderId)
+        let outer = try folderKey(forFolder: folderId)
         let header = ChunkedHeader(
             flags: outer == nil ? 0 : ChunkedFormat.flagFolderProtected,
             salt: directory.random.bytes(ChunkedFormatV2.saltSize), chunkSize: ChunkedFormat.defaultChunkSize,
             totalSize: size)
-        let cipher = try ChunkCipher(header: header, key: key, outerKey: outer, context: Self.context(mediaId))
+        let cipher = try ChunkCipher(header: header, key: key, folderKey: outer, context: Self.context(mediaId))
         let pool = directory.pool
         let temporary = pool.temporaryPath()
         let hash = try ChunkedFileWriter.write(to: temporary, cipher: cipher, hashing: hashing, source: source, progress: progress)
@@ -38,7 +38,7 @@ extension Vault {
     /// original (docs/FORMAT.md §6.5).
     func sealThumbnail(thumbId: String, jpeg: [UInt8], folderId: String?) throws {
         let sealed = try SealedFile.seal(
-            jpeg, key: key, outerKey: try outerKey(forFolder: folderId), context: Self.context(thumbId),
+            jpeg, key: key, folderKey: try folderKey(forFolder: folderId), context: Self.context(thumbId),
             using: directory.random)
         try directory.pool.writeAtomically(sealed, to: try directory.pool.thumbPath(thumbId))
     }
@@ -48,9 +48,9 @@ extension Vault {
     /// A reader over the item's original; only the chunks a read touches are decrypted.
     func originalReader(_ item: ItemRecord) throws -> ChunkedFileReader {
         try requireUnlocked()
-        let outer = try outerKey(forFolder: item.folderId)
+        let outer = try folderKey(forFolder: item.folderId)
         return try ChunkedFileReader(path: try directory.pool.dataPath(item.mediaId)) { header in
-            try ChunkCipher(header: header, key: key, outerKey: outer,
+            try ChunkCipher(header: header, key: key, folderKey: outer,
                             context: Self.context(item.mediaId))
         }
     }
@@ -127,7 +127,7 @@ extension Vault {
         guard let thumbId = item.thumbId else { return nil }
         let sealed = try FileIO.read(directory.pool.thumbPath(thumbId))
         return try SealedFile.open(
-            sealed, key: key, outerKey: try outerKey(forFolder: item.folderId), context: Self.context(thumbId))
+            sealed, key: key, folderKey: try folderKey(forFolder: item.folderId), context: Self.context(thumbId))
     }
 }
 

@@ -32,7 +32,7 @@ extension Vault {
     ) throws -> UploadOutcome {
         try enter()
         defer { leave() }
-        if let folder { _ = try outerKey(forFolder: folder.id) }
+        if let folder { _ = try folderKey(forFolder: folder.id) }
         let batch = ImportBatch(duplicates: try duplicateIndex(into: folder?.id), total: 1, bytes: 0, progress: nil)
         let cleanName = Self.uploadName(name)
         if buffer.withContents({ ContentSniffer.sniff(Array($0.prefix(ContentSniffer.prefixLength))).0 }) == .video {

@@ -22,7 +22,7 @@ extension Vault {
         defer { leave() }
         let bytes = Array(body.utf8)
         guard bytes.count <= NoteFormat.maximumBodySize else { throw NoteError.bodyTooLarge(bytes.count) }
-        let folderKey = try outerKey(forFolder: folder?.id)
+        let folderKey = try folderKey(forFolder: folder?.id)
         let mediaId = UUID().uuidString.lowercased()
         let created = [try directory.pool.dataPath(mediaId)]
         do {
@@ -94,7 +94,7 @@ extension Vault {
                 row.contentHash = try contentHash(sha256: sha256, folderId: row.folderId)
                 row.noteText = NoteFormat.searchText(body)
                 if let title { row.name = NoteFormat.title(title, body: body) }
-                let stored = try outerKey(forFolder: row.folderId).map { try concealed(row, key: $0) } ?? row
+                let stored = try folderKey(forFolder: row.folderId).map { try concealed(row, key: $0) } ?? row
                 try catalog.update([stored])
                 try persist()
             } catch {

@@ -188,7 +188,7 @@ extension Vault {
     private func checkStillOpen(_ item: ItemRecord) throws {
         try enter()
         defer { leave() }
-        _ = try outerKey(forFolder: item.folderId)
+        _ = try folderKey(forFolder: item.folderId)
     }
 }
 

@@ -68,7 +68,7 @@ extension Vault {
 
     /// How many items of the trash this session can see.
     public func trashCount() throws -> Int {
-        try itemsPage(scope: .trash, limit: 1).total
+        try itemListing(scope: .trash, limit: 1).total
     }
 
     /// How many items in the trash belong to locked protected folders: what

@@ -45,7 +45,7 @@ public enum VaultError: ObscuraError, Equatable {
     case noSuchItem(String)
     /// A source file changed while it was being imported.
     case sourceChanged
-    /// A page cursor that ``Vault/itemsPage(scope:favoritesOnly:after:limit:)`` did not make.
+    /// A page cursor that ``Vault/itemListing(scope:favoritesOnly:after:limit:)`` did not make.
     case invalidCursor
     /// A setting was given a value it does not take.
     case invalidSetting(String)

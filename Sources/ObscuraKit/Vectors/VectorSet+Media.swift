@@ -34,7 +34,7 @@ extension VectorSet {
             out["chunked/v2_" + name] = file(fields, bytes)
         }
         func seal(_ plain: [UInt8], protected: Bool) throws -> [UInt8] {
-            try sealV2(plain, key: mek, outerKey: protected ? folderKey : nil, context: context,
+            try sealV2(plain, key: mek, folderKey: protected ? folderKey : nil, context: context,
                        salt: random.bytes(ChunkedFormatV2.saltSize), chunkSize: 4096)
         }
 
@@ -70,7 +70,7 @@ extension VectorSet {
         let thumbnail = random.bytes(500)
         let thumb = try SealedFile.seal(thumbnail, key: mek, context: context, using: random)
         add("thumbnail", "success", thumb, plain: thumbnail, keys: true, "a thumbnail: one chunk of 500 bytes, chunk size 262,144")
-        let protectedThumb = try SealedFile.seal(thumbnail, key: mek, outerKey: folderKey, context: context, using: random)
+        let protectedThumb = try SealedFile.seal(thumbnail, key: mek, folderKey: folderKey, context: context, using: random)
         add("thumbnail_protected", "success", protectedThumb, plain: thumbnail, folderKey: true, keys: true,
             "a protected item's thumbnail: both layers")
         return out

@@ -107,7 +107,7 @@ package enum VectorSet {
         var out = [String: [UInt8]]()
 
         func seal(_ plain: [UInt8], protected: Bool) throws -> [UInt8] {
-            try VectorSet.seal(plain, key: mek, outerKey: protected ? folderKey : nil, context: context,
+            try VectorSet.seal(plain, key: mek, folderKey: protected ? folderKey : nil, context: context,
                                prefix: random.bytes(4), chunkSize: 4096)
         }
         func add(_ name: String, _ expect: String, _ bytes: [UInt8], plain: [UInt8] = plaintext, folderKey withFolderKey: Bool = false, _ comment: String) {
@@ -142,7 +142,7 @@ package enum VectorSet {
         let blob = try SealedBlob.seal(thumbnail, key: mek, context: context, using: random)
         add("blob_valid", "success", blob, plain: thumbnail, "single-shot sealed box, context as associated data")
         add("blob_flipped", "failure", blob.with(30, blob[30] ^ 1), plain: thumbnail, "one bit of the ciphertext")
-        let protectedBlob = try SealedBlob.seal(thumbnail, key: mek, outerKey: folderKey, context: context, using: random)
+        let protectedBlob = try SealedBlob.seal(thumbnail, key: mek, folderKey: folderKey, context: context, using: random)
         add("blob_protected", "success", protectedBlob, plain: thumbnail, folderKey: true, "inner sealed box sealed again under the folder key")
         add("truncated_in_header", "truncated", Array(plain.prefix(20)), "starts with OBSK but ends inside the 24-byte header")
         add("blob_short", "failure", Array(blob.prefix(AESGCM.overhead - 1)), plain: thumbnail,
@@ -436,32 +436,32 @@ extension VectorSet {
         return out
     }
 
-    /// A version 1 chunked file (§6.1) of `plaintext`, folder-protected when `outerKey` is
+    /// A version 1 chunked file (§6.1) of `plaintext`, folder-protected when `folderKey` is
     /// given.
     static func seal(
-        _ plaintext: [UInt8], key: SecureBytes, outerKey: SecureBytes? = nil, context: [UInt8], prefix: [UInt8],
+        _ plaintext: [UInt8], key: SecureBytes, folderKey: SecureBytes? = nil, context: [UInt8], prefix: [UInt8],
         chunkSize: Int
     ) throws -> [UInt8] {
-        try seal(plaintext, key: key, outerKey: outerKey, context: context, header: ChunkedHeader(
-            flags: outerKey == nil ? 0 : ChunkedFormat.flagFolderProtected, noncePrefix: prefix, chunkSize: chunkSize,
+        try seal(plaintext, key: key, folderKey: folderKey, context: context, header: ChunkedHeader(
+            flags: folderKey == nil ? 0 : ChunkedFormat.flagFolderProtected, noncePrefix: prefix, chunkSize: chunkSize,
             totalSize: UInt64(plaintext.count)))
     }
 
     /// A version 2 chunked file (§6.6) of `plaintext` with `salt`, folder-protected when
-    /// `outerKey` is given.
+    /// `folderKey` is given.
     static func sealV2(
-        _ plaintext: [UInt8], key: SecureBytes, outerKey: SecureBytes? = nil, context: [UInt8], salt: [UInt8],
+        _ plaintext: [UInt8], key: SecureBytes, folderKey: SecureBytes? = nil, context: [UInt8], salt: [UInt8],
         chunkSize: Int
     ) throws -> [UInt8] {
-        try seal(plaintext, key: key, outerKey: outerKey, context: context, header: ChunkedHeader(
-            flags: outerKey == nil ? 0 : ChunkedFormat.flagFolderProtected, salt: salt, chunkSize: chunkSize,
+        try seal(plaintext, key: key, folderKey: folderKey, context: context, header: ChunkedHeader(
+            flags: folderKey == nil ? 0 : ChunkedFormat.flagFolderProtected, salt: salt, chunkSize: chunkSize,
             totalSize: UInt64(plaintext.count)))
     }
 
     private static func seal(
-        _ plaintext: [UInt8], key: SecureBytes, outerKey: SecureBytes?, context: [UInt8], header: ChunkedHeader
+        _ plaintext: [UInt8], key: SecureBytes, folderKey: SecureBytes?, context: [UInt8], header: ChunkedHeader
     ) throws -> [UInt8] {
-        try SealedFile.seal(plaintext, cipher: try ChunkCipher(header: header, key: key, outerKey: outerKey, context: context))
+        try SealedFile.seal(plaintext, cipher: try ChunkCipher(header: header, key: key, folderKey: folderKey, context: context))
     }
 }
 

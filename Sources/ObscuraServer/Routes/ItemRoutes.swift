@@ -49,7 +49,7 @@ struct ItemRoutes {
                 case "root": scope = .topLevel
                 case let id?: scope = .folder(try Self.folder(id, in: vault))
                 }
-                let page = try vault.itemsPage(scope: scope, filter: filter, after: cursor, limit: limit)
+                let page = try vault.itemListing(scope: scope, filter: filter, after: cursor, limit: limit)
                 return Page(items: page.items.map { ItemJSON($0.record) }, nextCursor: page.nextCursor, total: page.total)
             }
             return try JSON.response(page)

@@ -244,8 +244,8 @@ import Testing
             #expect(try a.catalog.allItems().filter(\.favorite).map(\.id) == [items[1]])
             #expect(try a.catalog.folders().map(\.name) == ["trip"])
             #expect(try a.setting("note") == "kept")
-            #expect(try a.itemsPage(scope: .visible, limit: 10).total == 2)
-            #expect(try a.itemsPage(scope: .visible, favoritesOnly: true, limit: 10).total == 1)
+            #expect(try a.itemListing(scope: .visible, limit: 10).total == 2)
+            #expect(try a.itemListing(scope: .visible, favoritesOnly: true, limit: 10).total == 1)
             // Its plain content hash was keyed in the conversion's commit (§6.7, §9.7).
             #expect(try a.storedContentHash(items[1]).count == ContentHash.keyedSize)
             #expect(try a.convertContentHashes() == 0)

@@ -11,7 +11,7 @@ import Testing
     func cipher(totalSize: Int) throws -> ChunkCipher {
         let header = ChunkedHeader(flags: 0, noncePrefix: [1, 2, 3, 4], chunkSize: Self.chunkSize, totalSize: UInt64(totalSize))
         return try ChunkCipher(header: header, key: SecureBytes(copying: [UInt8](repeating: 0x42, count: 32)),
-                               outerKey: nil, context: [])
+                               folderKey: nil, context: [])
     }
 
     /// Seals `bytes` under a header declaring `declared` bytes, into nothing.

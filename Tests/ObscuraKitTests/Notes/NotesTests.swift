@@ -30,20 +30,20 @@ import Testing
         #expect(note.takenAt != nil && note.thumbId == nil)
         #expect(try vault.noteBody(note.id) == "# Walnut harvest\n\nThe *zebracake* recipe.\n")
 
-        let found = try vault.itemsPage(scope: .visible, filter: ItemFilter(text: "zebracake"), limit: 10)
+        let found = try vault.itemListing(scope: .visible, filter: ItemFilter(text: "zebracake"), limit: 10)
         #expect(found.items.map(\.record.id) == [note.id] && found.total == 1, "the body is searched")
-        #expect(try vault.itemsPage(scope: .visible, filter: ItemFilter(kind: .note), limit: 10).total == 1)
+        #expect(try vault.itemListing(scope: .visible, filter: ItemFilter(kind: .note), limit: 10).total == 1)
 
         let oldFile = try vault.directory.pool.dataPath(note.mediaId)
         let edited = try vault.editNote(note.id, body: "Now about *quincetart*.")
         #expect(edited.id == note.id && edited.name == "Walnut harvest", "the title stays unless given")
         #expect(edited.mediaId != note.mediaId && !FileManager.default.fileExists(atPath: oldFile), "the old body is removed")
         #expect(try vault.noteBody(note.id) == "Now about *quincetart*.")
-        #expect(try vault.itemsPage(scope: .visible, filter: ItemFilter(text: "zebracake"), limit: 10).total == 0)
-        #expect(try vault.itemsPage(scope: .visible, filter: ItemFilter(text: "quincetart"), limit: 10).total == 1)
+        #expect(try vault.itemListing(scope: .visible, filter: ItemFilter(text: "zebracake"), limit: 10).total == 0)
+        #expect(try vault.itemListing(scope: .visible, filter: ItemFilter(text: "quincetart"), limit: 10).total == 1)
         let retitled = try vault.editNote(note.id, title: "Orchard", body: "Now about *quincetart*.")
         #expect(retitled.name == "Orchard")
-        #expect(try vault.itemsPage(scope: .visible, filter: ItemFilter(text: "orchard"), limit: 10).total == 1)
+        #expect(try vault.itemListing(scope: .visible, filter: ItemFilter(text: "orchard"), limit: 10).total == 1)
         #expect(try vault.consistencyProblems().isEmpty)
 
         vault.lock()
@@ -56,10 +56,10 @@ import Testing
         let vault = try root.newVault()
         let note = try vault.addNote(title: "List", body: "eggs")
         try vault.trashItems([note.id])
-        #expect(try vault.itemsPage(scope: .visible, filter: ItemFilter(text: "eggs"), limit: 10).total == 0)
+        #expect(try vault.itemListing(scope: .visible, filter: ItemFilter(text: "eggs"), limit: 10).total == 0)
         #expect(throws: VaultError.inTrash(note.id)) { try vault.editNote(note.id, body: "milk") }
         try vault.restoreItems([note.id])
-        #expect(try vault.itemsPage(scope: .visible, filter: ItemFilter(text: "eggs"), limit: 10).total == 1)
+        #expect(try vault.itemListing(scope: .visible, filter: ItemFilter(text: "eggs"), limit: 10).total == 1)
         let photo = try vault.addRaw(Array("not a note".utf8), name: "p.bin")
         #expect(throws: NoteError.notANote(photo.id)) { try vault.noteBody(photo.id) }
         #expect(throws: NoteError.bodyTooLarge(NoteFormat.maximumBodySize + 1)) {
@@ -78,13 +78,13 @@ import Testing
         let note = try vault.addNote(title: "Secret plan", body: "meet at the lighthouse", into: folder)
         let stored = try vault.catalog.rows(ids: [note.id])[0]
         #expect(stored.name == "" && stored.noteText == nil && stored.protectedMeta != nil)
-        #expect(try vault.itemsPage(scope: .folder(folder), filter: ItemFilter(text: "lighthouse"), limit: 10).total == 1,
+        #expect(try vault.itemListing(scope: .folder(folder), filter: ItemFilter(text: "lighthouse"), limit: 10).total == 1,
                 "an open protected folder is searched in Swift")
         try vault.editNote(note.id, body: "meet at the harbour")
         #expect(try vault.noteBody(note.id) == "meet at the harbour")
         vault.lockFolder(folder)
         #expect(throws: VaultError.noSuchItem(note.id)) { try vault.noteBody(note.id) }
-        #expect(try vault.itemsPage(scope: .visible, filter: ItemFilter(text: "harbour"), limit: 10).total == 0)
+        #expect(try vault.itemListing(scope: .visible, filter: ItemFilter(text: "harbour"), limit: 10).total == 0)
     }
 
     @Test func photosAttachInOrderAndLeaveWhenDeleted() throws {
@@ -125,7 +125,7 @@ import Testing
         let imported = try target.unlock(password: pw("vault pw"))
         #expect(try imported.noteBody(note.id) == "# Exported\nwith **bold** text")
         #expect(try imported.attachments(of: note.id).map(\.id) == [photo.id])
-        #expect(try imported.itemsPage(scope: .visible, filter: ItemFilter(text: "bold"), limit: 10).total == 1)
+        #expect(try imported.itemListing(scope: .visible, filter: ItemFilter(text: "bold"), limit: 10).total == 1)
     }
 
     @Test func titlesAndSearchTextFollowTheFormat() {

@@ -9,7 +9,7 @@ import Testing
 /// more), row by row (shorter text, the trash), nor an open protected folder (in Swift).
 @Suite struct ViewLimitedSearchTests {
     func found(_ vault: Vault, _ scope: ItemScope, _ text: String) throws -> Set<String> {
-        Set(try vault.itemsPage(scope: scope, filter: ItemFilter(text: text), limit: 50).items.map(\.record.name))
+        Set(try vault.itemListing(scope: scope, filter: ItemFilter(text: text), limit: 50).items.map(\.record.name))
     }
 
     @Test func aViewLimitedNotesBodyIsFoundByNoSearch() throws {

@@ -10,12 +10,12 @@ extension Vault {
     /// when `folder` is protected, and its `contentHash` the plain SHA-256. Persists.
     @discardableResult
     func addLegacyRaw(_ bytes: [UInt8], name: String, folder: FolderRecord? = nil, thumbnail: [UInt8]? = nil) throws -> ItemRecord {
-        let outer = try outerKey(forFolder: folder?.id)
+        let outer = try folderKey(forFolder: folder?.id)
         let mediaId = UUID().uuidString.lowercased()
         let header = ChunkedHeader(
             flags: outer == nil ? 0 : ChunkedFormat.flagFolderProtected, noncePrefix: directory.random.bytes(4),
             chunkSize: ChunkedFormat.defaultChunkSize, totalSize: UInt64(bytes.count))
-        let cipher = try ChunkCipher(header: header, key: key, outerKey: outer, context: Self.context(mediaId))
+        let cipher = try ChunkCipher(header: header, key: key, folderKey: outer, context: Self.context(mediaId))
         try directory.pool.writeAtomically(try SealedFile.seal(bytes, cipher: cipher), to: try directory.pool.dataPath(mediaId))
         var row = ItemRecord(
             id: UUID().uuidString.lowercased(), kind: .file, mediaId: mediaId, thumbId: nil, name: name,
@@ -23,7 +23,7 @@ extension Vault {
             favorite: false, contentHash: Data(SHA256Digest.hash(bytes)))
         if let thumbnail {
             let thumbId = UUID().uuidString.lowercased()
-            let blob = try SealedBlob.seal(thumbnail, key: key, outerKey: outer, context: Self.context(thumbId))
+            let blob = try SealedBlob.seal(thumbnail, key: key, folderKey: outer, context: Self.context(thumbId))
             try directory.pool.writeAtomically(blob, to: try directory.pool.thumbPath(thumbId))
             row.thumbId = thumbId
         }

@@ -142,7 +142,7 @@ extension Vault {
             row.thumbId = UUID().uuidString.lowercased()
             try sealThumbnail(thumbId: row.thumbId!, jpeg: thumbnail, folderId: folder?.id)
         }
-        let stored = try outerKey(forFolder: folder?.id).map { try concealed(row, key: $0) } ?? row
+        let stored = try folderKey(forFolder: folder?.id).map { try concealed(row, key: $0) } ?? row
         try catalog.database.write { try stored.insert($0) }
         try persist()
         return row

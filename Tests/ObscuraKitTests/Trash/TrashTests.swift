@@ -13,13 +13,13 @@ import Testing
         try vault.trashItems([items[0].id], now: start)
         try vault.trashItems([items[1].id], now: start.addingTimeInterval(60))
 
-        #expect(try vault.itemsPage(scope: .visible, limit: 10).items.map(\.record.id) == [items[2].id])
+        #expect(try vault.itemListing(scope: .visible, limit: 10).items.map(\.record.id) == [items[2].id])
         #expect(try vault.items().map(\.record.id) == [items[2].id])
-        let trash = try vault.itemsPage(scope: .trash, limit: 10)
+        let trash = try vault.itemListing(scope: .trash, limit: 10)
         #expect(trash.items.map(\.record.id) == [items[1].id, items[0].id], "the latest delete first")
         #expect(trash.total == 2)
-        let paged = try vault.itemsPage(scope: .trash, limit: 1)
-        #expect(try vault.itemsPage(scope: .trash, after: paged.nextCursor, limit: 1).items.map(\.record.id) == [items[0].id])
+        let paged = try vault.itemListing(scope: .trash, limit: 1)
+        #expect(try vault.itemListing(scope: .trash, after: paged.nextCursor, limit: 1).items.map(\.record.id) == [items[0].id])
         for item in items { #expect(FileManager.default.fileExists(atPath: try vault.directory.pool.dataPath(item.mediaId))) }
 
         try vault.restoreItems([items[0].id])
@@ -67,14 +67,14 @@ import Testing
         #expect(row.name.isEmpty && row.protectedMeta != nil && row.isTrashed)
 
         vault.lockFolders()
-        #expect(try vault.itemsPage(scope: .trash, limit: 10).total == 0)
+        #expect(try vault.itemListing(scope: .trash, limit: 10).total == 0)
         #expect(try vault.emptyTrash() == 0)
         #expect(try vault.catalog.trashedItems().count == 2)
         #expect(try vault.purgeExpiredTrash(now: start.addingTimeInterval(Vault.trashRetention + 1)) == 1)
         #expect(!FileManager.default.fileExists(atPath: try vault.directory.pool.dataPath(expiring.mediaId)))
 
         try vault.unlockFolder(folder, password: pw("fpw"))
-        let trash = try vault.itemsPage(scope: .trash, limit: 10)
+        let trash = try vault.itemListing(scope: .trash, limit: 10)
         #expect(trash.items.map(\.record.name) == ["one.bin"])
         #expect(try vault.itemCount(in: folder) == 0)
         #expect(throws: VaultError.folderNotEmpty("Private")) { try vault.removeFolder("Private") }
@@ -94,11 +94,11 @@ import Testing
         let sealed = try vault.addRaw(Array("a".utf8), name: "secret-berlin.jpg", folder: folder)
         let open = try vault.addRaw(Array("b".utf8), name: "open-berlin.jpg")
         try vault.trashItems([sealed.id, open.id])
-        let found = try vault.itemsPage(scope: .trash, filter: ItemFilter(text: "BERLIN"), limit: 1)
+        let found = try vault.itemListing(scope: .trash, filter: ItemFilter(text: "BERLIN"), limit: 1)
         #expect(found.total == 2 && found.items.count == 1)
-        let rest = try vault.itemsPage(scope: .trash, filter: ItemFilter(text: "BERLIN"), after: found.nextCursor, limit: 1)
+        let rest = try vault.itemListing(scope: .trash, filter: ItemFilter(text: "BERLIN"), after: found.nextCursor, limit: 1)
         #expect(Set((found.items + rest.items).map(\.record.name)) == ["secret-berlin.jpg", "open-berlin.jpg"])
-        #expect(try vault.itemsPage(scope: .trash, filter: ItemFilter(text: "secret"), limit: 5).items.map(\.record.name) == ["secret-berlin.jpg"])
+        #expect(try vault.itemListing(scope: .trash, filter: ItemFilter(text: "secret"), limit: 5).items.map(\.record.name) == ["secret-berlin.jpg"])
         #expect(throws: VaultError.inTrash(open.id)) { try vault.moveItems([open.id], to: folder) }
 
         let results = FolderTests.Results()

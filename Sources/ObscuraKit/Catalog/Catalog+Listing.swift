@@ -1,12 +1,12 @@
 import GRDB
 
 /// Pages of items in the gallery order (docs/FORMAT.md §3.3): the statements behind
-/// ``Vault/itemsPage(scope:filter:after:limit:)``, which turns a session's view (open and
-/// locked folders, the cursor, a search) into a ``PageScope``, a ``PageFilter`` and a
+/// ``Vault/itemListing(scope:filter:after:limit:)``, which turns a session's view (open and
+/// locked folders, the cursor, a search) into a ``ListingScope``, a ``ListingFilter`` and a
 /// position.
 extension Catalog {
     /// Which items a page draws from, in the catalog's terms: folder ids.
-    enum PageScope: Equatable {
+    enum ListingScope: Equatable {
         /// Every item except those of the folders `excluding` (a session's locked ones).
         case all(excluding: [String])
         /// The top level only.
@@ -19,7 +19,7 @@ extension Catalog {
     }
 
     /// What a page keeps of its scope, in the catalog's terms.
-    struct PageFilter: Equatable {
+    struct ListingFilter: Equatable {
         /// Favourites only.
         var favoritesOnly = false
         /// Only this kind.
@@ -48,8 +48,8 @@ extension Catalog {
     /// At most `limit` items of `scope` kept by `filter`, in the scope's order, starting
     /// after the item at `position` (its key and id) or at the top, and how many items the
     /// scope and filter hold in all; both read in one transaction.
-    func page(
-        _ scope: PageScope, filter: PageFilter, after position: (key: Double, id: String)?, limit: Int
+    func listing(
+        _ scope: ListingScope, filter: ListingFilter, after position: (key: Double, id: String)?, limit: Int
     ) throws -> (items: [ItemRecord], total: Int) {
         // Columns are named with their table: a search joins item_search, which has a
         // `name` and a `place` of its own.
@@ -114,7 +114,7 @@ extension Catalog {
         }
         let match = phrases.isEmpty ? nil : phrases.joined(separator: " AND ")
         // The index holds only items outside the trash and outside protected folders, the
-        // only folders a whole-catalog scope leaves out (Vault.itemsPage): with no other
+        // only folders a whole-catalog scope leaves out (Vault.itemListing): with no other
         // condition, its count of the match is the total.
         var countsInTheIndex = false
         if case .all = scope, conditions.count == scopeConditions { countsInTheIndex = true }
@@ -130,7 +130,7 @@ extension Catalog {
         var tallied: Bool?
         if case .trash = scope {} else if filter.keepsAll {
             tallied = false
-        } else if filter == PageFilter(favoritesOnly: true) {
+        } else if filter == ListingFilter(favoritesOnly: true) {
             tallied = true
         }
         return try read { db in
@@ -170,7 +170,7 @@ extension Catalog {
     /// How many items a scope holds, from the per-folder tally the catalog's triggers
     /// keep (migrations `v3` and `v4`, docs/FORMAT.md §3.3): a sum over folders, whatever
     /// the number of items. The tally leaves out the trash.
-    private static func count(_ db: Database, scope: PageScope, favoritesOnly: Bool) throws -> Int {
+    private static func count(_ db: Database, scope: ListingScope, favoritesOnly: Bool) throws -> Int {
         let column = favoritesOnly ? "favorites" : "items"
         let (condition, arguments): (String, [DatabaseValueConvertible]) = switch scope {
         case let .all(excluded) where excluded.isEmpty: ("1", [])

@@ -1,6 +1,6 @@
 import Foundation
 
-/// Which items a page of ``Vault/itemsPage(scope:favoritesOnly:after:limit:)`` draws from.
+/// Which items a page of ``Vault/itemListing(scope:favoritesOnly:after:limit:)`` draws from.
 public enum ItemScope: Sendable, Equatable {
     /// Every item the session can see: the top level and every open folder.
     case visible
@@ -18,7 +18,7 @@ public enum ItemScope: Sendable, Equatable {
 }
 
 /// One page of items, newest capture first.
-public struct ItemPage: Sendable {
+public struct ItemListing: Sendable {
     /// The items, at most the limit asked for.
     public var items: [ItemView]
     /// Where the next page starts; nil on the last page.
@@ -37,11 +37,11 @@ extension Vault {
     /// - Parameter cursor: `nextCursor` of the previous page, nil for the first.
     /// - Throws: ``VaultError/folderLocked(_:)`` for a locked folder,
     ///   ``VaultError/invalidCursor`` for a cursor this method did not make.
-    public func itemsPage(scope: ItemScope, filter: ItemFilter = ItemFilter(), after cursor: String? = nil, limit: Int) throws -> ItemPage {
+    public func itemListing(scope: ItemScope, filter: ItemFilter = ItemFilter(), after cursor: String? = nil, limit: Int) throws -> ItemListing {
         try enter()
         defer { leave() }
         let folders = try catalog.folders()
-        let catalogScope: Catalog.PageScope
+        let catalogScope: Catalog.ListingScope
         switch scope {
         case .visible:
             catalogScope = .all(excluding: folders.filter { !isOpen($0) }.map(\.id))
@@ -66,19 +66,19 @@ extension Vault {
         if scope == .trash, filter != ItemFilter() {
             // The trash holds open protected folders' items, whose names, places and dates
             // are sealed: a search of it (small, as the trash is) is worked out in Swift.
-            let (rows, _) = try catalog.page(catalogScope, filter: Catalog.PageFilter(), after: nil, limit: Int(Int32.max))
+            let (rows, _) = try catalog.listing(catalogScope, filter: Catalog.ListingFilter(), after: nil, limit: Int(Int32.max))
             return try openedPage(rows, in: folders, key: { $0.deletedAt ?? 0 }, filter: filter, after: position, limit: limit,
                                   trash: true)
         }
         // One row past the page tells whether another page follows.
-        let (page, total) = try catalog.page(catalogScope, filter: filter.catalogFilter, after: position, limit: limit + 1)
+        let (page, total) = try catalog.listing(catalogScope, filter: filter.catalogFilter, after: position, limit: limit + 1)
         let byId = Dictionary(uniqueKeysWithValues: folders.map { ($0.id, $0) })
         let items = try page.prefix(limit).map { row -> ItemView in
             guard let folderId = row.folderId, let folder = byId[folderId] else { return ItemView(record: row, folderPath: nil) }
             return ItemView(record: try revealed(row), folderPath: folderPath(folder, in: folders))
         }
         let next = page.count > limit ? page[limit - 1] : nil
-        return ItemPage(items: items, nextCursor: next.map { Self.cursor(after: $0, trash: scope == .trash) }, total: total)
+        return ItemListing(items: items, nextCursor: next.map { Self.cursor(after: $0, trash: scope == .trash) }, total: total)
     }
 
     /// How many items of `scope` each month holds (`YYYY-MM` of the capture date, else the
@@ -100,7 +100,7 @@ extension Vault {
         case let .folder(folder):
             guard isOpen(folder) else { throw VaultError.folderLocked(folder.name) }
             guard folder.isProtected else { return try catalog.months(.folder(folder.id), favoritesOnly: favoritesOnly) }
-            let page = try itemsPage(scope: scope, filter: ItemFilter(favoritesOnly: favoritesOnly), limit: Int(Int32.max))
+            let page = try itemListing(scope: scope, filter: ItemFilter(favoritesOnly: favoritesOnly), limit: Int(Int32.max))
             var counts = [(month: String, count: Int)]()
             for view in page.items {
                 let month = Self.month(view.record.takenAt ?? view.record.importedAt)
@@ -119,8 +119,8 @@ extension Vault {
     }
 
     /// A page of items in `scope`, favourites only when `favoritesOnly`.
-    public func itemsPage(scope: ItemScope, favoritesOnly: Bool, after cursor: String? = nil, limit: Int) throws -> ItemPage {
-        try itemsPage(scope: scope, filter: ItemFilter(favoritesOnly: favoritesOnly), after: cursor, limit: limit)
+    public func itemListing(scope: ItemScope, favoritesOnly: Bool, after cursor: String? = nil, limit: Int) throws -> ItemListing {
+        try itemListing(scope: scope, filter: ItemFilter(favoritesOnly: favoritesOnly), after: cursor, limit: limit)
     }
 
     /// A page of a protected folder. Its rows keep their capture dates, names and places
@@ -130,8 +130,8 @@ extension Vault {
     private func protectedPage(
         _ folder: FolderRecord, in folders: [FolderRecord], filter: ItemFilter,
         after position: (key: Double, id: String)?, limit: Int
-    ) throws -> ItemPage {
-        let (rows, _) = try catalog.page(.folder(folder.id), filter: Catalog.PageFilter(), after: nil, limit: Int(Int32.max))
+    ) throws -> ItemListing {
+        let (rows, _) = try catalog.listing(.folder(folder.id), filter: Catalog.ListingFilter(), after: nil, limit: Int(Int32.max))
         return try openedPage(rows, in: folders, key: { $0.takenAt ?? $0.importedAt }, filter: filter, after: position,
                               limit: limit, trash: false)
     }
@@ -141,7 +141,7 @@ extension Vault {
     private func openedPage(
         _ rows: [ItemRecord], in folders: [FolderRecord], key: (ItemRecord) -> Double, filter: ItemFilter,
         after position: (key: Double, id: String)?, limit: Int, trash: Bool
-    ) throws -> ItemPage {
+    ) throws -> ItemListing {
         let byId = Dictionary(uniqueKeysWithValues: folders.map { ($0.id, $0) })
         var opened = try rows.map { try revealed($0) }.filter(filter.keeps).sorted { a, b in
             key(a) != key(b) ? key(a) > key(b) : a.id < b.id
@@ -151,7 +151,7 @@ extension Vault {
             opened.removeAll { key($0) > at || (key($0) == at && $0.id <= id) }
         }
         let next = opened.count > limit ? opened[limit - 1] : nil
-        return ItemPage(
+        return ItemListing(
             items: opened.prefix(limit).map { row in
                 ItemView(record: row, folderPath: row.folderId.flatMap { byId[$0] }.map { folderPath($0, in: folders) })
             },
