@@ -101,7 +101,7 @@ let package = Package(
         .testTarget(name: "ObscuraPlacesTests", dependencies: ["ObscuraPlaces"]),
         .testTarget(name: "ObscuraPagesTests", dependencies: ["ObscuraPages", "ObscuraCrypto", .product(name: "GRDB", package: "GRDB.swift")]),
         // Test media made at run time, shared by the test targets.
-        .target(name: "ObscuraTestSupport", dependencies: ["ObscuraImaging"], path: "Tests/ObscuraTestSupport"),
+        .target(name: "ObscuraTestSupport", dependencies: ["ObscuraImaging", "ObscuraKit"], path: "Tests/ObscuraTestSupport"),
         .testTarget(name: "ObscuraImagingTests", dependencies: ["ObscuraImaging", "ObscuraTestSupport"]),
         .testTarget(name: "ObscuraKitTests", dependencies: ["ObscuraKit", "ObscuraTestSupport", "ObscuraCrashSupport"]),
         .testTarget(

@@ -13,9 +13,22 @@ struct VaultSession {
         directory = try global.openDirectory()
         vault = try directory.unlock(password: try passwords.existing())
         self.passwords = passwords
-        // On stderr, so that a command's own output (a listing, a file's bytes) stays clean.
-        if let drops = vault.dropIntake.summary { FileHandle.standardError.write(Data((drops + "\n").utf8)) }
-        try EndCommand.enforce(vault)
+        try Self.tell(vault.unlockChores)
+    }
+
+    /// Says what the unlock's chores did (the gallery's unlock runs the same ones), on
+    /// stderr so that a command's own output (a listing, a file's bytes) stays clean. An
+    /// end that could not be enforced is the command's failure, before it shows or
+    /// changes anything.
+    static func tell(_ chores: UnlockChores) throws {
+        if let drops = chores.drops.summary { FileHandle.standardError.write(Data((drops + "\n").utf8)) }
+        if chores.expiredTrash > 0 {
+            Terminal.note("\(chores.expiredTrash) item\(chores.expiredTrash == 1 ? "" : "s") had been in the trash for 30 days and \(chores.expiredTrash == 1 ? "was" : "were") deleted for good.")
+        }
+        if chores.ended > 0 {
+            Terminal.note("\(chores.ended) item\(chores.ended == 1 ? "" : "s") reached \(chores.ended == 1 ? "its" : "their") end and \(chores.ended == 1 ? "was" : "were") deleted for good.")
+        }
+        if let why = chores.failed[.ends] { throw CLIError("could not delete the items whose end came: \(why)") }
     }
 
     /// The folder at `path`, unlocked with its password (read next) when protected.

@@ -102,7 +102,7 @@ public enum VaultAudit {
         for (label, candidates) in vaults {
             guard let password = opened[label] else { continue }
             // Observing only: the drops waiting for the vault stay where they are.
-            let vault = try directory.unlock(password: password, takingDrops: false)
+            let vault = try directory.unlock(password: password, runningChores: false)
             defer { vault.lock() }
             var state = VaultState(password: candidates.firstIndex { same($0, password) } ?? -1, folders: [], items: [])
             for folder in try vault.folders() {

@@ -75,11 +75,4 @@ struct EndCommand: ParsableCommand {
             Terminal.note("\(left) view\(left == 1 ? "" : "s") left before the item is deleted for good.")
         }
     }
-
-    /// Deletes for good what ended while the vault was locked, saying so; a failure here
-    /// is the command's failure, before it shows or changes anything.
-    static func enforce(_ vault: Vault) throws {
-        let ended = try vault.enforceEnds()
-        if ended > 0 { Terminal.note("\(ended) item\(ended == 1 ? "" : "s") reached \(ended == 1 ? "its" : "their") end and \(ended == 1 ? "was" : "were") deleted for good.") }
-    }
 }

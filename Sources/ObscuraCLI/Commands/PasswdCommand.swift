@@ -14,7 +14,7 @@ struct PasswdCommand: ParsableCommand {
         let directory = try global.openDirectory()
         let vault = try directory.unlock(password: try passwords.existing("Current vault password: "))
         defer { vault.lock() }
-        try EndCommand.enforce(vault)
+        try VaultSession.tell(vault.unlockChores)
         let password = try passwords.new()
         try strength.check(password, cost: PasswordKDFCost(vault.kdf), interactive: !passwords.passwordStdin)
         try vault.changePassword(to: password)

@@ -58,7 +58,7 @@ struct StatusCommand: ParsableCommand {
         if unlock || passwords.passwordStdin {
             let vault = try directory.unlock(password: try passwords.existing())
             defer { vault.lock() }
-            try EndCommand.enforce(vault)
+            try VaultSession.tell(vault.unlockChores)
             let counts = try vault.catalog.counts()
             report.state = "unlocked"
             report.formatVersion = Int(SlotFormat.version)

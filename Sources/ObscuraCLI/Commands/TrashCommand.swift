@@ -8,7 +8,7 @@ struct TrashCommand: ParsableCommand {
         commandName: "trash", abstract: "List, restore or delete the items in the trash.",
         discussion: """
             Deleted items wait in the trash for 30 days, then are deleted for good the next \
-            time the trash is used or the gallery is unlocked. Items of a protected folder \
+            time the vault is unlocked, by any command or the gallery. Items of a protected folder \
             stay sealed under its key there, and show only with --folder. `obscura rm --now ID` \
             deletes one item of the trash for good.
             """,

@@ -9,18 +9,12 @@ extension VaultDirectory {
     /// - Throws: ``VaultError/wrongPassword`` when no slot opens; the error and the time
     ///   taken are the same whichever slots exist.
     ///
-    /// The vault then takes in the drops addressed to it (docs/FORMAT.md §10.6) unless
-    /// `takingDrops` is false: an audit that must only observe the directory.
-    public func unlock(password: SecureBytes, takingDrops: Bool = true) throws -> Vault {
+    /// The vault then runs its unlock chores (``Vault/runUnlockChores(now:)``: drops,
+    /// expired trash, ends) unless `runningChores` is false: the gallery runs them on its
+    /// one shared instance, and an audit must only observe the directory.
+    public func unlock(password: SecureBytes, runningChores: Bool = true) throws -> Vault {
         let vault = try openUnlocked(password: password)
-        guard takingDrops else { return vault }
-        // The drops addressed to the vault come in at every unlock (§10.6); one that
-        // cannot be taken stays in the inbox for the next.
-        do {
-            vault.dropIntake = try vault.takeDrops()
-        } catch {
-            logger.warning("could not take in the vault's drops; will try again at the next unlock")
-        }
+        if runningChores { vault.runUnlockChores() }
         return vault
     }
 

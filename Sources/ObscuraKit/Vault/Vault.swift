@@ -46,9 +46,9 @@ public final class Vault: @unchecked Sendable {
     var doomed = false
     /// Viewer previews of this session, cleared at lock.
     package let previews = PreviewCache()
-    /// What the unlock's intake of the drop inbox did (docs/FORMAT.md §10.6), for the
-    /// CLI and the gallery to tell the owner; set once, before the vault is handed out.
-    public internal(set) var dropIntake = DropIntake()
+    /// What the last ``runUnlockChores(now:)`` did, for the CLI and the gallery to tell
+    /// the owner; set before the vault is handed out.
+    public internal(set) var unlockChores = UnlockChores()
     /// Held while an operation reads item rows and writes them back whole (a move, a
     /// delete, an export's snapshot) and while a rendition is recorded: a rendition
     /// recorded in between would be written over and its file left unnamed.

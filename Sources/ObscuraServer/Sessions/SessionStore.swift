@@ -158,7 +158,7 @@ final class SessionStore: @unchecked Sendable {
                 // copy is thrown away by attach(), and an intake committed through it
                 // would leave the open one on a stale catalog (a review found the vault
                 // corrupt after the next commit).
-                vault = try directory.unlock(password: password, takingDrops: false)
+                vault = try directory.unlock(password: password, runningChores: false)
             } catch VaultError.wrongPassword {
                 throttle.recordFailure()
                 logger.info("failed unlock")
@@ -167,11 +167,12 @@ final class SessionStore: @unchecked Sendable {
             attach(vault, to: session)
             // The session's vault: when another session had it open already, `vault` is a
             // second copy that attach() has just locked.
+            // The unlock chores every unlock runs, the CLI's too (Vault.runUnlockChores),
+            // on the one shared instance. A failed one is logged there; the sweep retries
+            // ends and drops while the vault stays open.
             var intake = DropIntake()
             if let open = session.binding {
-                intake = Self.takeDrops(into: open.vault, logger: logger)
-                Self.purgeExpiredTrash(of: open.vault, now: Date(timeIntervalSince1970: now()), logger: logger)
-                Self.enforceEnds(of: open.vault, now: Date(timeIntervalSince1970: now()), logger: logger)
+                intake = open.vault.runUnlockChores(now: Date(timeIntervalSince1970: now())).drops
                 // Renditions an upload left pending when the vault was locked.
                 open.renditions.start()
             }
@@ -190,18 +191,6 @@ final class SessionStore: @unchecked Sendable {
         } catch {
             logger.warning("could not take in the vault's drops; will try again at the next unlock")
             return DropIntake()
-        }
-    }
-
-    /// Deletes for good what has been in the trash past its time (issue 17), at unlock:
-    /// the first moment the gallery can. A failure is logged and leaves the items in the
-    /// trash for the next try; the unlock stands.
-    static func purgeExpiredTrash(of vault: Vault, now: Date, logger: Logger) {
-        do {
-            let expired = try vault.purgeExpiredTrash(now: now)
-            if expired > 0 { logger.info("deleted expired items from the trash", metadata: ["items": "\(expired)"]) }
-        } catch {
-            logger.error("could not delete expired items from the trash", metadata: ["error": "\(error)"])
         }
     }
 
