@@ -86,7 +86,7 @@ public struct GalleryServer {
         EndRoutes().register(on: router)
         NoteRoutes().register(on: router)
         DropCodeRoutes().register(on: router)
-        KeyRoutes(custody: configuration.outerKey).register(on: router)
+        KeyRoutes(custody: configuration.outerKey, loopback: configuration.isLoopback).register(on: router)
         UploadRoutes(limit: configuration.uploadLimit).register(on: router)
         DropRoutes(contentLimit: min(configuration.uploadLimit, DropRoutes.defaultContentLimit), pace: configuration.dropPace)
             .register(on: router)

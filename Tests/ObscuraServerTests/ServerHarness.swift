@@ -23,7 +23,7 @@ final class ServerHarness: @unchecked Sendable {
     ///   auto-locked under it. `nil` keeps the wall clock.
     init(minuteSeconds: Double = 60, uploadLimit: Int64 = 64 << 20, tls: (cert: String, key: String)? = nil,
          clock: ManualClock? = ManualClock(), kdf: KDFParameters? = nil, dropPace: BodyPace = .standard,
-         outerKey: OuterKeyCustody? = nil) throws {
+         outerKey: OuterKeyCustody? = nil, host: String = "127.0.0.1") throws {
         root = FileManager.default.temporaryDirectory.appendingPathComponent("obscura-server-test-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
         directory = try VaultDirectory(
@@ -36,6 +36,7 @@ final class ServerHarness: @unchecked Sendable {
         configuration.uploadLimit = uploadLimit
         configuration.dropPace = dropPace
         configuration.outerKey = outerKey
+        configuration.host = host
         configuration.webRoot = Self.webRoot
         configuration.tlsCertificate = tls?.cert
         configuration.tlsKey = tls?.key

@@ -113,8 +113,12 @@ def test_an_unlock_without_a_confirmed_copy_says_so_and_three_misses_show_the_ke
             sheet = driver.execute_script("return document.getElementById('kit-text').textContent")
             assert sheet == "-".join(groups)
             assert len(driver.find_elements("css selector", "#kit-words li")) == 24
-            driver.execute_script("window.dispatchEvent(new Event('afterprint'))")
-            assert driver.execute_script("return document.getElementById('kit-text').textContent") == ""
+            assert "password" not in text(driver, "#recovery-kit h2").lower(), "no room for a password beside the key"
+            # A browser that sends no afterprint: closing the dialog clears the sheet too.
+            driver.execute_script("document.getElementById('outer-key-dialog').close()")
+            wait(driver, lambda: driver.execute_script("return document.getElementById('kit-text').textContent") == "", 5,
+                 "the sheet cleared with the dialog")
+            assert not driver.execute_script("return document.body.classList.contains('printing-kit')")
         status = cli(tmp_path, bus, "status", "--json")
         assert json.loads(status.stdout)["outer_key_confirmed"] is False, "nothing was confirmed"
 
@@ -128,3 +132,41 @@ def test_a_key_file_is_named_in_settings_and_asks_nothing(tmp_path):
         assert not shown(driver, "#outer-key-dialog"), "a key file is itself the copy: nothing to confirm"
         assert not shown(driver, "#settings-outer-key-show")
         assert shown(driver, "#settings-outer-key-print")
+
+
+def test_the_key_dialog_fits_a_phone_and_a_second_show_makes_the_first_question_stale(tmp_path):
+    with secret_service(tmp_path / "keyring") as bus:
+        with serving(tmp_path, keyring_bus=bus) as server, chromium(tmp_path) as driver:
+            driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                                   {"width": 390, "height": 844, "deviceScaleFactor": 3, "mobile": True})
+            create_first_vault(driver, server.link)
+            wait(driver, lambda: shown(driver, "#outer-key-dialog"), 10, "the outer key dialog")
+            el(driver, "#outer-key-reveal").click()
+            wait(driver, lambda: text(driver, "#outer-key-text").startswith("OUTER-"), 10, "the key's text")
+            outside = driver.execute_script("""
+                const box = document.getElementById('outer-key-dialog').getBoundingClientRect();
+                return [...document.querySelectorAll('#outer-key-dialog [data-step=shown] button')]
+                  .map((b) => [b.textContent, b.getBoundingClientRect()])
+                  .filter(([, r]) => r.left < box.left - 0.5 || r.right > box.right + 0.5).map(([t]) => t);""")
+            assert outside == [], f"buttons past the dialog's edge at 390 px: {outside}"
+            assert driver.execute_script("return document.getElementById('outer-key-dialog').scrollTop") == 0
+            groups = key_groups(driver)
+            el(driver, "#outer-key-written").click()
+            wait(driver, lambda: shown(driver, "#outer-key-answer"), 5, "the question")
+            group = asked_group(driver)
+            # Another tab shows the key again: this question's right answer is stale, and
+            # the dialog says so instead of calling it wrong.
+            call = "const done = arguments[0]; import('/app/api.js').then((api) => api.post('/api/keys/outer/show', {})).then(done, done);"
+            driver.execute_async_script(call)
+            type_into(driver, "#outer-key-answer", groups[group] + groups[14])
+            el(driver, "#outer-key-check-submit").click()
+            wait(driver, lambda: "shown again" in text(driver, "#outer-key-check-error"), 10,
+                 lambda: "the stale question: " + text(driver, "#outer-key-check-error"))
+            assert shown(driver, "#outer-key-again")
+            # Too short an answer is explained, not sent.
+            el(driver, "#outer-key-again").click()
+            wait(driver, lambda: text(driver, "#outer-key-text").startswith("OUTER-"), 10, "the key again")
+            el(driver, "#outer-key-written").click()
+            type_into(driver, "#outer-key-answer", "ABC")
+            el(driver, "#outer-key-check-submit").click()
+            wait(driver, lambda: "Type 8 letters or digits" in text(driver, "#outer-key-check-error"), 5, "the hint")

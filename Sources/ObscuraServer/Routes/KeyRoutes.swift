@@ -7,12 +7,17 @@ import ObscuraKit
 /// (docs/FORMAT.md §4.3), the gallery's counterpart of `init`'s prompt and of
 /// `obscura keys export outer` / `keys verify outer`.
 ///
-/// Only an unlocked session reaches these: whoever unlocked a vault here already uses
-/// this machine's keyring through the server, and the key opens nothing without a
-/// vault's password.
+/// Only an unlocked session reaches these, and the key itself is shown only by a server
+/// bound to loopback: the launch link alone lets its holder create a vault and so unlock
+/// one, and O with older copies of the directory tells which slots changed, that is,
+/// which are vaults (docs/SECURITY.md, "The gallery"). On loopback the link's holder is
+/// this machine's user, who holds the keyring anyway; elsewhere `obscura keys export
+/// outer` on the machine shows it.
 struct KeyRoutes {
     /// The served directory's key; nil for a version 3 directory, which has none.
     let custody: OuterKeyCustody?
+    /// Whether the server listens on loopback only (``GalleryServer/Configuration/isLoopback``).
+    let loopback: Bool
 
     /// `GET /api/keys/outer`.
     struct State: Encodable {
@@ -22,6 +27,8 @@ struct KeyRoutes {
         var confirmed: Bool?
         /// The key file's path, for "file".
         var path: String?
+        /// Whether this server shows the key (only on loopback).
+        var shown: Bool
     }
 
     func register(on router: Router<GalleryContext>) {
@@ -33,6 +40,7 @@ struct KeyRoutes {
             _ = try context.vault()
             let session = try context.requireSession()
             guard let custody else { throw Self.none }
+            guard loopback else { throw Self.notHere }
             let check = TypeBackCheck()
             session.keyCheck = check
             return custody.withExport { text, words in Self.exportResponse(text: text, words: words, group: check.group) }
@@ -41,10 +49,12 @@ struct KeyRoutes {
             _ = try context.vault()
             let session = try context.requireSession()
             guard let custody else { throw Self.none }
-            guard let check = session.keyCheck else {
-                throw APIError(.conflict, "show the outer key first: the check asks for one of its groups")
-            }
+            guard loopback else { throw Self.notHere }
             let fields = try await SecretFields.json(from: request)
+            // The group the page asked for: another show (a second tab) draws a new one.
+            guard let check = session.keyCheck, fields.text("group").flatMap(Int.init) == check.group else {
+                throw APIError(.conflict, "The key was shown again since this question (another tab?). Show it here again.")
+            }
             let typed = try fields.require("answer")
             defer { typed.zeroize() }
             // The keyring is D-Bus (or the Keychain): off the event loop.
@@ -65,14 +75,16 @@ struct KeyRoutes {
     }
 
     private var state: State {
-        guard let custody else { return State(kept: "none") }
+        guard let custody else { return State(kept: "none", shown: false) }
         switch custody.place {
-        case .keyring: return State(kept: "keyring", confirmed: custody.confirmed)
-        case let .keyFile(path): return State(kept: "file", confirmed: true, path: path)
+        case .keyring: return State(kept: "keyring", confirmed: custody.confirmed, shown: loopback)
+        case let .keyFile(path): return State(kept: "file", confirmed: true, path: path, shown: loopback)
         }
     }
 
     private static let none = APIError(.notFound, "this directory has no outer key yet (version 3 slots): run `obscura migrate`")
+    private static let notHere = APIError(
+        .forbidden, "The outer key is shown only by a gallery on this computer's own address: run `obscura keys export outer` on the computer that serves it.")
 
     /// `{"group":N,"text":"…","words":"…"}` assembled in a zeroing buffer, never a
     /// String. The HTTP stack's copy of the body is freed, unzeroed, once sent, as every

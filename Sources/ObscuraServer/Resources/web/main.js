@@ -162,6 +162,7 @@ function leave(message = '', create = false) {
   settings.backup.stop();
   viewer.close();
   closeAllDialogs();
+  outerKey.forgetAll();
   hideAll();
   uploader.reset();
   selection.clear();

@@ -22,7 +22,10 @@ export class OuterKey {
     $('outer-key-again').addEventListener('click', () => this.reveal());
     $('settings-outer-key-show').addEventListener('click', () => this.open());
     $('settings-outer-key-print').addEventListener('click', () => this.print());
-    this.dialog.addEventListener('close', () => this.forget());
+    this.dialog.addEventListener('close', () => {
+      this.forget();
+      this.forgetSheet();
+    });
     window.addEventListener('afterprint', () => this.forgetSheet());
   }
 
@@ -37,6 +40,11 @@ export class OuterKey {
     }
     // A key file is itself the copy: `serve` named it as it made it, and Settings does.
     if (state.kept !== 'keyring' || state.confirmed) return;
+    // A gallery served beyond loopback never shows the key: only the reminder is useful.
+    if (!state.shown) {
+      toast('No copy of the outer key is confirmed yet: run obscura keys export outer on the computer that serves this gallery.', 'info', 12000);
+      return;
+    }
     if (created) {
       this.open();
     } else {
@@ -72,7 +80,9 @@ export class OuterKey {
       return item;
     }));
     this.step('shown');
-    $('outer-key-written').focus();
+    // The dialog starts at its top (a phone would scroll to the focused button first).
+    this.dialog.scrollTop = 0;
+    $('outer-key-written').focus({ preventScroll: true });
   }
 
   askBack() {
@@ -90,9 +100,15 @@ export class OuterKey {
     const field = $('outer-key-answer');
     const error = $('outer-key-check-error');
     showError(error, '');
+    // Two groups of four, read as leniently as the server reads them (FORMAT.md §4.3).
+    if (field.value.replace(/[-\s]/g, '').length !== 8) {
+      showError(error, 'Type 8 letters or digits: group ' + this.group + ' of the key, then its last group.');
+      field.focus();
+      return;
+    }
     try {
       const state = await busy($('outer-key-check-submit'), 'Checking…',
-        () => post('/api/keys/outer/verify', { answer: field.value }));
+        () => post('/api/keys/outer/verify', { answer: field.value, group: String(this.group) }));
       field.value = '';
       this.dialog.close('confirmed');
       toast(state.confirmed ? 'Confirmed: your copy of the outer key matches.' : 'Checked.');
@@ -100,7 +116,10 @@ export class OuterKey {
     } catch (failure) {
       field.value = '';
       this.failures += 1;
-      if (failure.status === 422 && this.failures < ATTEMPTS_BEFORE_SHOWING_AGAIN) {
+      if (failure.status === 409) {
+        showError(error, failure.message);
+        $('outer-key-again').hidden = false;
+      } else if (failure.status === 422 && this.failures < ATTEMPTS_BEFORE_SHOWING_AGAIN) {
         showError(error, failure.message);
         field.focus();
       } else if (failure.status === 422) {
@@ -124,7 +143,7 @@ export class OuterKey {
         item.textContent = word;
         return item;
       }));
-      $('kit-date').textContent = new Date().toISOString().slice(0, 10);
+      $('kit-date').textContent = new Date().toLocaleDateString();
       document.body.classList.add('printing-kit');
       window.print();
     } catch (failure) {
@@ -146,14 +165,15 @@ export class OuterKey {
 
   paintSettings(state) {
     const status = $('settings-outer-key-state');
-    $('settings-outer-key-show').hidden = state.kept !== 'keyring';
-    $('settings-outer-key-print').hidden = state.kept === 'none';
+    $('settings-outer-key-show').hidden = state.kept !== 'keyring' || !state.shown;
+    $('settings-outer-key-print').hidden = state.kept === 'none' || !state.shown;
     $('settings-outer-key-show').textContent = state.confirmed ? 'Check my copy again' : 'Write it down and confirm';
     if (state.kept === 'keyring') {
       status.textContent = state.confirmed
         ? 'In this computer\'s keyring. A copy of it is confirmed.'
         : 'In this computer\'s keyring, and no copy of it is confirmed: if the keyring is lost, no vault here opens.';
       status.dataset.kind = state.confirmed ? 'ok' : 'warning';
+      if (!state.shown) status.textContent += ' To see it, run obscura keys export outer on the computer that serves this gallery.';
     } else if (state.kept === 'file') {
       status.textContent = 'In the key file ' + state.path + '. Keep a copy of it apart from this computer and its backups.';
       status.dataset.kind = 'ok';
@@ -184,5 +204,12 @@ export class OuterKey {
   forget() {
     this.forgetShown();
     $('outer-key-answer').value = '';
+  }
+
+  /** Everything of the key the page holds, at a lock. */
+  forgetAll() {
+    if (this.dialog.open) this.dialog.close('cancel');
+    this.forget();
+    this.forgetSheet();
   }
 }
