@@ -24,13 +24,19 @@ import Testing
                 Issue.record("\(kind)/\(name) has no blank line after its fields")
                 return Vector(name: name, fields: [:], body: [])
             }
-            var fields = [String: String]()
-            for line in String(decoding: bytes[0..<split], as: UTF8.self).split(separator: "\n") {
-                let parts = line.split(separator: ":", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
-                if parts.count == 2 { fields[parts[0]] = parts[1] }
-            }
-            return Vector(name: name, fields: fields, body: Array(bytes[(split + 1)...]))
+            return Vector(name: name, fields: fields(String(decoding: bytes[0..<split], as: UTF8.self)),
+                          body: Array(bytes[(split + 1)...]))
         }
+    }
+
+    /// The `key: value` lines of a vector file's head (docs/FORMAT.md §5).
+    static func fields(_ head: String) -> [String: String] {
+        var fields = [String: String]()
+        for line in head.split(separator: "\n") {
+            let parts = line.split(separator: ":", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            if parts.count == 2 { fields[parts[0]] = parts[1] }
+        }
+        return fields
     }
 
     static func unhex(_ s: String?) -> [UInt8] {

@@ -22,7 +22,7 @@ struct RemoveCommand: ParsableCommand {
     func run() throws {
         let session = try VaultSession(global: global, passwords: passwords)
         _ = try session.folder(item.folder)
-        try TrashCommand.purge(session.vault)
+        try TrashCommand.requireExpiredPurged(session.vault)
         let unique = Array(NSOrderedSet(array: ids).array as? [String] ?? ids)
         let items = "\(unique.count) item\(unique.count == 1 ? "" : "s")"
         if now {

@@ -14,11 +14,13 @@ struct TrashCommand: ParsableCommand {
             """,
         subcommands: [List.self, Restore.self, Empty.self])
 
-    /// Deletes what expired, saying so; a failure here is the command's failure, before
-    /// it changes anything else.
-    static func purge(_ vault: Vault) throws {
-        let expired = try vault.purgeExpiredTrash()
-        if expired > 0 { Terminal.note("\(expired) item\(expired == 1 ? "" : "s") had been in the trash for 30 days and were deleted for good.") }
+    /// Refuses to go on when the unlock could not delete what expired (its chores ran
+    /// and said what they did, ``VaultSession/tell(_:)``): a trash command must not show
+    /// or act on the trash as if those items were still in it.
+    static func requireExpiredPurged(_ vault: Vault) throws {
+        if let why = vault.unlockChores.failed[.expiredTrash] {
+            throw CLIError("could not delete what the trash kept past 30 days: \(why)")
+        }
     }
 
     /// `obscura trash ls`.
@@ -35,7 +37,7 @@ struct TrashCommand: ParsableCommand {
         func run() throws {
             let session = try VaultSession(global: global, passwords: passwords)
             _ = try session.folder(item.folder)
-            try TrashCommand.purge(session.vault)
+            try TrashCommand.requireExpiredPurged(session.vault)
             let views = try ListCommand.all(.trash, filter: ItemFilter(), in: session.vault)
             if json { return try ListCommand.print(views, json: true) }
             let now = Date().timeIntervalSince1970
@@ -63,7 +65,7 @@ struct TrashCommand: ParsableCommand {
         func run() throws {
             let session = try VaultSession(global: global, passwords: passwords)
             _ = try session.folder(item.folder)
-            try TrashCommand.purge(session.vault)
+            try TrashCommand.requireExpiredPurged(session.vault)
             let unique = Array(NSOrderedSet(array: ids).array as? [String] ?? ids)
             try session.vault.restoreItems(unique)
             Terminal.output("Restored \(unique.count) item\(unique.count == 1 ? "" : "s").")
@@ -83,7 +85,7 @@ struct TrashCommand: ParsableCommand {
         func run() throws {
             let session = try VaultSession(global: global, passwords: passwords)
             _ = try session.folder(item.folder)
-            try TrashCommand.purge(session.vault)
+            try TrashCommand.requireExpiredPurged(session.vault)
             let count = try session.vault.emptyTrash()
             Terminal.output("Deleted \(count) item\(count == 1 ? "" : "s") for good.")
             let left = try session.vault.lockedTrashCount()

@@ -70,14 +70,13 @@ extension VectorSet {
             out["recovery/\(name)/case"] = file(fields, [])
             for (fileName, bytes) in directory { out["recovery/\(name)/\(fileName)"] = bytes }
         }
-        // Commit k's superblock sits at position k mod 2 (§8.4): commit 2's at 0.
-        let superblockTwo = 0
-        /// `bytes` with the second half of commit 2's superblock block back to what was
-        /// there before it: a 4 KiB write torn at a sector boundary.
+        /// `bytes` with the second half of commit 2's superblock block (commit k's sits at
+        /// position k mod 2, §8.4: block 0) back to what was there before it: a 4 KiB
+        /// write torn at a sector boundary.
         func torn(_ slot: SlotID) -> [UInt8] {
             var bytes = two[slot]!
-            let half = superblockTwo + ContainerFormat.blockSize / 2
-            bytes.replaceSubrange(half..<(superblockTwo + ContainerFormat.blockSize), with: one[slot]![half..<(superblockTwo + ContainerFormat.blockSize)])
+            let secondHalf = (ContainerFormat.blockSize / 2)..<ContainerFormat.blockSize
+            bytes.replaceSubrange(secondHalf, with: one[slot]![secondHalf])
             return bytes
         }
 

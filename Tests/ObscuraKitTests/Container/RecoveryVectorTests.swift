@@ -17,13 +17,8 @@ import Testing
     static func cases() throws -> [Case] {
         let root = VectorTests.root + "/recovery"
         return try FileManager.default.contentsOfDirectory(atPath: root).sorted().map { name in
-            let text = try String(contentsOfFile: root + "/" + name + "/case", encoding: .utf8)
-            var fields = [String: String]()
-            for line in text.split(separator: "\n") {
-                let parts = line.split(separator: ":", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
-                if parts.count == 2 { fields[parts[0]] = parts[1] }
-            }
-            return Case(name: name, fields: fields, directory: root + "/" + name)
+            let head = try String(contentsOfFile: root + "/" + name + "/case", encoding: .utf8)
+            return Case(name: name, fields: VectorTests.fields(head), directory: root + "/" + name)
         }
     }
 

@@ -10,6 +10,15 @@ const $ = (id) => document.getElementById(id);
 // Wrong answers before the key is shown again, as the CLI does.
 const ATTEMPTS_BEFORE_SHOWING_AGAIN = 3;
 
+/** The key's 24 words as numbered list items (the list's own numbers). */
+function wordItems(words) {
+  return words.split(' ').map((word) => {
+    const item = document.createElement('li');
+    item.textContent = word;
+    return item;
+  });
+}
+
 export class OuterKey {
   constructor() {
     this.dialog = $('outer-key-dialog');
@@ -73,12 +82,7 @@ export class OuterKey {
     this.group = exported.group;
     this.failures = 0;
     $('outer-key-text').textContent = exported.text;
-    const list = $('outer-key-words');
-    list.replaceChildren(...exported.words.split(' ').map((word) => {
-      const item = document.createElement('li');
-      item.textContent = word;
-      return item;
-    }));
+    $('outer-key-words').replaceChildren(...wordItems(exported.words));
     this.step('shown');
     // The dialog starts at its top (a phone would scroll to the focused button first).
     this.dialog.scrollTop = 0;
@@ -138,11 +142,7 @@ export class OuterKey {
       const exported = await post('/api/keys/outer/show', {});
       this.group = exported.group;
       $('kit-text').textContent = exported.text;
-      $('kit-words').replaceChildren(...exported.words.split(' ').map((word) => {
-        const item = document.createElement('li');
-        item.textContent = word;
-        return item;
-      }));
+      $('kit-words').replaceChildren(...wordItems(exported.words));
       $('kit-date').textContent = new Date().toLocaleDateString();
       document.body.classList.add('printing-kit');
       window.print();
