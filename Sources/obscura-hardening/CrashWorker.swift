@@ -43,13 +43,13 @@ enum CrashWorker {
     }
 
     static func op(_ ws: Workspace) throws {
-        // Every write opens vault a, and an unlock is a write of its own when drops wait
-        // (their intake, FORMAT.md §10.6): one a killed `drop` left in the inbox would be
-        // taken in by the next write's unlock, inside its window, and a kill between that
-        // intake and the write picked leaves neither state. Taken in here, before the window.
+        // Every write opens vault a, and an unlock is a write of its own when it has chores
+        // (Vault.runUnlockChores): a drop a killed `drop` left in the inbox (FORMAT.md §10.6),
+        // an item whose end a killed `end` gave. The next write's unlock would do them inside
+        // its window, and a kill between them and the write picked leaves neither state.
+        // Done here, before the window.
         var old = try Workspace.read(CrashImage.self, from: ws.lastImage)
-        if old.report.waitingDrops > 0 {
-            try settleDrops(ws)
+        if try settleChores(ws) {
             old = try ws.audit()
         }
         let a = old.report.vaults["a"]
@@ -156,14 +156,14 @@ enum CrashWorker {
             let top = try a.items().filter { $0.folderPath == nil }.sorted { $0.record.name < $1.record.name }
             try a.moveItems([top[0].record.id], to: folder)
         case .passwd:
-            let next = Workspace.labels[0].passwords.first { (try? directory.unlock(password: $0)) == nil }!
+            let next = Workspace.labels[0].passwords.first { (try? directory.unlock(password: $0, runningChores: false)) == nil }!
             try a.changePassword(to: next)
         case .export:
             try a.exportVault(to: ws.exportPath, password: Workspace.exportPassword, iterations: Workspace.iterations)
         case .importExport:
             try directory.importVault(from: ws.root + "/src/in.obscura", password: Workspace.exportPassword)
         case .destroy:
-            let label = (try? directory.unlock(password: Workspace.labels[2].passwords[0])) != nil ? 2 : 3
+            let label = (try? directory.unlock(password: Workspace.labels[2].passwords[0], runningChores: false)) != nil ? 2 : 3
             try directory.destroy(try directory.unlock(password: Workspace.labels[label].passwords[0]))
         case .create:
             _ = try directory.createVault(password: Workspace.labels[3].passwords[0], iterations: Workspace.iterations)
@@ -173,7 +173,10 @@ enum CrashWorker {
             let clip = try a.items().first { $0.record.name == "clip-\(tag).mov" }
             guard let clip, try a.makeRendition(clip.record.id) == .ready else { throw WorkerError("rendition not made") }
         case .end:
-            guard try a.enforceEnds() >= 1 else { throw WorkerError("no item ended") }
+            // The unlock above ran the ends chore (Vault.runUnlockChores): that deletion is the write.
+            guard a.unlockChores.ended >= 1 else {
+                throw WorkerError("no item ended at unlock: \(a.unlockChores.failed.values.joined(separator: "; "))")
+            }
         case .lastView:
             guard let row = try a.items().first(where: { $0.record.isInLastView }), try a.closeView(row.record.id) else {
                 throw WorkerError("no last view to close")
@@ -206,10 +209,16 @@ enum CrashWorker {
         try DropInbox(vaultPath: ws.vault).drop(file: photo, name: "dropped-\(tag).jpg", to: code)
     }
 
-    /// Unlocks vault a once, taking in the drops waiting for it.
-    static func settleDrops(_ ws: Workspace) throws {
+    /// Unlocks vault a once, running its unlock chores; true when one changed the vault.
+    static func settleChores(_ ws: Workspace) throws -> Bool {
         let directory = try ws.open()
-        try ws.vaultA(directory).lock()
+        let a = try ws.vaultA(directory)
+        defer { a.lock() }
+        let chores = a.unlockChores
+        guard chores.failed.isEmpty else {
+            throw WorkerError("unlock chores failed: \(chores.failed.values.joined(separator: "; "))")
+        }
+        return chores.drops != DropIntake() || chores.expiredTrash > 0 || chores.ended > 0
     }
 
     /// Writes a note in vault a when it has none without an end, for the `note` op to edit:
