@@ -95,15 +95,25 @@ let package = Package(
             ]
         ),
         .executableTarget(name: "obscura", dependencies: ["ObscuraCLI"]),
-        .executableTarget(name: "obscura-bench", dependencies: ["ObscuraKit", "ObscuraPages", .product(name: "GRDB", package: "GRDB.swift")]),
-        .executableTarget(name: "obscura-vectors", dependencies: ["ObscuraKit"]),
+        .executableTarget(
+            name: "obscura-bench", dependencies: ["ObscuraKit", "ObscuraCrypto", "ObscuraPages", .product(name: "GRDB", package: "GRDB.swift")]),
+        // The test vectors of docs/FORMAT.md §5: tool code, kept out of the library.
+        // `obscura-vectors` writes them; ObscuraKitTests regenerate and compare them.
+        .target(
+            name: "ObscuraVectors",
+            dependencies: [
+                "ObscuraKit", "ObscuraCrypto", "ObscuraPages",
+                .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            ]
+        ),
+        .executableTarget(name: "obscura-vectors", dependencies: ["ObscuraVectors", "ObscuraKit", "ObscuraCrypto"]),
         .testTarget(name: "ObscuraCryptoTests", dependencies: ["ObscuraCrypto"]),
         .testTarget(name: "ObscuraPlacesTests", dependencies: ["ObscuraPlaces"]),
         .testTarget(name: "ObscuraPagesTests", dependencies: ["ObscuraPages", "ObscuraCrypto", .product(name: "GRDB", package: "GRDB.swift")]),
         // Test media made at run time, shared by the test targets.
         .target(name: "ObscuraTestSupport", dependencies: ["ObscuraImaging", "ObscuraKit"], path: "Tests/ObscuraTestSupport"),
         .testTarget(name: "ObscuraImagingTests", dependencies: ["ObscuraImaging", "ObscuraTestSupport"]),
-        .testTarget(name: "ObscuraKitTests", dependencies: ["ObscuraKit", "ObscuraTestSupport", "ObscuraCrashSupport"]),
+        .testTarget(name: "ObscuraKitTests", dependencies: ["ObscuraKit", "ObscuraVectors", "ObscuraTestSupport", "ObscuraCrashSupport"]),
         .testTarget(
             name: "ObscuraServerTests",
             dependencies: [

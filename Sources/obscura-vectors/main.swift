@@ -8,6 +8,7 @@
 import Foundation
 import ObscuraCrypto
 import ObscuraKit
+import ObscuraVectors
 
 let root = CommandLine.arguments.dropFirst().first ?? "testdata"
 let files = try VectorSet.all()

@@ -1,5 +1,6 @@
 import Foundation
 import ObscuraCrypto
+import ObscuraVectors
 import Testing
 @testable import ObscuraKit
 

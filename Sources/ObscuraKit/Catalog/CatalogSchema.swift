@@ -3,8 +3,8 @@ import GRDB
 /// The catalog's tables, designed once for every feature (docs/FORMAT.md §3.3).
 ///
 /// Everything here lives only inside a sealed slot: items, folders and settings.
-enum CatalogSchema {
-    static var migrator: DatabaseMigrator {
+package enum CatalogSchema {
+    package static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1") { db in
             try db.create(table: "folder") { t in

@@ -5,21 +5,21 @@ import ObscuraCrypto
 ///
 /// One place for both directions, so that the vault, the test vectors and the tests
 /// wrap and unwrap folder keys with the same code.
-enum FolderProtection {
+package enum FolderProtection {
     /// §6.4: bound, with the folder id, into the wrapped key's associated data, so a
     /// wrapped key copied into another folder's record does not open.
     static let keyLabel = Array("obscura folder key v1".utf8)
     /// §2, §6.4: a folder key is 32 random bytes (an AES-256 key).
-    static let keySize = AESGCM.keySize
+    package static let keySize = AESGCM.keySize
 
     /// The associated data of a folder's wrapped key: label ‖ folder id (UTF-8).
-    static func associatedData(folderId: String) -> [UInt8] {
+    package static func associatedData(folderId: String) -> [UInt8] {
         keyLabel + Array(folderId.utf8)
     }
 
     /// Makes `record` protected: wraps `key` under `kdf`(`password`) with a fresh salt
     /// and fills the key columns.
-    static func protect(
+    package static func protect(
         _ record: inout FolderRecord, key: SecureBytes, password: SecureBytes, kdf: KDFParameters, using random: RandomSource
     ) throws {
         precondition(key.count == keySize, "a folder key is 32 bytes")
@@ -69,7 +69,7 @@ extension ProtectedMeta {
     /// §6.4: the JSON, keys sorted so that one value always has the same bytes, sealed
     /// as one sealed box under the folder key with the item id's 16 bytes as associated
     /// data. Nil fields are left out of the JSON.
-    func sealed(folderKey: SecureBytes, itemId: String, using random: RandomSource) throws -> [UInt8] {
+    package func sealed(folderKey: SecureBytes, itemId: String, using random: RandomSource) throws -> [UInt8] {
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
         return try SealedBlob.seal(

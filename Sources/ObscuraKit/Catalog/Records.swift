@@ -131,6 +131,25 @@ public struct ProtectedMeta: Codable, Sendable, Equatable {
     public var companionMimeType: String? = nil
     /// A note's search text (``ItemRecord/noteText``).
     public var noteText: String? = nil
+
+    /// Hidden fields; those past `height` start out absent.
+    package init(
+        name: String, mimeType: String, takenAt: Double?, width: Int?, height: Int?, latitude: Double? = nil,
+        longitude: Double? = nil, place: String? = nil, companionName: String? = nil, companionMimeType: String? = nil,
+        noteText: String? = nil
+    ) {
+        self.name = name
+        self.mimeType = mimeType
+        self.takenAt = takenAt
+        self.width = width
+        self.height = height
+        self.latitude = latitude
+        self.longitude = longitude
+        self.place = place
+        self.companionName = companionName
+        self.companionMimeType = companionMimeType
+        self.noteText = noteText
+    }
 }
 
 /// One row of the `folder` table.
@@ -158,4 +177,20 @@ public struct FolderRecord: Codable, FetchableRecord, PersistableRecord, Sendabl
 
     /// Whether the folder has a password.
     public var isProtected: Bool { wrappedKey != nil }
+
+    /// A folder row; without the KDF fields it has no password.
+    package init(
+        id: String, parentId: String?, name: String, createdAt: Double, kdfSalt: Data? = nil, kdfIterations: Int? = nil,
+        kdfSuite: Int? = nil, wrappedKey: Data? = nil, keyVerifier: Data? = nil
+    ) {
+        self.id = id
+        self.parentId = parentId
+        self.name = name
+        self.createdAt = createdAt
+        self.kdfSalt = kdfSalt
+        self.kdfIterations = kdfIterations
+        self.kdfSuite = kdfSuite
+        self.wrappedKey = wrappedKey
+        self.keyVerifier = keyVerifier
+    }
 }

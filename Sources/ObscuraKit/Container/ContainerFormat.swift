@@ -69,7 +69,7 @@ public enum ContainerFormat {
     static let installLabel: [UInt8] = Array("obsv4in".utf8) + [0]
 
     /// §8.3: what a sealed block holds, in its associated data.
-    enum BlockKind: UInt8 {
+    package enum BlockKind: UInt8 {
         /// Logical block payload of the slot's inner contents.
         case data = 1
         /// A node of the block map.

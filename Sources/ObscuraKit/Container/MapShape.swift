@@ -2,15 +2,15 @@
 /// nodes each level has. Level 1 nodes (leaves) reference data blocks 169·k … 169·k + 168,
 /// a level h node references level h − 1 nodes, and the superblock's root references
 /// point at the nodes of the top level, of which there are at most 123.
-struct MapShape: Equatable {
+package struct MapShape: Equatable {
     /// Logical blocks (data) per slot.
     let logicalCount: Int
     /// Node counts of levels 1 … depth.
-    let nodeCounts: [Int]
+    package let nodeCounts: [Int]
 
     /// The map over `logicalCount` blocks; nil when it would need more than
     /// ``ContainerFormat/maximumDepth`` levels or has no blocks.
-    init?(logicalCount: Int) {
+    package init?(logicalCount: Int) {
         // Beyond the largest container no shape exists; the bound also keeps the
         // arithmetic below from overflowing on a superblock's UInt64 L.
         guard logicalCount >= 1, logicalCount <= ContainerFormat.maximumBlocks else { return nil }
@@ -26,9 +26,9 @@ struct MapShape: Equatable {
     }
 
     /// Map levels (1 … 3).
-    var depth: Int { nodeCounts.count }
+    package var depth: Int { nodeCounts.count }
     /// Map nodes, all levels.
-    var nodeCount: Int { nodeCounts.reduce(0, +) }
+    package var nodeCount: Int { nodeCounts.reduce(0, +) }
     /// Blocks a full rewrite writes per slot: every data block and every node.
     var blockCount: Int { logicalCount + nodeCount }
     /// Root references the superblock uses.
@@ -43,7 +43,7 @@ struct MapShape: Equatable {
     /// Inner format 1 (§8.9): the most logical blocks a container of `blocks` blocks
     /// carries, so that a full rewrite always finds room beside the live copy:
     /// 2 · (L + M(L)) + 2 ≤ N.
-    static func streamCapacity(blocks: Int) -> Int {
+    package static func streamCapacity(blocks: Int) -> Int {
         var low = 0, high = blocks / 2
         while low < high {
             let mid = (low + high + 1) / 2

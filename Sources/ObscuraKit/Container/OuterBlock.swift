@@ -3,24 +3,33 @@ import ObscuraCrypto
 /// Where a sealed data block or map node sits and what it is: all of it goes into the
 /// block's associated data (docs/FORMAT.md §8.3), so a block moved to another slot,
 /// position, generation, kind or logical id fails its tag.
-struct BlockAddress: Equatable {
+package struct BlockAddress: Equatable {
     /// Physical index in the slot file.
-    var position: UInt32
+    package var position: UInt32
     /// The key generation the block is sealed under.
-    var generation: UInt32
+    package var generation: UInt32
     /// Data block or map node.
-    var kind: ContainerFormat.BlockKind
+    package var kind: ContainerFormat.BlockKind
     /// 0 for data, 1 for a leaf map node, and so on up.
-    var level: UInt8
+    package var level: UInt8
     /// The logical block number (data), or the node's number within its level.
-    var logicalID: UInt64
+    package var logicalID: UInt64
+
+    /// The address of one block, for the package's vectors and tests.
+    package init(position: UInt32, generation: UInt32, kind: ContainerFormat.BlockKind, level: UInt8, logicalID: UInt64) {
+        self.position = position
+        self.generation = generation
+        self.kind = kind
+        self.level = level
+        self.logicalID = logicalID
+    }
 }
 
 /// Sealing and opening of one 4096-byte outer block: nonce (12) ‖ ciphertext (4068) ‖
 /// tag (16), with a fresh random nonce at every write (docs/FORMAT.md §8.2, §8.3).
-enum OuterBlock {
+package enum OuterBlock {
     /// The associated data of a data block or map node (§8.3): 58 bytes.
-    static func associatedData(directory: [UInt8], slot: SlotID, address: BlockAddress) -> [UInt8] {
+    package static func associatedData(directory: [UInt8], slot: SlotID, address: BlockAddress) -> [UInt8] {
         var ad = ContainerFormat.blockLabel
         ad.reserveCapacity(58)
         ad += directory
@@ -45,7 +54,7 @@ enum OuterBlock {
     }
 
     /// Seals a 4068-byte payload into a 4096-byte block.
-    static func seal(_ payload: [UInt8], key: SecureBytes, associatedData: [UInt8], using random: RandomSource) throws -> [UInt8] {
+    package static func seal(_ payload: [UInt8], key: SecureBytes, associatedData: [UInt8], using random: RandomSource) throws -> [UInt8] {
         precondition(payload.count == ContainerFormat.payloadSize, "outer block payload size")
         return try AESGCM.seal(payload, key: key, authenticating: associatedData, using: random)
     }
@@ -65,9 +74,9 @@ enum OuterBlock {
 /// A map reference (docs/FORMAT.md §8.5): where a block is, the generation it is sealed
 /// under, and its tag. Checking a block against the tag binds its exact bytes, so an
 /// older seal of the same block at the same position (which would open) is refused.
-struct MapReference: Equatable {
+package struct MapReference: Equatable {
     /// Physical index of the referenced block.
-    var position: UInt32
+    package var position: UInt32
     /// Key generation of the referenced block.
     var generation: UInt32
     // The tag's 16 bytes, big-endian, held inline: a container keeps every slot's map in

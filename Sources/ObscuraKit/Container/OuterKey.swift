@@ -6,7 +6,7 @@ import ObscuraCrypto
 ///
 /// Superblocks have one subkey per slot; blocks have one per slot and key generation, so
 /// that a rekey (growth, or the nonce budget, §8.7) starts fresh keys without touching O.
-final class OuterKey: Sendable {
+package final class OuterKey: Sendable {
     /// §8.3: the HKDF-Extract salt.
     static let extractSalt: [UInt8] = Array("obscura v4 outer".utf8)
     /// §8.3: the HKDF-Expand label of a slot's superblock subkey.
@@ -17,7 +17,7 @@ final class OuterKey: Sendable {
     private let key: SecureBytes
 
     /// Wraps the 32-byte outer key (the container keeps its own copy).
-    init(_ key: SecureBytes) throws {
+    package init(_ key: SecureBytes) throws {
         guard key.count == AESGCM.keySize else {
             throw CryptoError.invalidLength(what: "outer key", expected: AESGCM.keySize, actual: key.count)
         }
@@ -25,13 +25,13 @@ final class OuterKey: Sendable {
     }
 
     /// The subkey that seals both superblocks of slot `slot`.
-    func superblockKey(slot: SlotID) -> SecureBytes {
+    package func superblockKey(slot: SlotID) -> SecureBytes {
         HKDFSHA256.derive(from: key, salt: Self.extractSalt, info: Self.superblockLabel + slot.bytes)
     }
 
     /// The subkey that seals the data blocks and map nodes of slot `slot` in key
     /// generation `generation`.
-    func blockKey(slot: SlotID, generation: UInt32) -> SecureBytes {
+    package func blockKey(slot: SlotID, generation: UInt32) -> SecureBytes {
         var info = Self.blockLabel + slot.bytes
         info.appendBigEndian(generation)
         return HKDFSHA256.derive(from: key, salt: Self.extractSalt, info: info)
@@ -41,12 +41,12 @@ final class OuterKey: Sendable {
 /// A slot's identity: the 16 bytes of the UUID in its file name `{uuid}.db.enc`
 /// (RFC 4122 byte order). Names never change after creation, so neither does the id;
 /// a renamed or swapped slot file fails every tag.
-struct SlotID: Hashable, Comparable, Sendable, CustomStringConvertible {
+package struct SlotID: Hashable, Comparable, Sendable, CustomStringConvertible {
     /// The file name suffix of every slot.
     static let suffix = ".db.enc"
 
     /// The 16 id bytes.
-    let bytes: [UInt8]
+    package let bytes: [UInt8]
 
     /// The id of the slot file `name`, or nil when the name is not `{uuid}.db.enc`.
     init?(fileName name: String) {
@@ -62,7 +62,7 @@ struct SlotID: Hashable, Comparable, Sendable, CustomStringConvertible {
     }
 
     /// A new random id.
-    static func random(using random: RandomSource) -> SlotID {
+    package static func random(using random: RandomSource) -> SlotID {
         var bytes = random.bytes(16)
         // RFC 4122 version 4, variant 1: what UUID() makes, so the name parses back.
         bytes[6] = (bytes[6] & 0x0F) | 0x40
@@ -71,12 +71,12 @@ struct SlotID: Hashable, Comparable, Sendable, CustomStringConvertible {
     }
 
     /// The slot's file name.
-    var fileName: String {
+    package var fileName: String {
         let uuid = bytes.withUnsafeBytes { $0.loadUnaligned(as: uuid_t.self) }
         return UUID(uuid: uuid).uuidString.lowercased() + Self.suffix
     }
 
-    var description: String { fileName }
+    package var description: String { fileName }
 
-    static func < (a: SlotID, b: SlotID) -> Bool { a.bytes.lexicographicallyPrecedes(b.bytes) }
+    package static func < (a: SlotID, b: SlotID) -> Bool { a.bytes.lexicographicallyPrecedes(b.bytes) }
 }

@@ -16,7 +16,7 @@ extension SlotContainer {
     /// - Parameter innerFormat: what the slots hold from this commit on (§8.9, §8.12);
     ///   unchanged when nil.
     @discardableResult
-    func commit(
+    package func commit(
         replacing: [SlotID: [UInt8]] = [:], adding: [[UInt8]] = [], rekeyingTo newKey: OuterKey? = nil,
         innerFormat: ContainerFormat.InnerFormat? = nil
     ) throws -> [SlotID] {

@@ -10,7 +10,7 @@ extension SlotContainer {
     /// are renamed into place. A crash before the first rename leaves no slot (the
     /// pending files are removed at the next open); after it, recovery finishes the rest.
     /// `innerFormat` is what the streams are (§8.9, §8.12).
-    static func create(
+    package static func create(
         files: SlotFiles, key: OuterKey, streams: [[UInt8]], innerFormat: ContainerFormat.InnerFormat = .slotStream,
         random: RandomSource = SystemRandom()
     ) throws -> SlotContainer {

@@ -9,7 +9,7 @@ extension SlotContainer {
     /// - Throws: ``ContainerError/outerKeyMismatch`` when no superblock opens under
     ///   `key`; ``ContainerError/rollback`` when the slots share no commit;
     ///   ``ContainerError/damaged(_:)`` for a missing, short or failing slot.
-    static func open(files: SlotFiles, key: OuterKey, random: RandomSource = SystemRandom()) throws -> SlotContainer {
+    package static func open(files: SlotFiles, key: OuterKey, random: RandomSource = SystemRandom()) throws -> SlotContainer {
         try finishInstalls(files)
         let ids = try files.names().compactMap(SlotID.init(fileName:))
         guard !ids.isEmpty else { throw ContainerError.damaged("no slot files") }

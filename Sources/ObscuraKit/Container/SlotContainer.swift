@@ -12,7 +12,7 @@ import ObscuraCrypto
 ///
 /// Opening runs recovery (``SlotContainer+Recovery``), which needs only the outer key.
 /// Not thread-safe: the vault directory serialises commits.
-final class SlotContainer {
+package final class SlotContainer {
     /// Prefix of a slot file being installed (directory creation, an added slot).
     static let pendingPrefix = ".pending-"
 
@@ -21,9 +21,9 @@ final class SlotContainer {
     private(set) var key: OuterKey
     let random: RandomSource
     /// The agreed commit: shared fields, with the first slot's roots.
-    var state: Superblock
+    package var state: Superblock
     /// Each slot's map at the agreed commit.
-    var maps: [SlotID: SlotMap]
+    package var maps: [SlotID: SlotMap]
     /// Set when a write failed part-way: memory may no longer match the disk.
     var broken = false
     /// Each slot's current superblock, as sealed on disk.
@@ -56,7 +56,7 @@ final class SlotContainer {
     }
 
     /// The directory's slots, in id order.
-    var slots: [SlotID] { state.slots }
+    package var slots: [SlotID] { state.slots }
 
     /// Bytes in each slot's inner stream.
     var streamSize: Int { Int(state.logicalCount) * ContainerFormat.payloadSize }
@@ -96,7 +96,7 @@ final class SlotContainer {
     }
 
     /// Logical block `index` of `slot`'s inner stream.
-    func readBlock(_ slot: SlotID, _ index: Int) throws -> [UInt8] {
+    package func readBlock(_ slot: SlotID, _ index: Int) throws -> [UInt8] {
         guard !broken else { throw ContainerError.needsRecovery }
         return try readVerifiedBlock(slot, index)
     }
@@ -108,7 +108,7 @@ final class SlotContainer {
     }
 
     /// The first `count` bytes of `slot`'s inner stream (at most the whole stream).
-    func readStream(_ slot: SlotID, count: Int? = nil) throws -> [UInt8] {
+    package func readStream(_ slot: SlotID, count: Int? = nil) throws -> [UInt8] {
         guard !broken else { throw ContainerError.needsRecovery }
         return try readVerifiedStream(slot, count: count)
     }

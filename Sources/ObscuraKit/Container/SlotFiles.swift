@@ -9,7 +9,7 @@ import Glibc
 /// Every write of the container goes through this protocol, so tests can record the
 /// calls and build every state a crash could leave (Tests/ObscuraKitTests/Container).
 /// Names are bare file names inside one directory.
-protocol SlotFiles: AnyObject {
+package protocol SlotFiles: AnyObject {
     /// Every file name in the directory, sorted.
     func names() throws -> [String]
     /// The size of `name` in bytes.
@@ -39,7 +39,7 @@ protocol SlotFiles: AnyObject {
 
 /// ``SlotFiles`` over a real directory. Descriptors stay open for the life of the object;
 /// reads never update access times where the system allows it (O_NOATIME).
-final class DiskSlotFiles: SlotFiles {
+package final class DiskSlotFiles: SlotFiles {
     /// The directory's path.
     let path: String
     private var descriptors: [String: Int32] = [:]
@@ -49,7 +49,7 @@ final class DiskSlotFiles: SlotFiles {
     private var readOnly: [String: Int32] = [:]
     private let lock = NSLock()
 
-    init(path: String) { self.path = path }
+    package init(path: String) { self.path = path }
 
     deinit {
         for fd in descriptors.values { close(fd) }
@@ -98,17 +98,17 @@ final class DiskSlotFiles: SlotFiles {
         }
     }
 
-    func names() throws -> [String] {
+    package func names() throws -> [String] {
         try FileManager.default.contentsOfDirectory(atPath: path).sorted()
     }
 
-    func size(_ name: String) throws -> Int {
+    package func size(_ name: String) throws -> Int {
         var st = stat()
         guard fstat(try descriptor(name), &st) == 0 else { throw StorageError.io(file(name), errno) }
         return Int(st.st_size)
     }
 
-    func read(_ name: String, at offset: Int, count: Int) throws -> [UInt8] {
+    package func read(_ name: String, at offset: Int, count: Int) throws -> [UInt8] {
         let fd = try descriptor(name)
         var out = [UInt8](repeating: 0, count: count)
         var done = 0
@@ -121,7 +121,7 @@ final class DiskSlotFiles: SlotFiles {
         return done == count ? out : Array(out[0..<done])
     }
 
-    func write(_ name: String, at offset: Int, _ bytes: [UInt8]) throws {
+    package func write(_ name: String, at offset: Int, _ bytes: [UInt8]) throws {
         let fd = try writableDescriptor(name)
         var done = 0
         while done < bytes.count {
@@ -131,7 +131,7 @@ final class DiskSlotFiles: SlotFiles {
         }
     }
 
-    func sync(_ names: [String]) throws {
+    package func sync(_ names: [String]) throws {
         let fds = try names.map { try descriptor($0) }
         let paths = names.map(file)
         let results = ConcurrentResults<Void>(count: fds.count)
@@ -144,7 +144,7 @@ final class DiskSlotFiles: SlotFiles {
         _ = try results.values()
     }
 
-    func truncate(_ name: String, to size: Int) throws {
+    package func truncate(_ name: String, to size: Int) throws {
         let fd = try writableDescriptor(name)
         guard ftruncate(fd, off_t(size)) == 0, fsync(fd) == 0, Self.flush(fd) == 0 else { throw StorageError.io(file(name), errno) }
     }
@@ -160,7 +160,7 @@ final class DiskSlotFiles: SlotFiles {
         #endif
     }
 
-    func create(_ name: String, _ bytes: [UInt8]) throws {
+    package func create(_ name: String, _ bytes: [UInt8]) throws {
         try FileIO.createDurably(file(name)) { fd in
             try FileIO.writeAll(fd, bytes, path: file(name))
             // Before anything relies on this copy (a migration then overwrites the only
@@ -169,18 +169,18 @@ final class DiskSlotFiles: SlotFiles {
         }
     }
 
-    func rename(_ from: String, to: String) throws {
+    package func rename(_ from: String, to: String) throws {
         forget(from)
         forget(to)
         try FileIO.renameExclusive(file(from), file(to))
     }
 
-    func remove(_ name: String) throws {
+    package func remove(_ name: String) throws {
         forget(name)
         guard unlink(file(name)) == 0 || errno == ENOENT else { throw StorageError.io(file(name), errno) }
     }
 
-    func syncDirectory() throws {
+    package func syncDirectory() throws {
         try FileIO.syncDirectory(path)
         #if canImport(Darwin)
         let fd = try FileIO.openOrThrow(path, O_RDONLY | O_DIRECTORY)
@@ -189,7 +189,7 @@ final class DiskSlotFiles: SlotFiles {
         #endif
     }
 
-    func modificationTime(_ name: String) throws -> UInt64 {
+    package func modificationTime(_ name: String) throws -> UInt64 {
         var st = stat()
         guard fstat(try descriptor(name), &st) == 0 else { throw StorageError.io(file(name), errno) }
         #if canImport(Darwin)
@@ -200,7 +200,7 @@ final class DiskSlotFiles: SlotFiles {
         return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
     }
 
-    func setTimes(_ name: String, to time: UInt64) throws {
+    package func setTimes(_ name: String, to time: UInt64) throws {
         let ts = timespec(tv_sec: Int(time / 1_000_000_000), tv_nsec: Int(time % 1_000_000_000))
         guard futimens(try descriptor(name), [ts, ts]) == 0 else { throw StorageError.io(file(name), errno) }
     }

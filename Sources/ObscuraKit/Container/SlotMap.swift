@@ -1,11 +1,11 @@
 /// One slot's block map as read from disk (docs/FORMAT.md §8.5): the references to its
 /// data blocks and to its map nodes, level by level. Positions and generations are the
 /// same in every slot of a directory; tags are each slot's own.
-struct SlotMap: Equatable {
+package struct SlotMap: Equatable {
     /// References to logical blocks 0 … L − 1.
-    var data: [MapReference]
+    package var data: [MapReference]
     /// References to the nodes of levels 1 … depth (index 0 is level 1, the leaves).
-    var nodes: [[MapReference]]
+    package var nodes: [[MapReference]]
 
     /// Where each block sits and which generation it has, without the tags: what every
     /// slot of one directory must agree on.
@@ -14,7 +14,7 @@ struct SlotMap: Equatable {
     }
 
     /// Every physical position in use.
-    var positions: [Int] {
+    package var positions: [Int] {
         data.map { Int($0.position) } + nodes.flatMap { $0.map { Int($0.position) } }
     }
 }

@@ -4,15 +4,15 @@ import ObscuraPages
 /// (docs/FORMAT.md §8.12, §9): its logical blocks are read through the slot's map, and
 /// each catalog commit is one container commit, which writes the same bucket of
 /// positions in every slot.
-final class SlotPageStore: PageStore {
+package final class SlotPageStore: PageStore {
     private let reader: (Int) throws -> [UInt8]
     private let committer: ([Int: [UInt8]], Int) throws -> BlockCommitReport
     /// What the last commit wrote; for benchmarks and tests.
-    private(set) var lastCommit: BlockCommitReport?
+    package private(set) var lastCommit: BlockCommitReport?
 
     /// The store of `slot` in `container`, which the caller serialises (a commit is not
     /// thread-safe).
-    convenience init(container: SlotContainer, slot: SlotID) {
+    package convenience init(container: SlotContainer, slot: SlotID) {
         self.init(
             read: { try container.readBlock(slot, $0) },
             commit: { try container.commit(blocks: [slot: $0], logicalCount: $1) })
@@ -25,9 +25,9 @@ final class SlotPageStore: PageStore {
         committer = commit
     }
 
-    func readBlock(_ index: Int) throws -> [UInt8] { try reader(index) }
+    package func readBlock(_ index: Int) throws -> [UInt8] { try reader(index) }
 
-    func commit(_ blocks: [Int: [UInt8]], logicalCount: Int) throws {
+    package func commit(_ blocks: [Int: [UInt8]], logicalCount: Int) throws {
         lastCommit = try committer(blocks, logicalCount)
     }
 }

@@ -3,25 +3,25 @@ import ObscuraCrypto
 /// One superblock's plaintext (docs/FORMAT.md §8.4). Every field but the root references
 /// is the same in every slot of one commit; a commit with sequence number k writes
 /// superblock position k mod 2.
-struct Superblock: Equatable {
+package struct Superblock: Equatable {
     typealias Field = ContainerFormat.SuperblockField
 
     /// Random at creation; the same in every slot, bound into every block.
-    var directoryID: [UInt8]
+    package var directoryID: [UInt8]
     /// The directory's commit sequence number.
-    var sequence: UInt64
+    package var sequence: UInt64
     /// Random per commit, the same in every slot.
-    var commitID: [UInt8]
+    package var commitID: [UInt8]
     /// N: blocks per slot file, a power of two.
-    var blockCount: UInt32
+    package var blockCount: UInt32
     /// The key generation new blocks are sealed under.
-    var generation: UInt32
+    package var generation: UInt32
     /// The oldest generation a live block may have (generation or generation − 1).
     var oldestGeneration: UInt32
     /// Blocks sealed under the current generation so far, per slot.
-    var sealedUnderGeneration: UInt64
+    package var sealedUnderGeneration: UInt64
     /// L: logical blocks per slot.
-    var logicalCount: UInt64
+    package var logicalCount: UInt64
     /// What the logical blocks hold.
     var innerFormat: ContainerFormat.InnerFormat
     /// The directory's slots, ascending.
@@ -29,7 +29,7 @@ struct Superblock: Equatable {
     /// References to the top map level's nodes; this slot's own tags.
     var roots: [MapReference]
     /// Nanoseconds since 1970 UTC; every slot file's access and modification time.
-    var commitTime: UInt64
+    package var commitTime: UInt64
 
     /// The superblock position this commit is written at: its sequence number mod 2.
     var position: Int { Int(sequence % 2) }
@@ -136,14 +136,14 @@ struct Superblock: Equatable {
     }
 
     /// Seals this superblock for `slot` at its position.
-    func sealed(slot: SlotID, key: OuterKey, using random: RandomSource) throws -> [UInt8] {
+    package func sealed(slot: SlotID, key: OuterKey, using random: RandomSource) throws -> [UInt8] {
         try OuterBlock.seal(
             encoded(), key: key.superblockKey(slot: slot),
             associatedData: OuterBlock.superblockAssociatedData(slot: slot, position: position), using: random)
     }
 
     /// Opens superblock `position` of `slot`; nil when it does not open or is malformed.
-    static func open(_ block: [UInt8], slot: SlotID, position: Int, key: SecureBytes) -> Superblock? {
+    package static func open(_ block: [UInt8], slot: SlotID, position: Int, key: SecureBytes) -> Superblock? {
         guard let plain = try? OuterBlock.open(
             block, key: key, associatedData: OuterBlock.superblockAssociatedData(slot: slot, position: position))
         else { return nil }

@@ -6,10 +6,10 @@ import ObscuraCrypto
 /// whose root key is the HPKE exporter's secret.
 ///
 /// A sender needs only the drop code; a recipient needs the vault's drop private key.
-enum DropBlob {
+package enum DropBlob {
     /// Seals a drop of `kind` named `name`, whose `contentSize` content bytes `source`
     /// yields, to `code`, handing the blob's bytes to `sink` in order.
-    static func seal(
+    package static func seal(
         to code: DropCode, kind: DropFormat.Kind, name: String, contentSize: UInt64,
         source: @escaping ChunkedFileWriter.Source, using random: RandomSource = SystemRandom(),
         sink: (UnsafeRawBufferPointer) throws -> Void
@@ -21,7 +21,7 @@ enum DropBlob {
 
     /// Seals `envelope` (§10.4, as given: the vectors seal a bad one too) and the content
     /// `source` yields to `code`.
-    static func seal(
+    package static func seal(
         to code: DropCode, envelope: [UInt8], contentSize: UInt64,
         source: @escaping ChunkedFileWriter.Source, using random: RandomSource,
         sink: (UnsafeRawBufferPointer) throws -> Void

@@ -8,15 +8,15 @@ import ObscuraCrypto
 /// MEK: its name and size say what a pool file's say, and the chunked code streams it.
 public enum DropFormat {
     /// §10.2: HPKE's `info`, binding every drop to this use and version.
-    static let info = Array("obscura drop v1".utf8)
+    package static let info = Array("obscura drop v1".utf8)
     /// §10.2: the HPKE exporter context of the payload's root key.
-    static let exportContext = Array("obscura drop v1 payload".utf8)
+    package static let exportContext = Array("obscura drop v1 payload".utf8)
     /// §10.3: chunk size, the pool's (§6.2).
-    static let chunkSize = 262_144
+    package static let chunkSize = 262_144
     /// §10.3: the chunks' context, empty: the inbox name is the server's choice, not the sender's.
     static let context: [UInt8] = []
     /// §10.3: bit 7 of byte 31 of the salt field is random; a reader clears it to get enc.
-    static let encHighBitMask: UInt8 = 0x80
+    package static let encHighBitMask: UInt8 = 0x80
     /// §10.4: the envelope version byte.
     static let envelopeVersion: UInt8 = 1
     /// §10.4: bytes before the name: version, kind, UInt16BE name length.

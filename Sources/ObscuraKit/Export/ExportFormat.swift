@@ -22,13 +22,13 @@ public enum ExportFormat {
     /// §7.3: payload chunk size, 1 MiB.
     public static let chunkSize = 1 << 20
     /// §7.4: the manifest's `format` value when no item carries a rendition.
-    static let manifestFormat = 1
+    package static let manifestFormat = 1
     /// §7.4: the `format` of a manifest some item of which carries a rendition: readers
     /// that know only format 1 refuse it whole, rather than as an "unexpected file".
-    static let manifestFormatWithRenditions = 2
+    package static let manifestFormatWithRenditions = 2
     /// §7.4: the `format` of a manifest some item of which carries a second original (a
     /// Live Photo's motion), renditions or not.
-    static let manifestFormatWithCompanions = 3
+    package static let manifestFormatWithCompanions = 3
     /// §7.4: every `format` this version reads.
     static let manifestFormats = manifestFormat...manifestFormatWithCompanions
 
@@ -39,14 +39,14 @@ public enum ExportFormat {
         return items.contains { $0.renditionId != nil } ? manifestFormatWithRenditions : manifestFormat
     }
     /// §7.3: record kinds in the payload's file section.
-    enum RecordKind: UInt8 { case end = 0, original = 1, thumbnail = 2 }
+    package enum RecordKind: UInt8 { case end = 0, original = 1, thumbnail = 2 }
     /// §7.2: characters of a generated export password (100 bits).
     public static let generatedPasswordLength = 20
 
     /// The payload plaintext of §7.3 assembled in memory: the manifest, the slot, then
     /// each record (kind, 16-byte id, length, bytes) and the end mark. For vectors and
     /// crafted test exports; the exporter streams the same layout (``PayloadSource``).
-    static func payloadPlaintext(
+    package static func payloadPlaintext(
         manifest: ExportManifest, slot: [UInt8], records: [(kind: RecordKind, id: [UInt8], bytes: [UInt8])]
     ) throws -> [UInt8] {
         let json = try manifest.encoded()
@@ -64,14 +64,14 @@ public enum ExportFormat {
     }
 
     /// The export KEK's verification tag over header bytes [0, 44).
-    static func verificationTag(kek: SecureBytes, headerPrefix: [UInt8]) throws -> [UInt8] {
+    package static func verificationTag(kek: SecureBytes, headerPrefix: [UInt8]) throws -> [UInt8] {
         let sealed = try AESGCM.seal(
             verificationText, key: kek, nonce: verificationNonce, authenticating: headerPrefix)
         return Array(sealed.suffix(AESGCM.tagSize))
     }
 
     /// Header bytes [0, 44): magic, version, KDF, cost word, salt.
-    static func headerPrefix(kdf: KDFParameters, salt: [UInt8]) -> [UInt8] {
+    package static func headerPrefix(kdf: KDFParameters, salt: [UInt8]) -> [UInt8] {
         var out = magic
         out.appendBigEndian(version)
         out.appendBigEndian(kdfField(kdf))
@@ -167,17 +167,17 @@ public enum ExportFormat {
 /// Optional fields that are nil are left out of the JSON (the synthesised `Codable`
 /// conformance encodes them with `encodeIfPresent`); reading, an absent key and `null`
 /// are the same. `Data` fields are standard base64 with padding (RFC 4648 §4).
-struct ExportManifest: Codable {
-    struct Vault: Codable {
+package struct ExportManifest: Codable {
+    package struct Vault: Codable {
         /// The carried slot header's cost word (§2): a PBKDF2 vault's iteration count.
-        var iterations: Int
+        package var iterations: Int
         var salt: Data
         var wrappedKey: Data
         /// The carried slot header's suite; absent for suite 1, as in exports made before
         /// Argon2id (§7.4).
         var suite: Int? = nil
 
-        init(iterations: Int, salt: Data, wrappedKey: Data, suite: Int? = nil) {
+        package init(iterations: Int, salt: Data, wrappedKey: Data, suite: Int? = nil) {
             self.iterations = iterations
             self.salt = salt
             self.wrappedKey = wrappedKey
@@ -185,43 +185,70 @@ struct ExportManifest: Codable {
         }
 
         /// The fields of `header`, the slot header the export carries.
-        init(header: SlotHeader) {
+        package init(header: SlotHeader) {
             self.init(iterations: Int(header.kdf.word), salt: Data(header.salt), wrappedKey: Data(header.wrappedKey),
                       suite: header.kdf.suite == KDFParameters.pbkdf2Suite ? nil : Int(header.kdf.suite))
         }
     }
-    struct Folder: Codable {
+    package struct Folder: Codable {
         var id: String
         var parentId: String?
         var name: String
         var protected: Bool
     }
-    struct Item: Codable {
-        var id: String
-        var kind: String
-        var name: String
-        var mimeType: String
+    package struct Item: Codable {
+        package var id: String
+        package var kind: String
+        package var name: String
+        package var mimeType: String
         var size: Int64
         var takenAt: Double?
         var folderId: String?
         var mediaId: String
         var thumbId: String?
         /// The rendition's pool id (§3.3), carried as an original record (§7.3).
-        var renditionId: String? = nil
+        package var renditionId: String? = nil
         /// The second original's pool id (§3.3, a Live Photo's motion), carried as an
         /// original record (§7.3); format 3.
-        var companionId: String? = nil
+        package var companionId: String? = nil
+
+        /// One item's entry; the rendition and second original are absent unless given.
+        package init(
+            id: String, kind: String, name: String, mimeType: String, size: Int64, takenAt: Double?, folderId: String?,
+            mediaId: String, thumbId: String?, renditionId: String? = nil, companionId: String? = nil
+        ) {
+            self.id = id
+            self.kind = kind
+            self.name = name
+            self.mimeType = mimeType
+            self.size = size
+            self.takenAt = takenAt
+            self.folderId = folderId
+            self.mediaId = mediaId
+            self.thumbId = thumbId
+            self.renditionId = renditionId
+            self.companionId = companionId
+        }
 
         /// The ids of the item's pool files: original, thumbnail, rendition, second original.
         var fileIds: [String] {
             [mediaId] + (thumbId.map { [$0] } ?? []) + (renditionId.map { [$0] } ?? []) + (companionId.map { [$0] } ?? [])
         }
     }
-    var format: Int
+    package var format: Int
     var createdAt: Double
-    var vault: Vault
+    package var vault: Vault
     var folders: [Folder]
-    var items: [Item]
+    package var items: [Item]
+
+    /// A manifest of these fields, as the export writes it.
+    package init(format: Int, createdAt: Double, vault: Vault, folders: [Folder], items: [Item]) {
+        self.format = format
+        self.createdAt = createdAt
+        self.vault = vault
+        self.folders = folders
+        self.items = items
+    }
 
     /// The manifest's bytes (§7.4): snake_case keys, sorted, so one manifest always
     /// encodes the same way.

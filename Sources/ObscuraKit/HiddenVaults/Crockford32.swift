@@ -4,7 +4,7 @@ import ObscuraCrypto
 /// passwords are shown to people. Secrets stay in ``SecureBytes`` on both sides.
 public enum Crockford32 {
     /// The 32 symbols, in value order.
-    static let alphabet: [UInt8] = Array("0123456789ABCDEFGHJKMNPQRSTVWXYZ".utf8)
+    package static let alphabet: [UInt8] = Array("0123456789ABCDEFGHJKMNPQRSTVWXYZ".utf8)
 
     /// Encodes `secret` as upper-case symbols, 5 bits each, most significant first; a
     /// final partial group is padded with zero bits.
@@ -57,7 +57,7 @@ public enum Crockford32 {
         return ok ? out : nil
     }
 
-    static func value(of symbol: UInt8) -> Int? {
+    package static func value(of symbol: UInt8) -> Int? {
         var s = symbol
         if s >= UInt8(ascii: "a") && s <= UInt8(ascii: "z") { s -= 32 }
         switch s {

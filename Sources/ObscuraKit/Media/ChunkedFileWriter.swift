@@ -4,9 +4,9 @@ import ObscuraCrypto
 /// Streams plaintext into a chunked file with memory bounded by one chunk (docs/FORMAT.md
 /// §6): the plaintext's total size is declared up front, because it is authenticated in
 /// every chunk; a source that ends early or runs long is an error, not a short file.
-enum ChunkedFileWriter {
+package enum ChunkedFileWriter {
     /// Reads up to `buffer.count` bytes into `buffer`; returns 0 at the end.
-    typealias Source = (UnsafeMutableRawBufferPointer) throws -> Int
+    package typealias Source = (UnsafeMutableRawBufferPointer) throws -> Int
 
     /// Seals everything `source` yields into a new file at `path` (created exclusively,
     /// fsynced), after `prefix` (an outer format's own header, written as is). Returns
@@ -62,7 +62,7 @@ enum ChunkedFileWriter {
     }
 
     /// A source reading from memory.
-    static func source(bytes: UnsafeRawBufferPointer) -> Source {
+    package static func source(bytes: UnsafeRawBufferPointer) -> Source {
         var offset = 0
         return { buffer in
             let n = min(buffer.count, bytes.count - offset)

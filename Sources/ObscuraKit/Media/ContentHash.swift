@@ -8,7 +8,7 @@ import ObscuraCrypto
 /// Catalogs written before it hold the plain SHA-256 (32 bytes); a keyed value is one
 /// byte longer, so every row says which it holds, and converting one needs only the row:
 /// the keyed hash is computed from the plain one.
-enum ContentHash {
+package enum ContentHash {
     /// §6.7: HKDF-SHA256 info of the hash key, derived from the MEK (unprotected items) or
     /// from the folder key (items of a protected folder).
     static let keyLabel = "obscura content hash v1"
@@ -21,12 +21,12 @@ enum ContentHash {
 
     /// §6.7: K_hash = HKDF-SHA256(salt = empty, IKM = `root`, info = label, L = 32), where
     /// `root` is the MEK or a folder key.
-    static func key(from root: SecureBytes) -> SecureBytes {
+    package static func key(from root: SecureBytes) -> SecureBytes {
         HKDFSHA256.derive(from: root, info: keyLabel, count: AESGCM.keySize)
     }
 
     /// §6.7: the stored value, `01` ‖ HMAC-SHA256(K_hash, SHA-256(plaintext)).
-    static func keyed(sha256: some Collection<UInt8>, key: SecureBytes) -> Data {
+    package static func keyed(sha256: some Collection<UInt8>, key: SecureBytes) -> Data {
         Data([keyedTag] + HMACSHA256.code(for: sha256, key: key))
     }
 

@@ -7,7 +7,7 @@ extension Vault {
     // MARK: Writing
 
     /// The associated-data context of a pool file: its 16-byte UUID.
-    static func context(_ id: String) -> [UInt8] {
+    package static func context(_ id: String) -> [UInt8] {
         guard let uuid = UUID(uuidString: id) else { return Array(id.utf8) }
         return withUnsafeBytes(of: uuid.uuid) { Array($0) }
     }

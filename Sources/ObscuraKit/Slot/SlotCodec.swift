@@ -25,7 +25,7 @@ public enum SlotCodec {
     /// from `password`, each wrapping `key` under its own associated data (the version is
     /// part of it, §3.2): a paged header (§9.5) and the version 3 header its vault's
     /// exports carry (§7) cost one key derivation.
-    static func wrap(
+    package static func wrap(
         key: SecureBytes, password: SecureBytes, kdf: KDFParameters, versions: [UInt16], using random: RandomSource
     ) throws -> [SlotHeader] {
         let salt = random.bytes(PasswordKDF.saltSize)

@@ -67,7 +67,7 @@ extension Vault {
     }
 
     /// How many items of the trash this session can see.
-    public func trashCount() throws -> Int {
+    package func trashCount() throws -> Int {
         try itemListing(scope: .trash, limit: 1).total
     }
 

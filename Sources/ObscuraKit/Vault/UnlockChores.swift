@@ -50,5 +50,5 @@ extension Vault {
     }
 
     /// What the unlock's intake of the drop inbox did.
-    public var dropIntake: DropIntake { unlockChores.drops }
+    package var dropIntake: DropIntake { unlockChores.drops }
 }

@@ -1,4 +1,5 @@
 import ObscuraCrypto
+import ObscuraVectors
 import Testing
 @testable import ObscuraKit
 

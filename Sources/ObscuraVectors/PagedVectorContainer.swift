@@ -1,5 +1,6 @@
 import Foundation
 import ObscuraCrypto
+import ObscuraKit
 import ObscuraPages
 
 /// The container of the paged-catalog vector (docs/FORMAT.md §5, §8.12, §9): two slots of

@@ -1,5 +1,6 @@
 import Foundation
 import ObscuraCrypto
+import ObscuraKit
 
 /// The vectors of media format version 2 (docs/FORMAT.md §6.6), beside version 1's in
 /// `chunked/`, and of the keyed content hash (§6.7) in `hash/`.

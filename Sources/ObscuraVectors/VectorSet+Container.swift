@@ -1,5 +1,6 @@
 import Foundation
 import ObscuraCrypto
+import ObscuraKit
 
 extension VectorSet {
     // MARK: Slot container, version 4 (§8)
@@ -7,7 +8,7 @@ extension VectorSet {
     /// The commit time the vector container's superblocks carry. Creation stamps the
     /// clock's time, which no rerun reproduces, so the generator re-seals both
     /// superblocks with this one (nanoseconds since 1970: 2023-11-14T22:13:20Z).
-    static let containerCommitTime: UInt64 = 1_700_000_000_000_000_000
+    package static let containerCommitTime: UInt64 = 1_700_000_000_000_000_000
 
     /// The password of the container's real vault; the other slot is a decoy.
     static let containerPassword = "container pw"

@@ -1,5 +1,6 @@
 import Foundation
 import ObscuraCrypto
+import ObscuraKit
 
 extension VectorSet {
     // MARK: Drops (§10)

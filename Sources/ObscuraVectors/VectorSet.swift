@@ -1,5 +1,6 @@
 import Foundation
 import ObscuraCrypto
+import ObscuraKit
 
 /// The test vectors of docs/FORMAT.md §5, generated from seeded random sources so that
 /// they are reproducible byte for byte. `obscura-vectors` writes them to `testdata/`;
@@ -23,7 +24,7 @@ package enum VectorSet {
         Array(fields.map { "\($0.0): \($0.1)\n" }.joined().utf8) + [0x0A] + body
     }
 
-    static func hex(_ bytes: some Collection<UInt8>) -> String {
+    package static func hex(_ bytes: some Collection<UInt8>) -> String {
         bytes.map { String(format: "%02x", $0) }.joined()
     }
 

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import ObscuraCrypto
+import ObscuraKit
 import ObscuraPages
 
 extension VectorSet {

@@ -1,5 +1,6 @@
 import Foundation
 import ObscuraCrypto
+import ObscuraKit
 
 extension VectorSet {
     // MARK: Key texts (§4.3)

@@ -1,5 +1,6 @@
 import Foundation
 import ObscuraCrypto
+import ObscuraKit
 
 extension VectorSet {
     // MARK: Argon2id, suite 2 (§2): slot files, a folder record, an export

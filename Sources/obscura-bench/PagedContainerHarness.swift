@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import ObscuraCrypto
+import ObscuraKit
 import ObscuraPages
 
 /// A container directory of inner format 2 whose slots hold paged catalogs

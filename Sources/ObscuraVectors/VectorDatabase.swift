@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import GRDBSQLite
 import ObscuraCrypto
+import ObscuraKit
 import ObscuraPages
 
 /// The SQLite database of the paged-catalog vector (docs/FORMAT.md §5, §9), built in an
