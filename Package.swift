@@ -56,10 +56,14 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
-        // The vault engine: slot files, Hidden Vaults, catalog, media pool.
+        // The bottom of the vault: the slot container and slot files, and the storage I/O
+        // under them (docs/ARCHITECTURE.md). Knows no vault, catalog or media.
+        .target(name: "ObscuraStore", dependencies: ["ObscuraCrypto"]),
+        // The vault engine: the directory, Hidden Vaults, catalog, media pool, services.
         .target(
             name: "ObscuraKit",
             dependencies: [
+                "ObscuraStore",
                 "CObscuraSystem",
                 .target(name: "CObscuraSecret", condition: .when(platforms: [.linux])),
                 "ObscuraCrypto",
@@ -78,6 +82,7 @@ let package = Package(
             name: "ObscuraServer",
             dependencies: [
                 "ObscuraKit",
+                "ObscuraStore",
                 "CZlib",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
@@ -90,19 +95,21 @@ let package = Package(
             dependencies: [
                 "ObscuraKit",
                 "ObscuraServer",
+                "ObscuraStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .executableTarget(name: "obscura", dependencies: ["ObscuraCLI"]),
         .executableTarget(
-            name: "obscura-bench", dependencies: ["ObscuraKit", "ObscuraCrypto", "ObscuraPages", .product(name: "GRDB", package: "GRDB.swift")]),
+            name: "obscura-bench",
+            dependencies: ["ObscuraKit", "ObscuraStore", "ObscuraCrypto", "ObscuraPages", .product(name: "GRDB", package: "GRDB.swift")]),
         // The test vectors of docs/FORMAT.md §5: tool code, kept out of the library.
         // `obscura-vectors` writes them; ObscuraKitTests regenerate and compare them.
         .target(
             name: "ObscuraVectors",
             dependencies: [
-                "ObscuraKit", "ObscuraCrypto", "ObscuraPages",
+                "ObscuraKit", "ObscuraStore", "ObscuraCrypto", "ObscuraPages",
                 .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ]
         ),
@@ -113,7 +120,7 @@ let package = Package(
         // Test media made at run time, shared by the test targets.
         .target(name: "ObscuraTestSupport", dependencies: ["ObscuraImaging", "ObscuraKit"], path: "Tests/ObscuraTestSupport"),
         .testTarget(name: "ObscuraImagingTests", dependencies: ["ObscuraImaging", "ObscuraTestSupport"]),
-        .testTarget(name: "ObscuraKitTests", dependencies: ["ObscuraKit", "ObscuraVectors", "ObscuraTestSupport", "ObscuraCrashSupport"]),
+        .testTarget(name: "ObscuraKitTests", dependencies: ["ObscuraKit", "ObscuraStore", "ObscuraVectors", "ObscuraTestSupport", "ObscuraCrashSupport"]),
         .testTarget(
             name: "ObscuraServerTests",
             dependencies: [
@@ -122,12 +129,13 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .testTarget(name: "ObscuraCLITests", dependencies: ["ObscuraCLI", "ObscuraKit", "ObscuraTestSupport"]),
+        .testTarget(name: "ObscuraCLITests", dependencies: ["ObscuraCLI", "ObscuraKit", "ObscuraStore", "ObscuraTestSupport"]),
         // Audits a vault directory after an interrupted write; used by the crash tests
         // and by obscura-hardening's kill loop.
-        .target(name: "ObscuraCrashSupport", dependencies: ["ObscuraKit"], path: "Tests/ObscuraCrashSupport"),
+        .target(name: "ObscuraCrashSupport", dependencies: ["ObscuraKit", "ObscuraStore"], path: "Tests/ObscuraCrashSupport"),
         // Crash-loop worker and concurrency stress driver (scripts/crash-kill, scripts/tsan).
-        .executableTarget(name: "obscura-hardening", dependencies: ["ObscuraKit", "ObscuraCrashSupport", "ObscuraTestSupport"]),
+        .executableTarget(
+            name: "obscura-hardening", dependencies: ["ObscuraKit", "ObscuraStore", "ObscuraCrashSupport", "ObscuraTestSupport"]),
     ]
 )
 
@@ -147,7 +155,7 @@ if let sanitizer, ["fuzzer", "thread"].contains(sanitizer) {
     // libFuzzer's coverage and ASan go together; TSan stands alone.
     let flags = sanitizer == "fuzzer" ? ["-sanitize=fuzzer,address"] : ["-sanitize=thread"]
     let instrumented: Set = [
-        "ObscuraCrypto", "ObscuraImaging", "ObscuraPages", "ObscuraKit", "ObscuraCrashSupport",
+        "ObscuraCrypto", "ObscuraImaging", "ObscuraPages", "ObscuraStore", "ObscuraKit", "ObscuraCrashSupport",
         "obscura-hardening", "obscura-fuzz",
     ]
     for target in package.targets where instrumented.contains(target.name) {

@@ -2,6 +2,7 @@ import Foundation
 import ObscuraCrypto
 import ObscuraKit
 import ObscuraPages
+import ObscuraStore
 
 /// The container of the paged-catalog vector (docs/FORMAT.md §5, §8.12, §9): two slots of
 /// inner format 2, the first holding a paged catalog that two commits wrote, the second

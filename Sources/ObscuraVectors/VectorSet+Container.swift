@@ -1,6 +1,7 @@
 import Foundation
 import ObscuraCrypto
 import ObscuraKit
+import ObscuraStore
 
 extension VectorSet {
     // MARK: Slot container, version 4 (§8)

@@ -3,6 +3,7 @@ import GRDB
 import ObscuraCrypto
 import ObscuraKit
 import ObscuraPages
+import ObscuraStore
 
 extension VectorSet {
     // MARK: Paged catalog (§9) in a container of inner format 2 (§8.12)

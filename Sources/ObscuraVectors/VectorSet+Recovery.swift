@@ -1,6 +1,7 @@
 import Foundation
 import ObscuraCrypto
 import ObscuraKit
+import ObscuraStore
 
 extension VectorSet {
     // MARK: Recovery at open (§8.8)

@@ -3,6 +3,7 @@ import GRDB
 import ObscuraCrypto
 import ObscuraKit
 import ObscuraPages
+import ObscuraStore
 
 /// `obscura-bench paged-catalog [WORKDIR]`: the paged catalog (docs/FORMAT.md §9) in a
 /// ten-slot container of inner format 2 (§8.12) on disk, at 100,000 items

@@ -3,6 +3,7 @@ import GRDB
 import ObscuraCrypto
 import ObscuraKit
 import ObscuraPages
+import ObscuraStore
 
 /// A container directory of inner format 2 whose slots hold paged catalogs
 /// (docs/FORMAT.md §8.12, §9), for the package's benchmarks until vaults keep their

@@ -2,6 +2,7 @@ import Foundation
 import ObscuraCrashSupport
 import ObscuraCrypto
 import ObscuraKit
+import ObscuraStore
 
 /// Imports, reads, deletes, folder writes and a lock racing each other on one vault, for
 /// a Thread Sanitizer build (scripts/tsan). Each round unlocks the vault, lets six

@@ -3,6 +3,7 @@ import ObscuraCrypto
 import ObscuraTestSupport
 import Testing
 @testable import ObscuraKit
+@testable import ObscuraStore
 
 /// Issue #6 item 6: every command run with the most verbose logging, and everything it
 /// printed (standard output and error, logs included) searched for every secret of the

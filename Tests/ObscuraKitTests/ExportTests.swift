@@ -8,6 +8,7 @@ import Darwin
 import Glibc
 #endif
 @testable import ObscuraKit
+@testable import ObscuraStore
 
 @Suite struct ExportTests {
     /// A source vault with a photo, a video, a text file and an item in a protected folder.

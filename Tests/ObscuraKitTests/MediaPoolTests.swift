@@ -3,6 +3,7 @@ import GRDB
 import ObscuraCrypto
 import Testing
 @testable import ObscuraKit
+@testable import ObscuraStore
 
 @Suite struct MediaPoolTests {
     func vault(_ root: TestRoot, _ password: String = "pw") throws -> Vault {

@@ -4,6 +4,7 @@ import ObscuraCrypto
 import ObscuraPages
 import Testing
 @testable import ObscuraKit
+@testable import ObscuraStore
 
 /// The paged-catalog vector (testdata/pages, docs/FORMAT.md §5, §8.12, §9) through the
 /// Swift readers: the container opened with its outer key, the catalog with the MEK its

@@ -2,6 +2,7 @@ import Foundation
 import ObscuraCrypto
 import Testing
 @testable import ObscuraKit
+@testable import ObscuraStore
 
 /// Issue #13 item 8: a media or thumbnail id becomes a pool path only when it is a
 /// canonical lower-case UUID, and no pool write replaces a file that exists, so neither a

@@ -2,6 +2,7 @@ import Foundation
 import ObscuraCrypto
 import Testing
 @testable import ObscuraKit
+@testable import ObscuraStore
 
 @Suite struct VaultDirectoryTests {
     @Test func initCreatesTenDecoysAndAnEmptyPool() throws {

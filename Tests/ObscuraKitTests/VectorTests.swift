@@ -3,6 +3,7 @@ import ObscuraCrypto
 import ObscuraVectors
 import Testing
 @testable import ObscuraKit
+@testable import ObscuraStore
 
 /// Runs every file under testdata/ through the readers (docs/FORMAT.md §5).
 @Suite struct VectorTests {

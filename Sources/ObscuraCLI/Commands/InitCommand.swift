@@ -1,6 +1,7 @@
-import Foundation
 import ArgumentParser
+import Foundation
 import ObscuraKit
+import ObscuraStore
 
 /// `obscura init`: creates the vault directory, a version 4 container of ten decoy
 /// slots under a new outer key (docs/FORMAT.md §4, §8).

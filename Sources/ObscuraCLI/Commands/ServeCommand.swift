@@ -3,6 +3,7 @@ import Foundation
 import ObscuraCrypto
 import ObscuraKit
 import ObscuraServer
+import ObscuraStore
 
 /// `obscura serve`: the local web gallery (docs/API.md).
 struct ServeCommand: ParsableCommand {

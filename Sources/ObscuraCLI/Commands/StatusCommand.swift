@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import ObscuraKit
+import ObscuraStore
 
 /// `obscura status`: the directory's state, and with a password the vault's.
 struct StatusCommand: ParsableCommand {

@@ -1,5 +1,6 @@
 import Foundation
 import ObscuraCrypto
+import ObscuraStore
 
 /// A vault directory's backup set-up (docs/BACKUP.md, "Configuration"): where its
 /// backups go, where the backup password is kept, and how long after the last change

@@ -1,5 +1,6 @@
 import Foundation
 import ObscuraCrypto
+import ObscuraStore
 
 /// Backups of vault directories in one restic repository (docs/BACKUP.md): making the
 /// repository, taking snapshots, listing, checking, restoring and thinning them.

@@ -1,5 +1,6 @@
 import Foundation
 import ObscuraCrypto
+import ObscuraStore
 
 /// The password of a backup repository (docs/BACKUP.md, "The backup password"):
 /// generated, 100 bits as 20 Crockford base32 symbols shown in groups of five (the

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import ObscuraCrypto
+import ObscuraStore
 
 /// The statements on the `setting` table (docs/FORMAT.md §3.3): one text value a key.
 extension Catalog {

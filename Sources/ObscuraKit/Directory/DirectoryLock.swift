@@ -1,4 +1,5 @@
 import Foundation
+import ObscuraStore
 
 /// The exclusive advisory lock a process holds on a vault directory for as long as it
 /// works on it (docs/FORMAT.md §4): `flock(LOCK_EX | LOCK_NB)` on the directory itself,

@@ -1,4 +1,5 @@
 import ObscuraCrypto
+import ObscuraStore
 
 extension VaultDirectory {
     /// Opens the directory at `path` like ``init(path:deviceSecrets:outerKey:create:random:)``,

@@ -1,6 +1,7 @@
 import Foundation
 import ObscuraCrypto
 import ObscuraPages
+import ObscuraStore
 
 extension VaultDirectory {
     /// Opens the vault `password` unlocks, with the fixed sweep: every slot is tried,

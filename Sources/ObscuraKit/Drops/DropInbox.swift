@@ -1,5 +1,6 @@
 import Foundation
 import ObscuraCrypto
+import ObscuraStore
 
 /// The shared drop inbox, `<vault>/inbox/` (docs/FORMAT.md §10.5): sealed drop blobs
 /// named like pool originals, `{uuid}.data.enc`, one inbox for every vault of the

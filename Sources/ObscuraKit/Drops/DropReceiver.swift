@@ -1,5 +1,6 @@
 import Foundation
 import ObscuraCrypto
+import ObscuraStore
 
 /// A drop blob being received from elsewhere (the drop page's post), written to the
 /// inbox as its bytes arrive (docs/FORMAT.md §10.5), so that no more than one piece of it

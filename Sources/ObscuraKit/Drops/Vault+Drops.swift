@@ -1,5 +1,6 @@
 import Foundation
 import ObscuraCrypto
+import ObscuraStore
 
 /// What one intake of the drop inbox did (``Vault/takeDrops()``).
 public struct DropIntake: Sendable, Equatable {

@@ -1,5 +1,6 @@
 import Foundation
 import ObscuraCrypto
+import ObscuraStore
 
 /// An `.obscura` export being read (docs/FORMAT.md §7). ``open(password:)`` checks the
 /// password against the header's verification tag before a single payload byte is read.

@@ -3,6 +3,7 @@ import Foundation
 import Darwin
 #elseif canImport(Glibc)
 import Glibc
+import ObscuraStore
 #endif
 
 /// The temporary an export is written to before it is renamed to the name asked for:

@@ -1,5 +1,6 @@
 import Foundation
 import ObscuraCrypto
+import ObscuraStore
 
 /// An export payload as a sequence of in-memory and file segments, read in order, chunk
 /// by chunk, with memory bounded by one mapping window and one chunk.

@@ -4,6 +4,7 @@ import ObscuraCrypto
 import Darwin
 #elseif canImport(Glibc)
 import Glibc
+import ObscuraStore
 #endif
 
 extension Vault {

@@ -1,5 +1,6 @@
 import Foundation
 import ObscuraCrypto
+import ObscuraStore
 
 /// The 32-byte device secret that keys every decoy slot (docs/FORMAT.md §4.1).
 ///

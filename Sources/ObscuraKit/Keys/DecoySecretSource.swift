@@ -1,5 +1,6 @@
 import Foundation
 import ObscuraCrypto
+import ObscuraStore
 
 /// Where a directory's decoy secret D lives (docs/FORMAT.md §4.1, §4.3, §4.4): the OS
 /// keyring, a key file named on the command line, or the version 3 device-secret file.

@@ -4,6 +4,7 @@ import ObscuraCrypto
 import Darwin
 #elseif canImport(Glibc)
 import Glibc
+import ObscuraStore
 #endif
 
 /// A key kept in a plain file for a machine without a keyring (`--outer-key-file`,

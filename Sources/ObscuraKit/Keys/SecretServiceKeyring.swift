@@ -4,6 +4,7 @@
 import CObscuraSecret
 import Foundation
 import ObscuraCrypto
+import ObscuraStore
 
 /// The Secret Service keyring (gnome-keyring, KeePassXC, KWallet's bridge) through
 /// libsecret, on the session bus of `DBUS_SESSION_BUS_ADDRESS` (docs/FORMAT.md §4.4).

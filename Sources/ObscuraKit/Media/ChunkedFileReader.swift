@@ -1,5 +1,6 @@
 import Foundation
 import ObscuraCrypto
+import ObscuraStore
 
 /// Reads a chunked file of either version, decrypting only the chunks a request touches
 /// (docs/FORMAT.md §6, §6.6). Every chunk read is authenticated; nothing unverified is returned.

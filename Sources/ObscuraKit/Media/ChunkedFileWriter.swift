@@ -1,5 +1,6 @@
 import Foundation
 import ObscuraCrypto
+import ObscuraStore
 
 /// Streams plaintext into a chunked file with memory bounded by one chunk (docs/FORMAT.md
 /// §6): the plaintext's total size is declared up front, because it is authenticated in

@@ -1,5 +1,6 @@
 import Foundation
 import ObscuraImaging
+import ObscuraStore
 
 /// Why a file was not imported, said twice: plainly, for the person who added it (the
 /// gallery shows `message`), and with the technical detail, for a log or the CLI's

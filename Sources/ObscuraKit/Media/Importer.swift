@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import ObscuraCrypto
 import ObscuraImaging
+import ObscuraStore
 
 /// What an import did, file by file.
 public struct ImportReport: Sendable {

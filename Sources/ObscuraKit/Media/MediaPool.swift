@@ -1,5 +1,6 @@
 import Foundation
 import ObscuraCrypto
+import ObscuraStore
 
 /// The flat media pool: `<vault>/media/{uuid}.data.enc` (originals, chunked format) and
 /// `{uuid}.thumb.enc` (thumbnails, single-shot), all sealed (docs/FORMAT.md §4, §6).

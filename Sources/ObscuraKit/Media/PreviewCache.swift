@@ -1,5 +1,6 @@
 import Foundation
 import ObscuraCrypto
+import ObscuraStore
 
 /// The session's cache of viewer previews (docs/SECURITY.md, "Preview cache"): a memory tier,
 /// and a disk tier in a private temporary directory whose entries are sealed under a

@@ -1,6 +1,7 @@
 import CObscuraSystem
 import Foundation
 import ObscuraCrypto
+import ObscuraStore
 
 /// Holds one upload in memory while it arrives, so that the importer can read it
 /// without a plaintext byte reaching persistent storage (docs/SECURITY.md, "Memory").

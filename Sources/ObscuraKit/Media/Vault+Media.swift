@@ -1,6 +1,7 @@
 import Foundation
 import ObscuraCrypto
 import ObscuraImaging
+import ObscuraStore
 
 /// Sealed originals and thumbnails in the media pool, and the catalog rows that name them.
 extension Vault {

@@ -1,6 +1,7 @@
 import Foundation
 import ObscuraCrypto
 import ObscuraImaging
+import ObscuraStore
 
 /// Camera RAW files (``RawImage``): what the importer learns of one, and the pictures the
 /// viewer shows of one stored, both made from the JPEG preview the camera embedded.

@@ -1,6 +1,7 @@
 import Foundation
 import ObscuraCrypto
 import ObscuraImaging
+import ObscuraStore
 
 /// Files that arrive as bytes (the web gallery's uploads) rather than as paths.
 extension Vault {

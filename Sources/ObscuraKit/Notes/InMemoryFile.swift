@@ -1,5 +1,6 @@
 import CObscuraSystem
 import Foundation
+import ObscuraStore
 
 /// An anonymous file in memory (Linux `memfd_create`): no name in any file system, gone
 /// when its last descriptor closes. `obscura note edit` hands one to `$EDITOR` as

@@ -1,5 +1,6 @@
 import Foundation
 import ObscuraCrypto
+import ObscuraStore
 
 /// Holds ffmpeg's output while a rendition is made, sealed, until its size is known.
 ///

@@ -1,6 +1,7 @@
 import Foundation
 import ObscuraCrypto
 import ObscuraPages
+import ObscuraStore
 
 /// A new paged slot made in memory (docs/FORMAT.md §9.5, §9.7): the header block, the
 /// catalog's pages and its tag-tree nodes as logical blocks, before one container commit

@@ -1,4 +1,5 @@
 import ObscuraCrypto
+import ObscuraStore
 
 /// Seals and opens the contents of a slot file: header ‖ sealed catalog, without padding
 /// (docs/FORMAT.md §3). Real vaults and decoys go through exactly these functions.

@@ -1,5 +1,6 @@
 import Foundation
 import ObscuraCrypto
+import ObscuraStore
 
 /// The slot files of one vault directory (`<vault>/data/{uuid}.db.enc`) and the single
 /// way they are written (docs/FORMAT.md §3.4, §4).

@@ -1,5 +1,6 @@
 import Dispatch
 import ObscuraCrypto
+import ObscuraStore
 
 /// The fixed-sweep unlock (docs/FORMAT.md §3.5): a password is tried against every
 /// slot, with no early return, spread over all cores; the caller decides from the

@@ -1,5 +1,6 @@
 import Foundation
 import ObscuraCrypto
+import ObscuraStore
 
 /// An unlocked vault: its MEK, its in-memory catalog, and the slot it persists to.
 ///

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import ObscuraCrypto
 import ObscuraKit
+import ObscuraStore
 
 /// `/api/export/password` and `/api/export` (docs/API.md): the vault as an `.obscura`
 /// file, sealed while it streams to the browser. Nothing is decrypted and no copy is

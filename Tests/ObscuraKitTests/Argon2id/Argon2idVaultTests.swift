@@ -2,6 +2,7 @@ import Foundation
 import ObscuraCrypto
 import Testing
 @testable import ObscuraKit
+@testable import ObscuraStore
 
 /// Argon2id as the second cipher suite (issue 19, item 4; docs/FORMAT.md §2): a
 /// directory's slots share it, and vaults, folders and exports made with it open again.

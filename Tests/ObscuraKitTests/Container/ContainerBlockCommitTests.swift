@@ -2,6 +2,7 @@ import Foundation
 import ObscuraCrypto
 import Testing
 @testable import ObscuraKit
+@testable import ObscuraStore
 
 /// Commits of inner format 2 (docs/FORMAT.md §8.12): one bucket of blocks at the same
 /// positions in every slot, the changed blocks among cover, crash-safe like any commit.

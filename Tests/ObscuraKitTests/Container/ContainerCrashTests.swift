@@ -3,6 +3,7 @@ import ObscuraCrypto
 import ObscuraTestSupport
 import Testing
 @testable import ObscuraKit
+@testable import ObscuraStore
 
 /// Crash consistency of the container (docs/FORMAT.md §8.6, §8.8): every operation runs
 /// over the write recorder, and at every sync boundary the states a crash could leave

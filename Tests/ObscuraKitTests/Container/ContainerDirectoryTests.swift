@@ -2,6 +2,7 @@ import Foundation
 import ObscuraCrypto
 import Testing
 @testable import ObscuraKit
+@testable import ObscuraStore
 
 /// A vault directory sealed as a version 4 container (docs/FORMAT.md §8): the vault
 /// operations of version 3 work unchanged on top of it, and every one of them leaves the

@@ -1,6 +1,7 @@
 import Foundation
 import ObscuraCrypto
 @testable import ObscuraKit
+@testable import ObscuraStore
 
 /// Shared set-up for the container tests: a fixed outer key, distinct streams per slot,
 /// and a reader of every slot's stream.

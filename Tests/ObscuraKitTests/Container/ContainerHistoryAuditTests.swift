@@ -2,6 +2,7 @@ import Foundation
 import ObscuraCrypto
 import Testing
 @testable import ObscuraKit
+@testable import ObscuraStore
 
 /// Indistinguishability across history (issue 14): an adversary without the outer key
 /// keeps every version of every slot over a run of commits to three slots (changes,

@@ -2,6 +2,7 @@ import Foundation
 import ObscuraCrypto
 import Testing
 @testable import ObscuraKit
+@testable import ObscuraStore
 
 /// Migration of a version 3 directory into the container (docs/FORMAT.md §8.10).
 @Suite struct ContainerMigrationTests {

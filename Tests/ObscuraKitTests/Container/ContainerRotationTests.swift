@@ -2,6 +2,7 @@ import Foundation
 import ObscuraCrypto
 import Testing
 @testable import ObscuraKit
+@testable import ObscuraStore
 
 /// Rotating the outer key (docs/FORMAT.md §8.11): a commit under the new key, then a
 /// cover commit. A crash anywhere leaves a directory that the new key, or else the old

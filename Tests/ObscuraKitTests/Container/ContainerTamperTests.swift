@@ -2,6 +2,7 @@ import Foundation
 import ObscuraCrypto
 import Testing
 @testable import ObscuraKit
+@testable import ObscuraStore
 
 /// Tampering with the container (docs/FORMAT.md §8.8): every changed byte, moved block
 /// or rolled-back slot is detected or has no effect; it never yields other contents.

@@ -4,6 +4,7 @@ import ObscuraCrypto
 import ObscuraPages
 import Testing
 @testable import ObscuraKit
+@testable import ObscuraStore
 
 /// Vaults whose catalogs are paged (docs/FORMAT.md §9): every vault of a new container
 /// is, a version 3 catalog in a container becomes one the first time its password is

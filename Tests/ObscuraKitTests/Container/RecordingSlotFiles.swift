@@ -1,6 +1,7 @@
 import Foundation
 import ObscuraCrypto
 @testable import ObscuraKit
+@testable import ObscuraStore
 
 /// An in-memory directory that records every write the container makes and can build
 /// the states a crash would leave (the crash harness's write recorder).

@@ -3,6 +3,7 @@ import ObscuraCrypto
 import ObscuraVectors
 import Testing
 @testable import ObscuraKit
+@testable import ObscuraStore
 
 /// testdata/recovery (docs/FORMAT.md §5, §8.8): each directory of slot files opened by
 /// the container's own recovery, with the outcome the vector names;

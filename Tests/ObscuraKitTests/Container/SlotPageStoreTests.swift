@@ -4,6 +4,7 @@ import ObscuraCrypto
 import ObscuraPages
 import Testing
 @testable import ObscuraKit
+@testable import ObscuraStore
 
 /// The paged catalog (docs/FORMAT.md §9) over a slot of a container of inner format 2
 /// (§8.12): each SQLite transaction is one container commit of one bucket in every slot,

@@ -4,6 +4,7 @@ import ObscuraImaging
 import ObscuraTestSupport
 import Testing
 @testable import ObscuraKit
+@testable import ObscuraStore
 
 /// Drops (issue 19 item 3; docs/FORMAT.md §10): files sealed to a vault's drop code while
 /// it is locked, taken in by that vault at its next unlock and by no other.

@@ -2,6 +2,7 @@ import Foundation
 import ObscuraCrypto
 import Testing
 @testable import ObscuraKit
+@testable import ObscuraStore
 
 /// Exports across media format versions (docs/FORMAT.md §7, §6.6, §6.7): an export of a
 /// vault written before version 2 (version 1 media, plain hashes) still imports and

@@ -3,6 +3,7 @@ import ObscuraCrypto
 import ObscuraTestSupport
 import Testing
 @testable import ObscuraKit
+@testable import ObscuraStore
 
 /// Issue #6 item 5, in process: imports, reads, deletes, a second vault's writes and a
 /// lock, all racing on one vault directory. No crash, no wrong plaintext, and afterwards

@@ -3,6 +3,7 @@ import ObscuraCrypto
 import ObscuraTestSupport
 import Testing
 @testable import ObscuraKit
+@testable import ObscuraStore
 
 /// Issue #6 item 2: a small file system that fills up during import, persist and export.
 /// Each write must fail with a clear "no space" error (or succeed whole), leave no stray

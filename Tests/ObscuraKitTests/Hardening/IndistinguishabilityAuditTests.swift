@@ -3,6 +3,7 @@ import ObscuraCrypto
 import ObscuraTestSupport
 import Testing
 @testable import ObscuraKit
+@testable import ObscuraStore
 
 /// Issue #6 item 7: three real vaults of very different sizes and histories and seven
 /// decoys, compared on every property of a slot file an observer of the directory can

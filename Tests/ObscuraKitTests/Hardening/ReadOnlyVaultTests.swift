@@ -3,6 +3,7 @@ import ObscuraCrypto
 import ObscuraTestSupport
 import Testing
 @testable import ObscuraKit
+@testable import ObscuraStore
 
 /// Issue #6 item 2: a vault directory that cannot be written (a read-only mount, a
 /// read-only backup copy). Everything that only reads works; every write fails with a

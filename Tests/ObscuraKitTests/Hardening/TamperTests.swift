@@ -3,6 +3,7 @@ import ObscuraCrypto
 import ObscuraTestSupport
 import Testing
 @testable import ObscuraKit
+@testable import ObscuraStore
 
 /// Issue #6 item 3: one byte flipped at a time in every slot file (header, sealed catalog,
 /// padding), in chunked originals, in thumbnails (single-shot blobs, with and without a

@@ -4,6 +4,7 @@ import ObscuraCrypto
 import ObscuraTestSupport
 import Testing
 @testable import ObscuraKit
+@testable import ObscuraStore
 
 /// ``SecretServiceKeyring`` against a real gnome-keyring-daemon on a private session bus
 /// (``PrivateSecretService``). Serialized: the bus address is process-wide.

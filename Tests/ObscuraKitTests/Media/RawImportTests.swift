@@ -4,6 +4,7 @@ import ObscuraImaging
 import ObscuraTestSupport
 import Testing
 @testable import ObscuraKit
+@testable import ObscuraStore
 
 /// Camera RAW files import as they are, as photos shown through their embedded JPEG
 /// preview; one with nothing to show is kept as a file; a damaged one is refused and

@@ -3,6 +3,7 @@ import ObscuraCrypto
 import ObscuraTestSupport
 import Testing
 @testable import ObscuraKit
+@testable import ObscuraStore
 
 /// Uploads are held in secret memory where the kernel offers it (docs/SECURITY.md,
 /// "Memory"), moved to shared memory for videos and past the limit, and imported alike.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import ObscuraKit
+@testable import ObscuraStore
 
 /// The one bounded hand-off every producer/consumer pipeline uses: how each side's end
 /// reaches the other.

@@ -39,7 +39,7 @@ extension SlotContainer {
     ///   - changes: per slot, new 4068-byte payloads by logical id.
     ///   - needed: logical blocks the slots' contents now use; more than L grows.
     @discardableResult
-    func commit(blocks changes: [SlotID: [Int: [UInt8]]], logicalCount needed: Int = 0) throws -> BlockCommitReport {
+    package func commit(blocks changes: [SlotID: [Int: [UInt8]]], logicalCount needed: Int = 0) throws -> BlockCommitReport {
         guard !broken else { throw ContainerError.needsRecovery }
         precondition(state.innerFormat == .blocks, "block commits are inner format 2")
         guard changes.keys.allSatisfy(slots.contains) else { throw ContainerError.damaged("no such slot") }

@@ -1,4 +1,5 @@
 import ObscuraPages
+import ObscuraStore
 
 /// One slot of a container of inner format 2, as the paged catalog's store
 /// (docs/FORMAT.md §8.12, §9): its logical blocks are read through the slot's map, and
@@ -20,7 +21,7 @@ package final class SlotPageStore: PageStore {
 
     /// A store over two operations: reading logical block j, and committing blocks with
     /// the logical count they need.
-    init(read: @escaping (Int) throws -> [UInt8], commit: @escaping ([Int: [UInt8]], Int) throws -> BlockCommitReport) {
+    package init(read: @escaping (Int) throws -> [UInt8], commit: @escaping ([Int: [UInt8]], Int) throws -> BlockCommitReport) {
         reader = read
         committer = commit
     }

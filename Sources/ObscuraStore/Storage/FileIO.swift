@@ -7,14 +7,14 @@ import Glibc
 
 /// Thin POSIX file operations with the durability steps Foundation does not offer
 /// (fsync of files and directories, exclusive creation and renames, explicit timestamps).
-enum FileIO {
+package enum FileIO {
     /// Reads the whole file at `path`.
-    static func read(_ path: String) throws -> [UInt8] {
+    package static func read(_ path: String) throws -> [UInt8] {
         try read(path, limit: Int.max)
     }
 
     /// Reads at most `limit` bytes from the start of the file at `path`.
-    static func read(_ path: String, limit: Int) throws -> [UInt8] {
+    package static func read(_ path: String, limit: Int) throws -> [UInt8] {
         let fd = try openForReading(path)
         defer { close(fd) }
         return try read(fd: fd, limit: limit, path: path)
@@ -22,7 +22,7 @@ enum FileIO {
 
     /// Reads at most `limit` bytes from the start of the open file `fd` (with pread, so
     /// the descriptor's position is left where it was).
-    static func read(fd: Int32, limit: Int, path: String) throws -> [UInt8] {
+    package static func read(fd: Int32, limit: Int, path: String) throws -> [UInt8] {
         var st = stat()
         guard fstat(fd, &st) == 0 else { throw StorageError.io(path, errno) }
         let count = min(Int(st.st_size), limit)
@@ -38,7 +38,7 @@ enum FileIO {
     }
 
     /// Reads what is available from `fd` into `buffer` (0 at end of file).
-    static func readSome(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, path: String) throws -> Int {
+    package static func readSome(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, path: String) throws -> Int {
         while true {
             let n = systemRead(fd, buffer.baseAddress!, min(ioPiece, buffer.count))
             if n >= 0 { return n }
@@ -48,7 +48,7 @@ enum FileIO {
 
     /// Creates `path` exclusively (mode 0600), writes `parts` in order, fsyncs and closes.
     /// On failure the partial file is removed.
-    static func createDurably(_ path: String, parts: [[UInt8]]) throws {
+    package static func createDurably(_ path: String, parts: [[UInt8]]) throws {
         try createDurably(path) { fd in
             for part in parts { try writeAll(fd, part, path: path) }
         }
@@ -56,7 +56,7 @@ enum FileIO {
 
     /// Creates `path` exclusively (mode 0600), lets `write` fill it through the
     /// descriptor, fsyncs and closes. On failure the partial file is removed.
-    static func createDurably(_ path: String, write: (Int32) throws -> Void) throws {
+    package static func createDurably(_ path: String, write: (Int32) throws -> Void) throws {
         let fd = try openOrThrow(path, O_WRONLY | O_CREAT | O_EXCL, 0o600)
         do {
             try write(fd)
@@ -72,7 +72,7 @@ enum FileIO {
     /// Replaces (or creates) `path` with a file of mode 0600 that `write` fills: written
     /// to a synced temporary beside it, renamed over it, and the directory synced, so a
     /// crash leaves the old file or the new one, whole.
-    static func replaceDurably(_ path: String, write: (Int32) throws -> Void) throws {
+    package static func replaceDurably(_ path: String, write: (Int32) throws -> Void) throws {
         let temporary = path + ".tmp-" + UUID().uuidString
         try createDurably(temporary, write: write)
         do {
@@ -85,7 +85,7 @@ enum FileIO {
     }
 
     /// Overwrites the file at `path` in place with `bytes` from its start, then fsyncs.
-    static func overwriteInPlace(_ path: String, with bytes: [UInt8]) throws {
+    package static func overwriteInPlace(_ path: String, with bytes: [UInt8]) throws {
         let fd = try openOrThrow(path, O_WRONLY)
         defer { close(fd) }
         try writeAll(fd, bytes, path: path)
@@ -93,7 +93,7 @@ enum FileIO {
     }
 
     /// Atomically replaces `to` with `from`.
-    static func rename(_ from: String, _ to: String) throws {
+    package static func rename(_ from: String, _ to: String) throws {
         guard Glibc_rename(from, to) == 0 else { throw StorageError.io(to, errno) }
     }
 
@@ -103,7 +103,7 @@ enum FileIO {
     /// missing or the file system refuses the flag, a hard link and an unlink do the same;
     /// on a file system without hard links either, a check before a plain rename, which
     /// the directory's lock (one process at a time) keeps from racing another process.
-    static func renameExclusive(_ from: String, _ to: String) throws {
+    package static func renameExclusive(_ from: String, _ to: String) throws {
         #if canImport(Darwin)
         if renamex_np(from, to, UInt32(RENAME_EXCL)) == 0 { return }
         guard errno == ENOTSUP || errno == EINVAL else { throw StorageError.io(to, errno) }
@@ -124,7 +124,7 @@ enum FileIO {
     }
 
     /// Flushes a directory's entries (renames, unlinks) to disk.
-    static func syncDirectory(_ path: String) throws {
+    package static func syncDirectory(_ path: String) throws {
         let fd = try openOrThrow(path, O_RDONLY | O_DIRECTORY)
         defer { close(fd) }
         guard fsync(fd) == 0 else { throw StorageError.io(path, errno) }
@@ -132,13 +132,13 @@ enum FileIO {
 
     /// Makes the entry of `path` durable: syncs the directory that holds it (the
     /// current directory for a bare name).
-    static func syncParentDirectory(of path: String) throws {
+    package static func syncParentDirectory(of path: String) throws {
         let directory = (path as NSString).deletingLastPathComponent
         try syncDirectory(directory.isEmpty ? "." : directory)
     }
 
     /// Sets access and modification times of every file in `paths` to the same instant.
-    static func setTimes(_ paths: [String], to time: timespec) throws {
+    package static func setTimes(_ paths: [String], to time: timespec) throws {
         let times = [time, time]
         for path in paths {
             guard utimensat(AT_FDCWD, path, times, 0) == 0 else { throw StorageError.io(path, errno) }
@@ -146,27 +146,27 @@ enum FileIO {
     }
 
     /// The current time as a timespec.
-    static func now() -> timespec {
+    package static func now() -> timespec {
         var ts = timespec()
         clock_gettime(CLOCK_REALTIME, &ts)
         return ts
     }
 
     /// The size of the file at `path`.
-    static func size(_ path: String) throws -> Int {
+    package static func size(_ path: String) throws -> Int {
         var st = stat()
         guard stat(path, &st) == 0 else { throw StorageError.io(path, errno) }
         return Int(st.st_size)
     }
 
     /// Creates a directory with mode 0700 if it does not exist.
-    static func makeDirectory(_ path: String) throws {
+    package static func makeDirectory(_ path: String) throws {
         if mkdir(path, 0o700) != 0 && errno != EEXIST { throw StorageError.io(path, errno) }
     }
 
     /// Opens for reading without touching the access time where the system allows it,
     /// so that reading slots (an unlock sweep reads them all) leaves no trace of order.
-    static func openForReading(_ path: String) throws -> Int32 {
+    package static func openForReading(_ path: String) throws -> Int32 {
         #if os(Linux)
         // O_NOATIME needs the caller to own the file; fall back to a plain open.
         if let fd = try? openOrThrow(path, O_RDONLY | linuxNoAccessTime) { return fd }
@@ -178,7 +178,7 @@ enum FileIO {
     /// it behind _GNU_SOURCE.
     static let linuxNoAccessTime: Int32 = 0o1000000
 
-    static func openOrThrow(_ path: String, _ flags: Int32, _ mode: mode_t = 0) throws -> Int32 {
+    package static func openOrThrow(_ path: String, _ flags: Int32, _ mode: mode_t = 0) throws -> Int32 {
         while true {
             let fd = open(path, flags | O_CLOEXEC, mode)
             if fd >= 0 { return fd }
@@ -191,12 +191,12 @@ enum FileIO {
     /// 1 MiB one, which no longer fits the CPU cache (measured: docs/BENCHMARKS.md).
     static let ioPiece = 128 << 10
 
-    static func writeAll(_ fd: Int32, _ bytes: [UInt8], count: Int? = nil, path: String) throws {
+    package static func writeAll(_ fd: Int32, _ bytes: [UInt8], count: Int? = nil, path: String) throws {
         try bytes.withUnsafeBytes { try writeAll(fd, UnsafeRawBufferPointer(rebasing: $0[0..<(count ?? bytes.count)]), path: path) }
     }
 
     /// Writes all of `bytes` to `fd`, in pieces of at most ``ioPiece``.
-    static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, path: String) throws {
+    package static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, path: String) throws {
         let total = bytes.count
         guard total > 0 else { return }
         var done = 0

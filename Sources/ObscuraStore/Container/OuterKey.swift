@@ -49,7 +49,7 @@ package struct SlotID: Hashable, Comparable, Sendable, CustomStringConvertible {
     package let bytes: [UInt8]
 
     /// The id of the slot file `name`, or nil when the name is not `{uuid}.db.enc`.
-    init?(fileName name: String) {
+    package init?(fileName name: String) {
         guard name.hasSuffix(Self.suffix), let uuid = UUID(uuidString: String(name.dropLast(Self.suffix.count))),
               uuid.uuidString.lowercased() + Self.suffix == name else { return nil }
         bytes = withUnsafeBytes(of: uuid.uuid) { Array($0) }

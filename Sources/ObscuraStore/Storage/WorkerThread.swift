@@ -5,16 +5,16 @@ import Foundation
 /// that thread uses (``BackgroundWriter``, the chunked writer's read-ahead).
 ///
 /// Waits on a condition variable, for the reason ``BoundedHandoff`` gives.
-final class WorkerThread: @unchecked Sendable {
+package final class WorkerThread: @unchecked Sendable {
     // @unchecked: `running` is guarded by `condition`.
     private let condition = NSCondition()
     private var running = false
 
     /// A worker that has not started; ``join()`` returns at once until ``start(_:)``.
-    init() {}
+    package init() {}
 
     /// Runs `body` on a new thread. Call once.
-    func start(_ body: @escaping @Sendable () -> Void) {
+    package func start(_ body: @escaping @Sendable () -> Void) {
         condition.withLock { running = true }
         Thread { [self] in
             body()
@@ -27,7 +27,7 @@ final class WorkerThread: @unchecked Sendable {
 
     /// Waits until the body has returned; at once if it already has. Safe to call more
     /// than once, and from more than one thread.
-    func join() {
+    package func join() {
         condition.lock()
         defer { condition.unlock() }
         while running { condition.wait() }

@@ -6,7 +6,7 @@ import ObscuraCrypto
 /// the page cache: on the machines measured that copy costs more than the sealing
 /// (docs/BENCHMARKS.md, "Export and import"). The first write error stops the writing and
 /// is thrown by the producer's next ``write(_:)`` and by ``finish()``.
-final class BackgroundWriter: @unchecked Sendable {
+package final class BackgroundWriter: @unchecked Sendable {
     // @unchecked: the pieces pass through `pieces`; `failure` is written by the thread
     // before it leaves and read only after `thread.join()`.
     /// Pieces queued and not yet written, at most.
@@ -20,7 +20,7 @@ final class BackgroundWriter: @unchecked Sendable {
 
     /// Starts the writing thread for `fd`; `path` names the file in errors. Call
     /// ``finish()`` before closing `fd`, on every path.
-    init(fd: Int32, path: String) {
+    package init(fd: Int32, path: String) {
         self.fd = fd
         self.path = path
         thread.start { [self] in run() }
@@ -29,13 +29,13 @@ final class BackgroundWriter: @unchecked Sendable {
     /// Queues `piece`, waiting while ``depth`` pieces are queued.
     ///
     /// - Throws: the write error, once the thread has stopped on one.
-    func write(_ piece: SealedBytes) throws {
+    package func write(_ piece: SealedBytes) throws {
         try pieces.put(piece)
     }
 
     /// Waits until every queued piece is written and the thread has left; throws the
     /// first write error. Safe to call more than once.
-    func finish() throws {
+    package func finish() throws {
         pieces.finish()
         thread.join()
         if let failure { throw failure }

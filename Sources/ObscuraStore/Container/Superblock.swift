@@ -23,7 +23,7 @@ package struct Superblock: Equatable {
     /// L: logical blocks per slot.
     package var logicalCount: UInt64
     /// What the logical blocks hold.
-    var innerFormat: ContainerFormat.InnerFormat
+    package var innerFormat: ContainerFormat.InnerFormat
     /// The directory's slots, ascending.
     var slots: [SlotID]
     /// References to the top map level's nodes; this slot's own tags.

@@ -1,10 +1,10 @@
 /// Results written by concurrent workers, one index each.
-final class ConcurrentResults<T>: @unchecked Sendable {
+package final class ConcurrentResults<T>: @unchecked Sendable {
     // @unchecked: each slot is written by exactly one worker and read after all finish.
     // The slots live in a buffer allocated once: writing through an array property from
     // several threads is a concurrent mutating access to the array (scripts/tsan caught it).
     private let storage: UnsafeMutableBufferPointer<Result<T, Error>?>
-    init(count: Int) {
+    package init(count: Int) {
         storage = .allocate(capacity: count)
         storage.initialize(repeating: nil)
     }
@@ -12,6 +12,6 @@ final class ConcurrentResults<T>: @unchecked Sendable {
         _ = storage.deinitialize()
         storage.deallocate()
     }
-    func set(_ i: Int, _ value: Result<T, Error>) { storage[i] = value }
-    func values() throws -> [T] { try storage.map { try $0!.get() } }
+    package func set(_ i: Int, _ value: Result<T, Error>) { storage[i] = value }
+    package func values() throws -> [T] { try storage.map { try $0!.get() } }
 }

@@ -6,7 +6,7 @@ import Foundation
 /// reports its steps here, in order, so that tests can stop a write at any of them
 /// (Tests/ObscuraKitTests/Crash). A process killed between two steps leaves the disk as
 /// it was at the earlier one.
-enum WriteStep: Equatable, Sendable {
+package enum WriteStep: Equatable, Sendable {
     // Slot commits (SlotStore, docs/FORMAT.md §3.4).
     /// Temporary number `n` of a commit was written and fsynced.
     case wroteTemporary(Int)
@@ -41,21 +41,24 @@ enum WriteStep: Equatable, Sendable {
 /// Where a vault directory's write paths report their ``WriteStep``s. In production no
 /// hook is set and a report costs one lock; tests set one that throws, or copies the
 /// directory as a crash at that instant would leave it.
-final class WriteSteps: @unchecked Sendable {
+package final class WriteSteps: @unchecked Sendable {
     // @unchecked: `hook` is only read and called under `lock`.
     private let lock = NSLock()
     private var hook: ((WriteStep) throws -> Void)?
 
+    /// Steps with no hook: every write goes through.
+    package init() {}
+
     /// The function called at every step; a throw from it fails the write there.
     /// Calls are serialised, so a hook needs no lock of its own even when parallel
     /// imports report at once.
-    var faultInjector: ((WriteStep) throws -> Void)? {
+    package var faultInjector: ((WriteStep) throws -> Void)? {
         get { lock.withLock { hook } }
         set { lock.withLock { hook = newValue } }
     }
 
     /// Reports `step`; rethrows what the hook throws.
-    func reached(_ step: WriteStep) throws {
+    package func reached(_ step: WriteStep) throws {
         lock.lock()
         defer { lock.unlock() }
         try hook?(step)

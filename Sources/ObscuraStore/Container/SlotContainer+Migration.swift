@@ -3,7 +3,7 @@ import ObscuraCrypto
 
 extension SlotContainer {
     /// Prefix of a slot's finished container image, kept until the slot holds it.
-    static let migratingPrefix = ".migrating-"
+    package static let migratingPrefix = ".migrating-"
     /// Prefix of a slot's container image while it is being written, before it is
     /// renamed to ``migratingPrefix``; removed by recovery and by the version 3 sweep.
     static let scratchPrefix = ".pending-migrating-"
@@ -24,7 +24,7 @@ extension SlotContainer {
     ///
     /// - Throws: ``ContainerError/outerKeyMismatch``, touching nothing, when a migration
     ///   is under way under another key.
-    static func migrate(files: SlotFiles, key: OuterKey, random: RandomSource = SystemRandom()) throws -> SlotContainer {
+    package static func migrate(files: SlotFiles, key: OuterKey, random: RandomSource = SystemRandom()) throws -> SlotContainer {
         let names = try files.names()
         let slots = names.compactMap(SlotID.init(fileName:))
         guard !slots.isEmpty else { throw ContainerError.damaged("no slot files") }
