@@ -6,10 +6,10 @@ import ObscuraCrypto
 extension Vault {
     /// Every folder, ordered by path.
     public func folders() throws -> [FolderRecord] {
-        try enter()
-        defer { leave() }
-        let all = try catalog.folders()
-        return all.sorted { folderPath($0, in: all) < folderPath($1, in: all) }
+        return try operation {
+            let all = try catalog.folders()
+            return all.sorted { folderPath($0, in: all) < folderPath($1, in: all) }
+        }
     }
 
     /// The folder at `path` ("Trips/2024"). Throws ``VaultError/noSuchFolder(_:)``.
@@ -52,44 +52,44 @@ extension Vault {
     public func createFolder(
         _ path: String, password: SecureBytes? = nil, kdf: KDFParameters = .folder
     ) throws -> FolderRecord {
-        try enter()
-        defer { leave() }
-        let parts = try Self.normalized(path).split(separator: "/").map { try Self.folderName(String($0)) }
-        guard let name = parts.last else { throw VaultError.invalidName("") }  // as folderName("") says
-        let parentNames = Array(parts.dropLast())
-        let parentPath = parentNames.joined(separator: "/")
-        var record = FolderRecord(
-            id: UUID().uuidString.lowercased(), parentId: nil, name: name, createdAt: Date().timeIntervalSince1970)
-        var folderKey: SecureBytes?
-        if let password {
-            // The slow derivation runs before the write transaction, not inside it.
-            let key = SecureBytes(randomCount: FolderProtection.keySize, using: directory.random)
-            try FolderProtection.protect(&record, key: key, password: password, kdf: kdf, using: directory.random)
-            folderKey = key
-        }
-        try catalog.changeFolders { all in
-            var parent: FolderRecord?
-            var made: [FolderRecord] = []
-            for parentName in parentNames {
-                if let found = all.first(where: { $0.parentId == parent?.id && $0.name == parentName }) {
-                    if found.isProtected { throw VaultError.nestedProtectedFolder }
-                    parent = found
-                } else {
-                    let missing = FolderRecord(id: UUID().uuidString.lowercased(), parentId: parent?.id,
-                                               name: parentName, createdAt: record.createdAt)
-                    made.append(missing)
-                    parent = missing
+        return try operation {
+            let parts = try Self.normalized(path).split(separator: "/").map { try Self.folderName(String($0)) }
+            guard let name = parts.last else { throw VaultError.invalidName("") }  // as folderName("") says
+            let parentNames = Array(parts.dropLast())
+            let parentPath = parentNames.joined(separator: "/")
+            var record = FolderRecord(
+                id: UUID().uuidString.lowercased(), parentId: nil, name: name, createdAt: Date().timeIntervalSince1970)
+            var folderKey: SecureBytes?
+            if let password {
+                // The slow derivation runs before the write transaction, not inside it.
+                let key = SecureBytes(randomCount: FolderProtection.keySize, using: directory.random)
+                try FolderProtection.protect(&record, key: key, password: password, kdf: kdf, using: directory.random)
+                folderKey = key
+            }
+            try catalog.changeFolders { all in
+                var parent: FolderRecord?
+                var made: [FolderRecord] = []
+                for parentName in parentNames {
+                    if let found = all.first(where: { $0.parentId == parent?.id && $0.name == parentName }) {
+                        if found.isProtected { throw VaultError.nestedProtectedFolder }
+                        parent = found
+                    } else {
+                        let missing = FolderRecord(id: UUID().uuidString.lowercased(), parentId: parent?.id,
+                                                   name: parentName, createdAt: record.createdAt)
+                        made.append(missing)
+                        parent = missing
+                    }
                 }
+                if all.contains(where: { $0.parentId == parent?.id && $0.name == name }) {
+                    throw VaultError.folderExists(parentPath.isEmpty ? name : parentPath + "/" + name)
+                }
+                record.parentId = parent?.id
+                return .insertAll(made + [record])
             }
-            if all.contains(where: { $0.parentId == parent?.id && $0.name == name }) {
-                throw VaultError.folderExists(parentPath.isEmpty ? name : parentPath + "/" + name)
-            }
-            record.parentId = parent?.id
-            return .insertAll(made + [record])
+            if let folderKey { stateLock.withLock { folderKeys[record.id] = folderKey } }
+            try persist()
+            return record
         }
-        if let folderKey { stateLock.withLock { folderKeys[record.id] = folderKey } }
-        try persist()
-        return record
     }
 
     /// A folder name as given, trimmed of surrounding spaces; refused when empty, "." or
@@ -113,18 +113,18 @@ extension Vault {
     /// missing or damaged field throws ``VaultError/corrupt(_:)`` rather than leaving the
     /// folder silently locked.
     public func unlockFolder(_ folder: FolderRecord, password: SecureBytes) throws {
-        try enter()
-        defer { leave() }
-        guard folder.isProtected else { return }
-        let key = try FolderProtection.unwrap(folder, password: password)
-        stateLock.withLock { folderKeys[folder.id] = key }
-        // docs/FORMAT.md §6.7: the folder's items may still hold plain SHA-256 hashes from
-        // before keyed ones, readable with the MEK alone; with its key here they are keyed
-        // now. A failure leaves them for the next unlock and does not undo this one.
-        do {
-            try convertContentHashes()
-        } catch {
-            directory.logger.warning("content hashes not converted", metadata: ["error": "\(error)"])
+        try operation {
+            guard folder.isProtected else { return }
+            let key = try FolderProtection.unwrap(folder, password: password)
+            stateLock.withLock { folderKeys[folder.id] = key }
+            // docs/FORMAT.md §6.7: the folder's items may still hold plain SHA-256 hashes from
+            // before keyed ones, readable with the MEK alone; with its key here they are keyed
+            // now. A failure leaves them for the next unlock and does not undo this one.
+            do {
+                try convertContentHashes()
+            } catch {
+                directory.logger.warning("content hashes not converted", metadata: ["error": "\(error)"])
+            }
         }
     }
 
@@ -161,9 +161,9 @@ extension Vault {
 
     /// How many items `folder` holds (counted even while it is locked; names stay hidden).
     public func itemCount(in folder: FolderRecord) throws -> Int {
-        try enter()
-        defer { leave() }
-        return try catalog.itemCount(inFolder: folder.id)
+        return try operation {
+            return try catalog.itemCount(inFolder: folder.id)
+        }
     }
 
     /// Renames `folder` where it is; its items, subfolders and (for a protected folder)
@@ -172,9 +172,9 @@ extension Vault {
     /// - Throws: ``VaultError/invalidName(_:)``, ``VaultError/folderExists(_:)``.
     @discardableResult
     public func renameFolder(_ folder: FolderRecord, to name: String) throws -> FolderRecord {
-        try enter()
-        defer { leave() }
-        return try relocate(folder, name: name, parentId: folder.parentId)
+        return try operation {
+            return try relocate(folder, name: name, parentId: folder.parentId)
+        }
     }
 
     /// Moves `folder`, with everything inside it, into `parent` (nil: the top level).
@@ -184,9 +184,9 @@ extension Vault {
     ///   ``VaultError/folderExists(_:)`` when the parent holds a folder of that name.
     @discardableResult
     public func moveFolder(_ folder: FolderRecord, into parent: FolderRecord?) throws -> FolderRecord {
-        try enter()
-        defer { leave() }
-        return try relocate(folder, name: folder.name, parentId: parent?.id)
+        return try operation {
+            return try relocate(folder, name: folder.name, parentId: parent?.id)
+        }
     }
 
     private func relocate(_ folder: FolderRecord, name: String, parentId: String?) throws -> FolderRecord {
@@ -227,13 +227,13 @@ extension Vault {
 
     /// Removes an empty folder. Persists the catalog.
     public func removeFolder(_ path: String) throws {
-        try enter()
-        defer { leave() }
-        let target = try folder(at: path)
-        // Checked and deleted in one transaction (see deleteFolderIfEmpty).
-        guard try catalog.deleteFolderIfEmpty(target.id) else { throw VaultError.folderNotEmpty(path) }
-        stateLock.withLock { folderKeys.removeValue(forKey: target.id)?.zeroize() }
-        try persist()
+        try operation {
+            let target = try folder(at: path)
+            // Checked and deleted in one transaction (see deleteFolderIfEmpty).
+            guard try catalog.deleteFolderIfEmpty(target.id) else { throw VaultError.folderNotEmpty(path) }
+            stateLock.withLock { folderKeys.removeValue(forKey: target.id)?.zeroize() }
+            try persist()
+        }
     }
 
     static func normalized(_ path: String) -> String {

@@ -15,32 +15,32 @@ extension Vault {
     /// Items visible to this session, newest capture first; with `folder`, only its items.
     /// Items in the trash are left out unless `trash` is true.
     public func items(in folder: FolderRecord? = nil, trash: Bool = false) throws -> [ItemView] {
-        try enter()
-        defer { leave() }
-        let (rows, folders) = try catalog.itemsInGalleryOrder(folderId: folder?.id)
-        let byId = Dictionary(uniqueKeysWithValues: folders.map { ($0.id, $0) })
-        return try rows.compactMap { row in
-            if row.isTrashed && !trash { return nil }
-            guard let folderId = row.folderId, let f = byId[folderId] else { return ItemView(record: row, folderPath: nil) }
-            guard isOpen(f) else { return nil }
-            return ItemView(record: try revealed(row), folderPath: folderPath(f, in: folders))
+        return try operation {
+            let (rows, folders) = try catalog.itemsInGalleryOrder(folderId: folder?.id)
+            let byId = Dictionary(uniqueKeysWithValues: folders.map { ($0.id, $0) })
+            return try rows.compactMap { row in
+                if row.isTrashed && !trash { return nil }
+                guard let folderId = row.folderId, let f = byId[folderId] else { return ItemView(record: row, folderPath: nil) }
+                guard isOpen(f) else { return nil }
+                return ItemView(record: try revealed(row), folderPath: folderPath(f, in: folders))
+            }
         }
     }
 
     /// The item whose id is `id` or starts with it (at least 4 characters, unambiguous).
     /// Items of locked protected folders are not found.
     public func item(_ id: String) throws -> ItemRecord {
-        try enter()
-        defer { leave() }
-        let needle = id.lowercased()
-        guard needle.count >= 4, needle.allSatisfy({ $0.isHexDigit || $0 == "-" }) else { throw VaultError.noSuchItem(id) }
-        let rows = try catalog.items(withIdPrefix: needle)
-        let exact = rows.first { $0.id == needle }
-        guard let row = exact ?? (rows.count == 1 ? rows[0] : nil) else { throw VaultError.noSuchItem(id) }
-        if let folderId = row.folderId {
-            guard let folder = try catalog.folder(id: folderId), isOpen(folder) else { throw VaultError.noSuchItem(id) }
+        return try operation {
+            let needle = id.lowercased()
+            guard needle.count >= 4, needle.allSatisfy({ $0.isHexDigit || $0 == "-" }) else { throw VaultError.noSuchItem(id) }
+            let rows = try catalog.items(withIdPrefix: needle)
+            let exact = rows.first { $0.id == needle }
+            guard let row = exact ?? (rows.count == 1 ? rows[0] : nil) else { throw VaultError.noSuchItem(id) }
+            if let folderId = row.folderId {
+                guard let folder = try catalog.folder(id: folderId), isOpen(folder) else { throw VaultError.noSuchItem(id) }
+            }
+            return try revealed(row)
         }
-        return try revealed(row)
     }
 
     /// Seals the fields a protected folder hides, and blanks them in the row.
@@ -93,9 +93,9 @@ extension Vault {
     /// row without its media. A person's delete moves to the trash instead
     /// (``trashItems(_:now:)``).
     public func deleteItems(_ ids: [String]) throws {
-        try enter()
-        defer { leave() }
-        try deleteRows(try ids.map(item))
+        try operation {
+            try deleteRows(try ids.map(item))
+        }
     }
 
     /// ``deleteItems(_:)`` for rows already read.
@@ -119,11 +119,11 @@ extension Vault {
     /// hash anew under the target's hash key (docs/FORMAT.md §6.7); the old files are
     /// removed only after the catalog names the new ones.
     public func moveItems(_ ids: [String], to folder: FolderRecord?) throws {
-        try enter()
-        defer { leave() }
-        // Rows are read, re-sealed and written back whole: no rendition may be recorded
-        // in between (it would be written over, its file left unnamed).
-        try rowsGate.withLock { try moveRows(ids, to: folder) }
+        try operation {
+            // Rows are read, re-sealed and written back whole: no rendition may be recorded
+            // in between (it would be written over, its file left unnamed).
+            try rowsGate.withLock { try moveRows(ids, to: folder) }
+        }
     }
 
     private func moveRows(_ ids: [String], to folder: FolderRecord?) throws {
@@ -215,55 +215,55 @@ extension Vault {
     /// files are among them, with any an interrupted write left behind, and nothing on
     /// disk tells the two apart (docs/SECURITY.md, "What does not hold").
     public func unnamedPoolFileCount() throws -> Int {
-        try enter()
-        defer { leave() }
-        let named = try namedFiles()
-        let names = try FileManager.default.contentsOfDirectory(atPath: directory.mediaPath)
-        return names.filter { MediaPool.isPoolFileName($0) && !named.contains(directory.mediaPath + "/" + $0) }.count
+        return try operation {
+            let named = try namedFiles()
+            let names = try FileManager.default.contentsOfDirectory(atPath: directory.mediaPath)
+            return names.filter { MediaPool.isPoolFileName($0) && !named.contains(directory.mediaPath + "/" + $0) }.count
+        }
     }
 
     /// Decrypts every item this session can see, original and thumbnail, and reports
     /// what fails. Items of locked protected folders are counted, not read.
     public func verify(progress: ((Int, Int) -> Void)? = nil) throws -> (checked: Int, skipped: Int, problems: [Problem]) {
-        try enter()
-        defer { leave() }
-        let visible = try items(trash: true)
-        let total = try catalog.itemCount()
-        var problems = [Problem]()
-        for (n, view) in visible.enumerated() {
-            let item = view.record
-            do {
-                var size: UInt64 = 0
-                try export(item) { size += UInt64($0.count) }
-                if size != UInt64(item.size) { throw VaultError.corrupt("size \(size), catalog says \(item.size)") }
-            } catch {
-                problems.append(Problem(itemId: item.id, message: "original: \(error)"))
-            }
-            do {
-                _ = try thumbnail(item)
-            } catch {
-                problems.append(Problem(itemId: item.id, message: "thumbnail: \(error)"))
-            }
-            if let companion = item.companion {
+        return try operation {
+            let visible = try items(trash: true)
+            let total = try catalog.itemCount()
+            var problems = [Problem]()
+            for (n, view) in visible.enumerated() {
+                let item = view.record
                 do {
                     var size: UInt64 = 0
-                    try export(companion) { size += UInt64($0.count) }
-                    if size != UInt64(companion.size) { throw VaultError.corrupt("size \(size), catalog says \(companion.size)") }
+                    try export(item) { size += UInt64($0.count) }
+                    if size != UInt64(item.size) { throw VaultError.corrupt("size \(size), catalog says \(item.size)") }
                 } catch {
-                    problems.append(Problem(itemId: item.id, message: "\(item.companionRole?.rawValue ?? "companion"): \(error)"))
+                    problems.append(Problem(itemId: item.id, message: "original: \(error)"))
                 }
-            }
-            if item.renditionState == .ready {
                 do {
-                    // Every chunk opened: a rendition is read as an original is.
-                    let reader = try openRendition(item)
-                    _ = try reader.read(0..<reader.size)
+                    _ = try thumbnail(item)
                 } catch {
-                    problems.append(Problem(itemId: item.id, message: "rendition: \(error)"))
+                    problems.append(Problem(itemId: item.id, message: "thumbnail: \(error)"))
                 }
+                if let companion = item.companion {
+                    do {
+                        var size: UInt64 = 0
+                        try export(companion) { size += UInt64($0.count) }
+                        if size != UInt64(companion.size) { throw VaultError.corrupt("size \(size), catalog says \(companion.size)") }
+                    } catch {
+                        problems.append(Problem(itemId: item.id, message: "\(item.companionRole?.rawValue ?? "companion"): \(error)"))
+                    }
+                }
+                if item.renditionState == .ready {
+                    do {
+                        // Every chunk opened: a rendition is read as an original is.
+                        let reader = try openRendition(item)
+                        _ = try reader.read(0..<reader.size)
+                    } catch {
+                        problems.append(Problem(itemId: item.id, message: "rendition: \(error)"))
+                    }
+                }
+                progress?(n + 1, visible.count)
             }
-            progress?(n + 1, visible.count)
+            return (visible.count, total - visible.count, problems)
         }
-        return (visible.count, total - visible.count, problems)
     }
 }

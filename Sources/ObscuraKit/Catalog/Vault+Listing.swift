@@ -38,75 +38,75 @@ extension Vault {
     /// - Throws: ``VaultError/folderLocked(_:)`` for a locked folder,
     ///   ``VaultError/invalidCursor`` for a cursor this method did not make.
     public func itemListing(scope: ItemScope, filter: ItemFilter = ItemFilter(), after cursor: String? = nil, limit: Int) throws -> ItemListing {
-        try enter()
-        defer { leave() }
-        let folders = try catalog.folders()
-        let catalogScope: Catalog.ListingScope
-        switch scope {
-        case .visible:
-            catalogScope = .all(excluding: folders.filter { !isOpen($0) }.map(\.id))
-        case .library:
-            catalogScope = .all(excluding: folders.filter(\.isProtected).map(\.id))
-        case .topLevel:
-            catalogScope = .topLevel
-        case let .folder(folder):
-            guard isOpen(folder) else { throw VaultError.folderLocked(folder.name) }
-            catalogScope = .folder(folder.id)
-        case .trash:
-            catalogScope = .trash(excluding: folders.filter { !isOpen($0) }.map(\.id))
+        return try operation {
+            let folders = try catalog.folders()
+            let catalogScope: Catalog.ListingScope
+            switch scope {
+            case .visible:
+                catalogScope = .all(excluding: folders.filter { !isOpen($0) }.map(\.id))
+            case .library:
+                catalogScope = .all(excluding: folders.filter(\.isProtected).map(\.id))
+            case .topLevel:
+                catalogScope = .topLevel
+            case let .folder(folder):
+                guard isOpen(folder) else { throw VaultError.folderLocked(folder.name) }
+                catalogScope = .folder(folder.id)
+            case .trash:
+                catalogScope = .trash(excluding: folders.filter { !isOpen($0) }.map(\.id))
+            }
+            var position: (key: Double, id: String)?
+            if let cursor {
+                position = Self.decodeCursor(cursor)
+                if position == nil { throw VaultError.invalidCursor }
+            }
+            if case let .folder(folder) = scope, folder.isProtected {
+                return try protectedPage(folder, in: folders, filter: filter, after: position, limit: limit)
+            }
+            if scope == .trash, filter != ItemFilter() {
+                // The trash holds open protected folders' items, whose names, places and dates
+                // are sealed: a search of it (small, as the trash is) is worked out in Swift.
+                let (rows, _) = try catalog.listing(catalogScope, filter: Catalog.ListingFilter(), after: nil, limit: Int(Int32.max))
+                return try openedPage(rows, in: folders, key: { $0.deletedAt ?? 0 }, filter: filter, after: position, limit: limit,
+                                      trash: true)
+            }
+            // One row past the page tells whether another page follows.
+            let (page, total) = try catalog.listing(catalogScope, filter: filter.catalogFilter, after: position, limit: limit + 1)
+            let byId = Dictionary(uniqueKeysWithValues: folders.map { ($0.id, $0) })
+            let items = try page.prefix(limit).map { row -> ItemView in
+                guard let folderId = row.folderId, let folder = byId[folderId] else { return ItemView(record: row, folderPath: nil) }
+                return ItemView(record: try revealed(row), folderPath: folderPath(folder, in: folders))
+            }
+            let next = page.count > limit ? page[limit - 1] : nil
+            return ItemListing(items: items, nextCursor: next.map { Self.cursor(after: $0, trash: scope == .trash) }, total: total)
         }
-        var position: (key: Double, id: String)?
-        if let cursor {
-            position = Self.decodeCursor(cursor)
-            if position == nil { throw VaultError.invalidCursor }
-        }
-        if case let .folder(folder) = scope, folder.isProtected {
-            return try protectedPage(folder, in: folders, filter: filter, after: position, limit: limit)
-        }
-        if scope == .trash, filter != ItemFilter() {
-            // The trash holds open protected folders' items, whose names, places and dates
-            // are sealed: a search of it (small, as the trash is) is worked out in Swift.
-            let (rows, _) = try catalog.listing(catalogScope, filter: Catalog.ListingFilter(), after: nil, limit: Int(Int32.max))
-            return try openedPage(rows, in: folders, key: { $0.deletedAt ?? 0 }, filter: filter, after: position, limit: limit,
-                                  trash: true)
-        }
-        // One row past the page tells whether another page follows.
-        let (page, total) = try catalog.listing(catalogScope, filter: filter.catalogFilter, after: position, limit: limit + 1)
-        let byId = Dictionary(uniqueKeysWithValues: folders.map { ($0.id, $0) })
-        let items = try page.prefix(limit).map { row -> ItemView in
-            guard let folderId = row.folderId, let folder = byId[folderId] else { return ItemView(record: row, folderPath: nil) }
-            return ItemView(record: try revealed(row), folderPath: folderPath(folder, in: folders))
-        }
-        let next = page.count > limit ? page[limit - 1] : nil
-        return ItemListing(items: items, nextCursor: next.map { Self.cursor(after: $0, trash: scope == .trash) }, total: total)
     }
 
     /// How many items of `scope` each month holds (`YYYY-MM` of the capture date, else the
     /// import date, in UTC), newest first: the gallery's date scrubber. The trash has none.
     /// A protected folder's dates are sealed (§6.4): its rows are opened and counted here.
     public func months(scope: ItemScope, favoritesOnly: Bool = false) throws -> [(month: String, count: Int)] {
-        try enter()
-        defer { leave() }
-        let folders = try catalog.folders()
-        switch scope {
-        case .visible:
-            return try catalog.months(.all(excluding: folders.filter { !isOpen($0) }.map(\.id)), favoritesOnly: favoritesOnly)
-        case .library:
-            return try catalog.months(.all(excluding: folders.filter(\.isProtected).map(\.id)), favoritesOnly: favoritesOnly)
-        case .topLevel:
-            return try catalog.months(.topLevel, favoritesOnly: favoritesOnly)
-        case .trash:
-            return []
-        case let .folder(folder):
-            guard isOpen(folder) else { throw VaultError.folderLocked(folder.name) }
-            guard folder.isProtected else { return try catalog.months(.folder(folder.id), favoritesOnly: favoritesOnly) }
-            let page = try itemListing(scope: scope, filter: ItemFilter(favoritesOnly: favoritesOnly), limit: Int(Int32.max))
-            var counts = [(month: String, count: Int)]()
-            for view in page.items {
-                let month = Self.month(view.record.takenAt ?? view.record.importedAt)
-                if counts.last?.month == month { counts[counts.count - 1].count += 1 } else { counts.append((month, 1)) }
+        return try operation {
+            let folders = try catalog.folders()
+            switch scope {
+            case .visible:
+                return try catalog.months(.all(excluding: folders.filter { !isOpen($0) }.map(\.id)), favoritesOnly: favoritesOnly)
+            case .library:
+                return try catalog.months(.all(excluding: folders.filter(\.isProtected).map(\.id)), favoritesOnly: favoritesOnly)
+            case .topLevel:
+                return try catalog.months(.topLevel, favoritesOnly: favoritesOnly)
+            case .trash:
+                return []
+            case let .folder(folder):
+                guard isOpen(folder) else { throw VaultError.folderLocked(folder.name) }
+                guard folder.isProtected else { return try catalog.months(.folder(folder.id), favoritesOnly: favoritesOnly) }
+                let page = try itemListing(scope: scope, filter: ItemFilter(favoritesOnly: favoritesOnly), limit: Int(Int32.max))
+                var counts = [(month: String, count: Int)]()
+                for view in page.items {
+                    let month = Self.month(view.record.takenAt ?? view.record.importedAt)
+                    if counts.last?.month == month { counts[counts.count - 1].count += 1 } else { counts.append((month, 1)) }
+                }
+                return counts
             }
-            return counts
         }
     }
 
@@ -160,13 +160,13 @@ extension Vault {
 
     /// Marks or unmarks an item as a favourite, and persists the catalog.
     public func setFavorite(_ id: String, _ favorite: Bool) throws -> ItemRecord {
-        try enter()
-        defer { leave() }
-        var row = try item(id)
-        row.favorite = favorite
-        try catalog.setFavorite(favorite, itemId: row.id)
-        try persist()
-        return row
+        return try operation {
+            var row = try item(id)
+            row.favorite = favorite
+            try catalog.setFavorite(favorite, itemId: row.id)
+            try persist()
+            return row
+        }
     }
 
     /// A cursor: the sort key's bit pattern in hex, a dot, the item id. The key is

@@ -50,30 +50,30 @@ extension Vault {
     /// The vault's drop code, the public half of its drop key pair. A vault made before
     /// drops gets its key pair now, persisted with the catalog.
     public func dropCode() throws -> DropCode {
-        try enter()
-        defer { leave() }
-        // The look-up and the first key's creation under one gate: two requests at once
-        // would otherwise each make a key, and the code shown first would open nothing.
-        return try rowsGate.withLock {
-            if let pair = try dropKeyPair() { return DropCode(publicKey: pair.publicKey) }
-            let pair = try HPKEExporter.KeyPair.generate(using: directory.random)
-            try catalog.setSecretSetting(DropFormat.keySetting, to: pair.privateKey)
-            try persist()
-            return DropCode(publicKey: pair.publicKey)
+        return try operation {
+            // The look-up and the first key's creation under one gate: two requests at once
+            // would otherwise each make a key, and the code shown first would open nothing.
+            return try rowsGate.withLock {
+                if let pair = try dropKeyPair() { return DropCode(publicKey: pair.publicKey) }
+                let pair = try HPKEExporter.KeyPair.generate(using: directory.random)
+                try catalog.setSecretSetting(DropFormat.keySetting, to: pair.privateKey)
+                try persist()
+                return DropCode(publicKey: pair.publicKey)
+            }
         }
     }
 
     /// The drop key pair kept in the catalog (§10.1), if the vault has one.
     func dropKeyPair() throws -> HPKEExporter.KeyPair? {
-        try enter()
-        defer { leave() }
-        let key: SecureBytes?
-        do {
-            key = try catalog.secretSetting(DropFormat.keySetting, byteCount: HPKEExporter.keySize)
-        } catch CatalogError.invalidImage {
-            throw VaultError.corrupt("the catalog's drop key is not 32 bytes of hex")
+        return try operation {
+            let key: SecureBytes?
+            do {
+                key = try catalog.secretSetting(DropFormat.keySetting, byteCount: HPKEExporter.keySize)
+            } catch CatalogError.invalidImage {
+                throw VaultError.corrupt("the catalog's drop key is not 32 bytes of hex")
+            }
+            return try key.map(HPKEExporter.KeyPair.init(privateKey:))
         }
-        return try key.map(HPKEExporter.KeyPair.init(privateKey:))
     }
 
     /// Stores a new drop key pair in `catalog` (§10.1): every slot made, real vault or

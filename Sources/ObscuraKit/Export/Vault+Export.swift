@@ -21,40 +21,40 @@ extension Vault {
         to path: String, password: SecureBytes, kdf: KDFParameters = .export,
         progress: ((UInt64, UInt64) -> Void)? = nil
     ) throws {
-        try enter()
-        defer { leave() }
-        guard !FileManager.default.fileExists(atPath: path) else { throw ExportError.outputExists(path) }
-        let export = try prepareExport(password: password, kdf: kdf)
-        ExportPartial.removeStale(for: path)
-        let temporary = ExportPartial.path(for: path)
-        var lock: Int32 = -1
-        defer { if lock >= 0 { close(lock) } }
-        try FileIO.createDurably(temporary) { fd in
-            lock = try ExportPartial.markLive(fd, path: temporary)
-            // Sealing on this thread, writing on another: the write's copy into the page
-            // cache is the larger cost (docs/BENCHMARKS.md, "Export and import").
-            let writer = BackgroundWriter(fd: fd, path: temporary)
-            let sealing = Result { try export.write(progress: progress, emit: writer.write) }
-            // A write error (a full disk) is the cause of any sealing-side failure it led to.
-            try writer.finish()
-            try sealing.get()
-        }
-        let steps = directory.store.steps
-        do {
-            try steps.reached(.wroteExport)
-            // A file made at `path` since the check above is not replaced either.
-            do {
-                try FileIO.renameExclusive(temporary, path)
-            } catch StorageError.io(_, EEXIST) {
-                throw ExportError.outputExists(path)
+        try operation {
+            guard !FileManager.default.fileExists(atPath: path) else { throw ExportError.outputExists(path) }
+            let export = try prepareExport(password: password, kdf: kdf)
+            ExportPartial.removeStale(for: path)
+            let temporary = ExportPartial.path(for: path)
+            var lock: Int32 = -1
+            defer { if lock >= 0 { close(lock) } }
+            try FileIO.createDurably(temporary) { fd in
+                lock = try ExportPartial.markLive(fd, path: temporary)
+                // Sealing on this thread, writing on another: the write's copy into the page
+                // cache is the larger cost (docs/BENCHMARKS.md, "Export and import").
+                let writer = BackgroundWriter(fd: fd, path: temporary)
+                let sealing = Result { try export.write(progress: progress, emit: writer.write) }
+                // A write error (a full disk) is the cause of any sealing-side failure it led to.
+                try writer.finish()
+                try sealing.get()
             }
-            try FileIO.syncParentDirectory(of: path)
-        } catch {
-            unlink(temporary)
-            throw error
+            let steps = directory.store.steps
+            do {
+                try steps.reached(.wroteExport)
+                // A file made at `path` since the check above is not replaced either.
+                do {
+                    try FileIO.renameExclusive(temporary, path)
+                } catch StorageError.io(_, EEXIST) {
+                    throw ExportError.outputExists(path)
+                }
+                try FileIO.syncParentDirectory(of: path)
+            } catch {
+                unlink(temporary)
+                throw error
+            }
+            try steps.reached(.renamedExport)
+            directory.logger.debug("exported vault", metadata: ["bytes": "\(export.fileSize)"])
         }
-        try steps.reached(.renamedExport)
-        directory.logger.debug("exported vault", metadata: ["bytes": "\(export.fileSize)"])
     }
 
     /// ``exportVault(to:password:kdf:progress:)`` with PBKDF2 at `iterations` (tests pass
@@ -74,52 +74,52 @@ extension Vault {
     /// ready to be streamed by ``PreparedExport/write(progress:emit:)``: to a file, or
     /// straight into a download.
     public func prepareExport(password: SecureBytes, kdf: KDFParameters = .export) throws -> PreparedExport {
-        try enter()
-        defer { leave() }
-        // One moment for both: a rendition recorded between them would be named by the
-        // manifest and not by the carried catalog.
-        let (exported, rows) = try rowsGate.withLock { (try exportedSlot(), try catalog.itemsAndFolders()) }
-        let (slot, header) = exported
-        let (items, folders) = rows
-        var manifest = ExportManifest(
-            format: ExportFormat.manifestFormat, createdAt: Date().timeIntervalSince1970,
-            vault: .init(header: header),
-            folders: folders.map { .init(id: $0.id, parentId: $0.parentId, name: $0.name, protected: $0.isProtected) },
-            items: items.map {
-                .init(id: $0.id, kind: $0.kind.rawValue, name: $0.name, mimeType: $0.mimeType, size: $0.size,
-                      takenAt: $0.takenAt, folderId: $0.folderId, mediaId: $0.mediaId, thumbId: $0.thumbId,
-                      renditionId: $0.renditionId, companionId: $0.companionId)
-            })
-        manifest.format = ExportFormat.manifestFormat(for: manifest.items)
-        let json = try manifest.encoded()
+        return try operation {
+            // One moment for both: a rendition recorded between them would be named by the
+            // manifest and not by the carried catalog.
+            let (exported, rows) = try rowsGate.withLock { (try exportedSlot(), try catalog.itemsAndFolders()) }
+            let (slot, header) = exported
+            let (items, folders) = rows
+            var manifest = ExportManifest(
+                format: ExportFormat.manifestFormat, createdAt: Date().timeIntervalSince1970,
+                vault: .init(header: header),
+                folders: folders.map { .init(id: $0.id, parentId: $0.parentId, name: $0.name, protected: $0.isProtected) },
+                items: items.map {
+                    .init(id: $0.id, kind: $0.kind.rawValue, name: $0.name, mimeType: $0.mimeType, size: $0.size,
+                          takenAt: $0.takenAt, folderId: $0.folderId, mediaId: $0.mediaId, thumbId: $0.thumbId,
+                          renditionId: $0.renditionId, companionId: $0.companionId)
+                })
+            manifest.format = ExportFormat.manifestFormat(for: manifest.items)
+            let json = try manifest.encoded()
 
-        var segments: [PayloadSource.Segment] = []
-        var head = [UInt8]()
-        head.appendBigEndian(UInt32(json.count))
-        head += json
-        head.appendBigEndian(UInt64(slot.count))
-        segments += [.bytes(head), .bytes(slot)]
-        let pool = directory.pool
-        for item in items {
-            var files = [(ExportFormat.RecordKind.original, item.mediaId, try pool.dataPath(item.mediaId))]
-            if let thumb = item.thumbId { files.append((.thumbnail, thumb, try pool.thumbPath(thumb))) }
-            // A rendition is a sealed file like an original, and travels as one (§7.3).
-            if let rendition = item.renditionId { files.append((.original, rendition, try pool.dataPath(rendition))) }
-            // So is a Live Photo's motion.
-            if let companion = item.companionId { files.append((.original, companion, try pool.dataPath(companion))) }
-            for (kind, id, file) in files {
-                let size = Int64(try FileIO.size(file))
-                var record = [kind.rawValue] + Self.context(id)
-                record.appendBigEndian(UInt64(size))
-                segments += [.bytes(record), .file(path: file, size: size)]
+            var segments: [PayloadSource.Segment] = []
+            var head = [UInt8]()
+            head.appendBigEndian(UInt32(json.count))
+            head += json
+            head.appendBigEndian(UInt64(slot.count))
+            segments += [.bytes(head), .bytes(slot)]
+            let pool = directory.pool
+            for item in items {
+                var files = [(ExportFormat.RecordKind.original, item.mediaId, try pool.dataPath(item.mediaId))]
+                if let thumb = item.thumbId { files.append((.thumbnail, thumb, try pool.thumbPath(thumb))) }
+                // A rendition is a sealed file like an original, and travels as one (§7.3).
+                if let rendition = item.renditionId { files.append((.original, rendition, try pool.dataPath(rendition))) }
+                // So is a Live Photo's motion.
+                if let companion = item.companionId { files.append((.original, companion, try pool.dataPath(companion))) }
+                for (kind, id, file) in files {
+                    let size = Int64(try FileIO.size(file))
+                    var record = [kind.rawValue] + Self.context(id)
+                    record.appendBigEndian(UInt64(size))
+                    segments += [.bytes(record), .file(path: file, size: size)]
+                }
             }
-        }
-        segments.append(.bytes([ExportFormat.RecordKind.end.rawValue]))
-        let source = PayloadSource(segments)
+            segments.append(.bytes([ExportFormat.RecordKind.end.rawValue]))
+            let source = PayloadSource(segments)
 
-        let (exportHeader, cipher) = try ExportFormat.prepare(
-            password: password, kdf: kdf, totalSize: source.totalSize, using: directory.random)
-        return PreparedExport(header: exportHeader, cipher: cipher, source: source)
+            let (exportHeader, cipher) = try ExportFormat.prepare(
+                password: password, kdf: kdf, totalSize: source.totalSize, using: directory.random)
+            return PreparedExport(header: exportHeader, cipher: cipher, source: source)
+        }
     }
 }
 

@@ -69,53 +69,53 @@ extension Vault {
         _ paths: [String], into folder: FolderRecord? = nil, pixelLimit: Int = Imaging.defaultPixelLimit,
         progress: ((ImportProgress) -> Void)? = nil
     ) throws -> ImportReport {
-        try enter()
-        defer { leave() }
-        if let folder { _ = try folderKey(forFolder: folder.id) }
-        var report = ImportReport()
-        var files = [(path: String, size: Int64)]()
-        for path in paths { Self.expand(path, into: &files, failures: &report.failures) }
+        return try operation {
+            if let folder { _ = try folderKey(forFolder: folder.id) }
+            var report = ImportReport()
+            var files = [(path: String, size: Int64)]()
+            for path in paths { Self.expand(path, into: &files, failures: &report.failures) }
 
-        let batch = ImportBatch(duplicates: try duplicateIndex(into: folder?.id), total: files.count,
-                                bytes: files.reduce(0) { $0 + $1.size }, progress: progress)
-        let results = ConcurrentResults<FileOutcome>(count: files.count)
-        let sources = files.map(\.path)
-        let folderId = folder?.id
-        DispatchQueue.concurrentPerform(iterations: sources.count) { i in
-            results.set(i, .success(importOne(sources[i], folderId: folderId, pixelLimit: pixelLimit, batch: batch)))
-            batch.fileDone()
-        }
+            let batch = ImportBatch(duplicates: try duplicateIndex(into: folder?.id), total: files.count,
+                                    bytes: files.reduce(0) { $0 + $1.size }, progress: progress)
+            let results = ConcurrentResults<FileOutcome>(count: files.count)
+            let sources = files.map(\.path)
+            let folderId = folder?.id
+            DispatchQueue.concurrentPerform(iterations: sources.count) { i in
+                results.set(i, .success(importOne(sources[i], folderId: folderId, pixelLimit: pixelLimit, batch: batch)))
+                batch.fileDone()
+            }
 
-        var rows = [ImportedRow]()
-        var importedPaths = [String]()
-        for (file, outcome) in zip(files, try results.values()) {
-            switch outcome {
-            case let .imported(row, plain, paths):
-                rows.append(ImportedRow(stored: row, plain: plain, written: paths))
-                importedPaths.append(file.path)
-            case .duplicate: report.duplicates.append(file.path)
-            case let .failed(failure): report.failures.append(.init(path: file.path, message: failure.detail))
+            var rows = [ImportedRow]()
+            var importedPaths = [String]()
+            for (file, outcome) in zip(files, try results.values()) {
+                switch outcome {
+                case let .imported(row, plain, paths):
+                    rows.append(ImportedRow(stored: row, plain: plain, written: paths))
+                    importedPaths.append(file.path)
+                case .duplicate: report.duplicates.append(file.path)
+                case let .failed(failure): report.failures.append(.init(path: file.path, message: failure.detail))
+                }
             }
-        }
-        directory.logger.debug("import batch sealed", metadata: [
-            "files": "\(files.count)", "imported": "\(rows.count)", "failed": "\(report.failures.count)"])
-        guard !rows.isEmpty else { return report }
-        // The pool's new names are made durable before the catalog that names them.
-        do {
-            try directory.pool.sync()
-        } catch {
-            cleanUp(created: rows.flatMap(\.written))
-            throw error
-        }
-        report.bytes = rows.reduce(0) { $0 + $1.plain.size }
-        for (source, committed) in zip(importedPaths, try commitImports(rows)) {
-            switch committed {
-            case let .item(row): report.imported.append(row)
-            case let .joined(still):
-                report.joined.append(.init(path: source, role: still.companionRole ?? .motion, still: still.name))
+            directory.logger.debug("import batch sealed", metadata: [
+                "files": "\(files.count)", "imported": "\(rows.count)", "failed": "\(report.failures.count)"])
+            guard !rows.isEmpty else { return report }
+            // The pool's new names are made durable before the catalog that names them.
+            do {
+                try directory.pool.sync()
+            } catch {
+                cleanUp(created: rows.flatMap(\.written))
+                throw error
             }
+            report.bytes = rows.reduce(0) { $0 + $1.plain.size }
+            for (source, committed) in zip(importedPaths, try commitImports(rows)) {
+                switch committed {
+                case let .item(row): report.imported.append(row)
+                case let .joined(still):
+                    report.joined.append(.init(path: source, role: still.companionRole ?? .motion, still: still.name))
+                }
+            }
+            return report
         }
-        return report
     }
 
     enum FileOutcome {

@@ -47,28 +47,28 @@ extension Vault {
     /// - Returns: the number of items converted.
     @discardableResult
     package func convertContentHashes() throws -> Int {
-        try enter()
-        defer { leave() }
-        let protected = Set(try catalog.folders().filter(\.isProtected).map(\.id))
-        let folderKeys = stateLock.withLock { self.folderKeys }
-        var keys: [DuplicateIndex.Domain: SecureBytes] = [:]
-        var converted = [(id: String, hash: Data)]()
-        for row in try catalog.plainContentHashes() {
-            let domain = hashDomain(ofFolder: row.folderId, protected: protected)
-            if keys[domain] == nil {
-                switch domain {
-                case .vault: keys[domain] = ContentHash.key(from: key)
-                case let .folder(id): keys[domain] = folderKeys[id].map(ContentHash.key(from:))
+        return try operation {
+            let protected = Set(try catalog.folders().filter(\.isProtected).map(\.id))
+            let folderKeys = stateLock.withLock { self.folderKeys }
+            var keys: [DuplicateIndex.Domain: SecureBytes] = [:]
+            var converted = [(id: String, hash: Data)]()
+            for row in try catalog.plainContentHashes() {
+                let domain = hashDomain(ofFolder: row.folderId, protected: protected)
+                if keys[domain] == nil {
+                    switch domain {
+                    case .vault: keys[domain] = ContentHash.key(from: key)
+                    case let .folder(id): keys[domain] = folderKeys[id].map(ContentHash.key(from:))
+                    }
                 }
+                guard let hashKey = keys[domain] else { continue }
+                converted.append((row.id, ContentHash.keyed(sha256: row.hash, key: hashKey)))
             }
-            guard let hashKey = keys[domain] else { continue }
-            converted.append((row.id, ContentHash.keyed(sha256: row.hash, key: hashKey)))
+            guard !converted.isEmpty else { return 0 }
+            try catalog.setContentHashes(converted)
+            try persist()
+            directory.logger.debug("converted content hashes", metadata: ["items": "\(converted.count)"])
+            return converted.count
         }
-        guard !converted.isEmpty else { return 0 }
-        try catalog.setContentHashes(converted)
-        try persist()
-        directory.logger.debug("converted content hashes", metadata: ["items": "\(converted.count)"])
-        return converted.count
     }
 }
 

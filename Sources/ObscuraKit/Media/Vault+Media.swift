@@ -58,33 +58,33 @@ extension Vault {
 
     /// Plaintext bytes `range` of the item's original.
     public func read(_ item: ItemRecord, range: Range<UInt64>) throws -> [UInt8] {
-        try enter()
-        defer { leave() }
-        return try originalReader(item).read(range)
+        return try operation {
+            return try originalReader(item).read(range)
+        }
     }
 
     /// Writes the item's whole original to `sink`, one chunk at a time.
     public func export(_ item: ItemRecord, to sink: ([UInt8]) throws -> Void) throws {
-        try enter()
-        defer { leave() }
-        try originalReader(item).forEachChunk(sink)
+        try operation {
+            try originalReader(item).forEachChunk(sink)
+        }
     }
 
     /// A viewer preview (JPEG, longest side ``Imaging/previewSize``), made on demand and
     /// kept in the session's ``PreviewCache`` (not a view-limited item's: it is shown only
     /// inside a counted view, made anew each time). Videos and other files use their thumbnail.
     public func preview(_ item: ItemRecord) throws -> [UInt8]? {
-        try enter()
-        defer { leave() }
-        let cached = !item.isViewLimited
-        if cached, let hit = previews.get(item.id) { return hit }
-        guard item.kind == .photo, item.size <= Self.maximumPhotoFileSize else { return try thumbnail(item) }
-        // A camera RAW shows its embedded preview; one without (thumbnailed by libvips at
-        // import) takes the ordinary way.
-        let preview = try (RawImage.isRaw(item.mimeType) ? rawPicture(item, maxSide: Imaging.previewSize) : nil)
-            ?? withOriginal(item) { try Imaging.thumbnail($0, maxSide: Imaging.previewSize) }
-        if cached { previews.put(item.id, preview) }
-        return preview
+        return try operation {
+            let cached = !item.isViewLimited
+            if cached, let hit = previews.get(item.id) { return hit }
+            guard item.kind == .photo, item.size <= Self.maximumPhotoFileSize else { return try thumbnail(item) }
+            // A camera RAW shows its embedded preview; one without (thumbnailed by libvips at
+            // import) takes the ordinary way.
+            let preview = try (RawImage.isRaw(item.mimeType) ? rawPicture(item, maxSide: Imaging.previewSize) : nil)
+                ?? withOriginal(item) { try Imaging.thumbnail($0, maxSide: Imaging.previewSize) }
+            if cached { previews.put(item.id, preview) }
+            return preview
+        }
     }
 
     /// A photo at its full size as an upright JPEG, made on demand and never cached: what
@@ -93,16 +93,16 @@ extension Vault {
     /// and other files. Its cost is the preview's (the whole image is decoded for either),
     /// bounded by the same pixel limit.
     public func fullImage(_ item: ItemRecord) throws -> [UInt8]? {
-        try enter()
-        defer { leave() }
-        guard item.kind == .photo, item.size <= Self.maximumPhotoFileSize else { return nil }
-        // One at a time in the process: a full decode of a large photo holds hundreds of
-        // megabytes, and parallel requests would multiply that.
-        return try Self.fullImageGate.withLock {
-            if RawImage.isRaw(item.mimeType), let picture = try rawPicture(item, maxSide: nil) { return picture }
-            return try withOriginal(item) { raw in
-                let info = try Imaging.probe(raw)
-                return try Imaging.thumbnail(raw, maxSide: max(info.width, info.height, 1))
+        return try operation {
+            guard item.kind == .photo, item.size <= Self.maximumPhotoFileSize else { return nil }
+            // One at a time in the process: a full decode of a large photo holds hundreds of
+            // megabytes, and parallel requests would multiply that.
+            return try Self.fullImageGate.withLock {
+                if RawImage.isRaw(item.mimeType), let picture = try rawPicture(item, maxSide: nil) { return picture }
+                return try withOriginal(item) { raw in
+                    let info = try Imaging.probe(raw)
+                    return try Imaging.thumbnail(raw, maxSide: max(info.width, info.height, 1))
+                }
             }
         }
     }
@@ -123,12 +123,12 @@ extension Vault {
     /// The item's thumbnail (JPEG), or nil when it has none: a version 2 chunked file, or a
     /// single-shot blob written before version 2 (docs/FORMAT.md §6.5).
     public func thumbnail(_ item: ItemRecord) throws -> [UInt8]? {
-        try enter()
-        defer { leave() }
-        guard let thumbId = item.thumbId else { return nil }
-        let sealed = try FileIO.read(directory.pool.thumbPath(thumbId))
-        return try SealedFile.open(
-            sealed, key: key, folderKey: try folderKey(forFolder: item.folderId), context: Self.context(thumbId))
+        return try operation {
+            guard let thumbId = item.thumbId else { return nil }
+            let sealed = try FileIO.read(directory.pool.thumbPath(thumbId))
+            return try SealedFile.open(
+                sealed, key: key, folderKey: try folderKey(forFolder: item.folderId), context: Self.context(thumbId))
+        }
     }
 }
 

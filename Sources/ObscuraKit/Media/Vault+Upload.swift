@@ -31,47 +31,47 @@ extension Vault {
         _ buffer: UploadBuffer, name: String, into folder: FolderRecord? = nil, pixelLimit: Int = Imaging.defaultPixelLimit,
         pairing: Bool = true
     ) throws -> UploadOutcome {
-        try enter()
-        defer { leave() }
-        if let folder { _ = try folderKey(forFolder: folder.id) }
-        let batch = ImportBatch(duplicates: try duplicateIndex(into: folder?.id), total: 1, bytes: 0, progress: nil)
-        let cleanName = Self.uploadName(name)
-        if buffer.withContents({ ContentSniffer.sniff(Array($0.prefix(ContentSniffer.prefixLength))).0 }) == .video {
-            try buffer.moveToSharedMemory()
-        }
-        let outcome: FileOutcome
-        if let held = buffer.withContents({ bytes in
-            importOne(.memory(bytes), name: cleanName, folderId: folder?.id, pixelLimit: pixelLimit, batch: batch)
-        }) {
-            outcome = held
-        } else {
-            // The video tools get the descriptor as their standard input: /proc/PID/fd of
-            // this (undumpable) process is closed to them.
-            let fd = try buffer.sharedDescriptor()
-            guard lseek(fd, 0, SEEK_SET) == 0 else { throw StorageError.io("upload buffer", errno) }
-            outcome = importOne(.file(fd: fd, path: Video.standardInputPath), name: cleanName, folderId: folder?.id,
-                                pixelLimit: pixelLimit, batch: batch)
-        }
-        switch outcome {
-        case .duplicate: return .duplicate
-        case let .failed(failure): return .failed(failure)
-        case .imported(var row, var plain, let written):
-            if !pairing {
-                // Pairing matches a name stem and capture second, or a content identifier:
-                // all of which an outsider can copy to attach a file to the owner's item.
-                row.pairKey = nil
-                plain.pairKey = nil
+        return try operation {
+            if let folder { _ = try folderKey(forFolder: folder.id) }
+            let batch = ImportBatch(duplicates: try duplicateIndex(into: folder?.id), total: 1, bytes: 0, progress: nil)
+            let cleanName = Self.uploadName(name)
+            if buffer.withContents({ ContentSniffer.sniff(Array($0.prefix(ContentSniffer.prefixLength))).0 }) == .video {
+                try buffer.moveToSharedMemory()
             }
-            do {
-                // The pool's new names are durable before the catalog that names them.
-                try directory.pool.sync()
-            } catch {
-                cleanUp(created: written)
-                throw error
+            let outcome: FileOutcome
+            if let held = buffer.withContents({ bytes in
+                importOne(.memory(bytes), name: cleanName, folderId: folder?.id, pixelLimit: pixelLimit, batch: batch)
+            }) {
+                outcome = held
+            } else {
+                // The video tools get the descriptor as their standard input: /proc/PID/fd of
+                // this (undumpable) process is closed to them.
+                let fd = try buffer.sharedDescriptor()
+                guard lseek(fd, 0, SEEK_SET) == 0 else { throw StorageError.io("upload buffer", errno) }
+                outcome = importOne(.file(fd: fd, path: Video.standardInputPath), name: cleanName, folderId: folder?.id,
+                                    pixelLimit: pixelLimit, batch: batch)
             }
-            switch try commitImports([ImportedRow(stored: row, plain: plain, written: written)])[0] {
-            case let .item(item): return .imported(item)
-            case let .joined(still): return .joined(still)
+            switch outcome {
+            case .duplicate: return .duplicate
+            case let .failed(failure): return .failed(failure)
+            case .imported(var row, var plain, let written):
+                if !pairing {
+                    // Pairing matches a name stem and capture second, or a content identifier:
+                    // all of which an outsider can copy to attach a file to the owner's item.
+                    row.pairKey = nil
+                    plain.pairKey = nil
+                }
+                do {
+                    // The pool's new names are durable before the catalog that names them.
+                    try directory.pool.sync()
+                } catch {
+                    cleanUp(created: written)
+                    throw error
+                }
+                switch try commitImports([ImportedRow(stored: row, plain: plain, written: written)])[0] {
+                case let .item(item): return .imported(item)
+                case let .joined(still): return .joined(still)
+                }
             }
         }
     }

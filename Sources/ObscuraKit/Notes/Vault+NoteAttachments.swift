@@ -11,38 +11,38 @@ extension Vault {
     /// - Throws: ``NoteError/cannotAttach(_:)`` for a note among the items;
     ///   ``VaultError/noSuchItem(_:)`` for an item the session cannot see.
     public func attach(_ itemIds: [String], to noteId: String) throws {
-        try enter()
-        defer { leave() }
-        try rowsGate.withLock {
-            let note = try note(noteId)
-            let items = try itemIds.map(item)
-            if let other = items.first(where: { $0.kind == .note }) { throw NoteError.cannotAttach(other.id) }
-            try catalog.attach(items.map(\.id), to: note.id)
-            try persist()
+        try operation {
+            try rowsGate.withLock {
+                let note = try note(noteId)
+                let items = try itemIds.map(item)
+                if let other = items.first(where: { $0.kind == .note }) { throw NoteError.cannotAttach(other.id) }
+                try catalog.attach(items.map(\.id), to: note.id)
+                try persist()
+            }
         }
     }
 
     /// Detaches the items `itemIds` from note `noteId` (ids in full), and persists the
     /// catalog. The items themselves stay.
     public func detach(_ itemIds: [String], from noteId: String) throws {
-        try enter()
-        defer { leave() }
-        try rowsGate.withLock {
-            let note = try note(noteId)
-            try catalog.detach(itemIds, from: note.id)
-            try persist()
+        try operation {
+            try rowsGate.withLock {
+                let note = try note(noteId)
+                try catalog.detach(itemIds, from: note.id)
+                try persist()
+            }
         }
     }
 
     /// The items attached to note `noteId` that the session can see, outside the trash,
     /// in the order they were attached.
     public func attachments(of noteId: String) throws -> [ItemRecord] {
-        try enter()
-        defer { leave() }
-        let note = try note(noteId)
-        return try catalog.attachmentIds(of: note.id).compactMap { id in
-            guard let row = try? item(id), !row.isTrashed else { return nil }
-            return row
+        return try operation {
+            let note = try note(noteId)
+            return try catalog.attachmentIds(of: note.id).compactMap { id in
+                guard let row = try? item(id), !row.isTrashed else { return nil }
+                return row
+            }
         }
     }
 }

@@ -18,32 +18,32 @@ extension Vault {
     ///   locked folder.
     @discardableResult
     public func addNote(title: String?, body: String, into folder: FolderRecord? = nil, now: Date = Date()) throws -> ItemRecord {
-        try enter()
-        defer { leave() }
-        let bytes = Array(body.utf8)
-        guard bytes.count <= NoteFormat.maximumBodySize else { throw NoteError.bodyTooLarge(bytes.count) }
-        let folderKey = try folderKey(forFolder: folder?.id)
-        let mediaId = UUID().uuidString.lowercased()
-        let created = [try directory.pool.dataPath(mediaId)]
-        do {
-            let sha256 = try sealBody(bytes, mediaId: mediaId, folderId: folder?.id)
-            let time = now.timeIntervalSince1970
-            var row = ItemRecord(
-                id: UUID().uuidString.lowercased(), kind: .note, mediaId: mediaId, thumbId: nil,
-                name: NoteFormat.title(title, body: body), mimeType: NoteFormat.mimeType, size: Int64(bytes.count),
-                takenAt: time, importedAt: time, folderId: folder?.id, favorite: false,
-                contentHash: try contentHash(sha256: sha256, folderId: folder?.id))
-            row.noteText = NoteFormat.searchText(body)
-            try directory.pool.sync()
-            let stored = try folderKey.map { try concealed(row, key: $0) } ?? row
-            try rowsGate.withLock {
-                try catalog.insert([stored])
-                try persist()
+        return try operation {
+            let bytes = Array(body.utf8)
+            guard bytes.count <= NoteFormat.maximumBodySize else { throw NoteError.bodyTooLarge(bytes.count) }
+            let folderKey = try folderKey(forFolder: folder?.id)
+            let mediaId = UUID().uuidString.lowercased()
+            let created = [try directory.pool.dataPath(mediaId)]
+            do {
+                let sha256 = try sealBody(bytes, mediaId: mediaId, folderId: folder?.id)
+                let time = now.timeIntervalSince1970
+                var row = ItemRecord(
+                    id: UUID().uuidString.lowercased(), kind: .note, mediaId: mediaId, thumbId: nil,
+                    name: NoteFormat.title(title, body: body), mimeType: NoteFormat.mimeType, size: Int64(bytes.count),
+                    takenAt: time, importedAt: time, folderId: folder?.id, favorite: false,
+                    contentHash: try contentHash(sha256: sha256, folderId: folder?.id))
+                row.noteText = NoteFormat.searchText(body)
+                try directory.pool.sync()
+                let stored = try folderKey.map { try concealed(row, key: $0) } ?? row
+                try rowsGate.withLock {
+                    try catalog.insert([stored])
+                    try persist()
+                }
+                return row
+            } catch {
+                cleanUp(created: created)
+                throw error
             }
-            return row
-        } catch {
-            cleanUp(created: created)
-            throw error
         }
     }
 
@@ -53,16 +53,16 @@ extension Vault {
     /// - Throws: ``NoteError/notANote(_:)``, ``NoteError/notText`` for a body that is not
     ///   UTF-8, ``VaultError/noSuchItem(_:)``.
     public func noteBody(_ id: String) throws -> String {
-        try enter()
-        defer { leave() }
-        let row = try note(id)
-        // Bodies are bounded when written; a row that says otherwise is not read into memory.
-        guard row.size <= NoteFormat.maximumBodySize else { throw NoteError.bodyTooLarge(Int(row.size)) }
-        var bytes = [UInt8]()
-        bytes.reserveCapacity(Int(row.size))
-        try export(row) { bytes += $0 }
-        guard let text = String(validating: bytes, as: UTF8.self) else { throw NoteError.notText }
-        return text
+        return try operation {
+            let row = try note(id)
+            // Bodies are bounded when written; a row that says otherwise is not read into memory.
+            guard row.size <= NoteFormat.maximumBodySize else { throw NoteError.bodyTooLarge(Int(row.size)) }
+            var bytes = [UInt8]()
+            bytes.reserveCapacity(Int(row.size))
+            try export(row) { bytes += $0 }
+            guard let text = String(validating: bytes, as: UTF8.self) else { throw NoteError.notText }
+            return text
+        }
     }
 
     /// Replaces the body of note `id`, and its title when `title` is given (blank: taken
@@ -74,36 +74,36 @@ extension Vault {
     ///   ``VaultError/ended(_:)`` for a note that has ended.
     @discardableResult
     public func editNote(_ id: String, title: String? = nil, body: String, now: Date = Date()) throws -> ItemRecord {
-        try enter()
-        defer { leave() }
-        let bytes = Array(body.utf8)
-        guard bytes.count <= NoteFormat.maximumBodySize else { throw NoteError.bodyTooLarge(bytes.count) }
-        // Read, sealed and written back whole: no other write to the row may come between.
-        return try rowsGate.withLock {
-            var row = try note(id)
-            if row.isTrashed { throw VaultError.inTrash(row.id) }
-            if row.hasEnded(at: now) || row.isInLastView { throw VaultError.ended(row.id) }
-            let replaced = try directory.pool.files(of: row)
-            let mediaId = UUID().uuidString.lowercased()
-            let created = [try directory.pool.dataPath(mediaId)]
-            do {
-                let sha256 = try sealBody(bytes, mediaId: mediaId, folderId: row.folderId)
+        return try operation {
+            let bytes = Array(body.utf8)
+            guard bytes.count <= NoteFormat.maximumBodySize else { throw NoteError.bodyTooLarge(bytes.count) }
+            // Read, sealed and written back whole: no other write to the row may come between.
+            return try rowsGate.withLock {
+                var row = try note(id)
+                if row.isTrashed { throw VaultError.inTrash(row.id) }
+                if row.hasEnded(at: now) || row.isInLastView { throw VaultError.ended(row.id) }
+                let replaced = try directory.pool.files(of: row)
+                let mediaId = UUID().uuidString.lowercased()
+                let created = [try directory.pool.dataPath(mediaId)]
+                do {
+                    let sha256 = try sealBody(bytes, mediaId: mediaId, folderId: row.folderId)
+                    try directory.pool.sync()
+                    row.mediaId = mediaId
+                    row.size = Int64(bytes.count)
+                    row.contentHash = try contentHash(sha256: sha256, folderId: row.folderId)
+                    row.noteText = NoteFormat.searchText(body)
+                    if let title { row.name = NoteFormat.title(title, body: body) }
+                    let stored = try folderKey(forFolder: row.folderId).map { try concealed(row, key: $0) } ?? row
+                    try catalog.update([stored])
+                    try persist()
+                } catch {
+                    cleanUp(created: created, replaced: replaced)
+                    throw error
+                }
+                for file in replaced { try directory.pool.remove(file) }
                 try directory.pool.sync()
-                row.mediaId = mediaId
-                row.size = Int64(bytes.count)
-                row.contentHash = try contentHash(sha256: sha256, folderId: row.folderId)
-                row.noteText = NoteFormat.searchText(body)
-                if let title { row.name = NoteFormat.title(title, body: body) }
-                let stored = try folderKey(forFolder: row.folderId).map { try concealed(row, key: $0) } ?? row
-                try catalog.update([stored])
-                try persist()
-            } catch {
-                cleanUp(created: created, replaced: replaced)
-                throw error
+                return row
             }
-            for file in replaced { try directory.pool.remove(file) }
-            try directory.pool.sync()
-            return row
         }
     }
 

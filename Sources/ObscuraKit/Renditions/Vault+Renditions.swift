@@ -17,9 +17,9 @@ extension Vault {
     /// The items of this session (locked folders' left out) whose rendition is still to
     /// be made.
     public func pendingRenditions() throws -> [String] {
-        try enter()
-        defer { leave() }
-        return try catalog.pendingRenditions().filter { (try? item($0)) != nil }
+        return try operation {
+            return try catalog.pendingRenditions().filter { (try? item($0)) != nil }
+        }
     }
 
     /// Makes the rendition of item `id` if it still waits for one, and records the outcome.
@@ -37,12 +37,12 @@ extension Vault {
     @discardableResult
     public func makeRendition(_ id: String, progress: @escaping @Sendable (Double) -> Void = { _ in }) throws -> RenditionState? {
         let (item, reader) = try { () throws -> (ItemRecord, ChunkedFileReader?) in
-            try enter()
-            defer { leave() }
-            // A Live Photo's rendition is of its motion.
-            let stored = try self.item(id)
-            let row = stored.motion ?? stored
-            return (row, row.renditionState == .pending ? try originalReader(row) : nil)
+            return try operation {
+                // A Live Photo's rendition is of its motion.
+                let stored = try self.item(id)
+                let row = stored.motion ?? stored
+                return (row, row.renditionState == .pending ? try originalReader(row) : nil)
+            }
         }()
         guard let reader else { return nil }
         let spool = try RenditionSpool(path: directory.pool.temporaryPath(), random: directory.random)
@@ -90,23 +90,23 @@ extension Vault {
             return try settle(item, renditionId: nil, state: .failed) ? .failed : nil
         }
 
-        try enter()
-        defer { leave() }
-        let renditionId = UUID().uuidString.lowercased()
-        let file = try directory.pool.dataPath(renditionId)
-        do {
-            try sealOriginal(mediaId: renditionId, size: spool.size, folderId: item.folderId, hashing: false,
-                             source: spool.source())
-            try directory.pool.sync()
-            guard try settle(item, renditionId: renditionId, state: .ready) else {
-                try directory.pool.remove(file)
-                return nil
+        return try operation {
+            let renditionId = UUID().uuidString.lowercased()
+            let file = try directory.pool.dataPath(renditionId)
+            do {
+                try sealOriginal(mediaId: renditionId, size: spool.size, folderId: item.folderId, hashing: false,
+                                 source: spool.source())
+                try directory.pool.sync()
+                guard try settle(item, renditionId: renditionId, state: .ready) else {
+                    try directory.pool.remove(file)
+                    return nil
+                }
+            } catch {
+                cleanUp(created: [file])
+                throw error
             }
-        } catch {
-            cleanUp(created: [file])
-            throw error
+            return .ready
         }
-        return .ready
     }
 
     /// Makes every pending rendition of this session, one at a time (each holds a decoder
@@ -149,36 +149,36 @@ extension Vault {
     /// Puts every rendition that failed back in the queue (a newer ffmpeg may manage);
     /// returns how many.
     public func retryFailedRenditions() throws -> Int {
-        try enter()
-        defer { leave() }
-        let count = try catalog.retryFailedRenditions()
-        if count > 0 { try persist() }
-        return count
+        return try operation {
+            let count = try catalog.retryFailedRenditions()
+            if count > 0 { try persist() }
+            return count
+        }
     }
 
     /// A reader over the item's rendition, for range reads.
     ///
     /// - Throws: ``VaultError/noSuchItem(_:)`` when it has no rendition ready.
     public func openRendition(_ item: ItemRecord) throws -> OriginalReader {
-        try enter()
-        defer { leave() }
-        guard item.renditionState == .ready, let renditionId = item.renditionId else { throw VaultError.noSuchItem(item.id) }
-        var rendition = item
-        rendition.mediaId = renditionId
-        return OriginalReader(try originalReader(rendition))
+        return try operation {
+            guard item.renditionState == .ready, let renditionId = item.renditionId else { throw VaultError.noSuchItem(item.id) }
+            var rendition = item
+            rendition.mediaId = renditionId
+            return OriginalReader(try originalReader(rendition))
+        }
     }
 
     /// Records a rendition's outcome in the catalog and commits it; false when the item no
     /// longer waits for it.
     private func settle(_ item: ItemRecord, renditionId: String?, state: RenditionState) throws -> Bool {
-        try enter()
-        defer { leave() }
-        return try rowsGate.withLock {
-            guard try catalog.settleRendition(item.id, mediaId: item.mediaId, renditionId: renditionId, state: state) else {
-                return false
+        return try operation {
+            return try rowsGate.withLock {
+                guard try catalog.settleRendition(item.id, mediaId: item.mediaId, renditionId: renditionId, state: state) else {
+                    return false
+                }
+                try persist()
+                return true
             }
-            try persist()
-            return true
         }
     }
 
@@ -186,9 +186,9 @@ extension Vault {
     /// ``VaultError/folderLocked(_:)`` once the item's folder is: no more of its original
     /// is decrypted after either.
     private func checkStillOpen(_ item: ItemRecord) throws {
-        try enter()
-        defer { leave() }
-        _ = try folderKey(forFolder: item.folderId)
+        try operation {
+            _ = try folderKey(forFolder: item.folderId)
+        }
     }
 }
 

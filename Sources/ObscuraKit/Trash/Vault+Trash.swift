@@ -13,27 +13,27 @@ extension Vault {
     /// - Throws: ``VaultError/noSuchItem(_:)`` for an id this session cannot see; then
     ///   no item moves.
     public func trashItems(_ ids: [String], now: Date = Date()) throws {
-        try enter()
-        defer { leave() }
-        // Not between an import's reading of a half and its pairing (commitImports): a
-        // half trashed then would come back inside its pair.
-        try rowsGate.withLock {
-            let rows = try ids.map(item)
-            try catalog.trash(rows.map(\.id), at: now.timeIntervalSince1970)
-            try persist()
+        try operation {
+            // Not between an import's reading of a half and its pairing (commitImports): a
+            // half trashed then would come back inside its pair.
+            try rowsGate.withLock {
+                let rows = try ids.map(item)
+                try catalog.trash(rows.map(\.id), at: now.timeIntervalSince1970)
+                try persist()
+            }
         }
     }
 
     /// Takes items out of the trash, back to the folder they were deleted from, and
     /// persists the catalog.
     public func restoreItems(_ ids: [String]) throws {
-        try enter()
-        defer { leave() }
-        try rowsGate.withLock {
-            let rows = try ids.map(item)
-            if let live = rows.first(where: { !$0.isTrashed }) { throw VaultError.notInTrash(live.id) }
-            try catalog.restore(rows.map(\.id))
-            try persist()
+        try operation {
+            try rowsGate.withLock {
+                let rows = try ids.map(item)
+                if let live = rows.first(where: { !$0.isTrashed }) { throw VaultError.notInTrash(live.id) }
+                try catalog.restore(rows.map(\.id))
+                try persist()
+            }
         }
     }
 
@@ -42,13 +42,13 @@ extension Vault {
     /// does. Returns how many were deleted.
     @discardableResult
     public func emptyTrash() throws -> Int {
-        try enter()
-        defer { leave() }
-        let visible = try trashedItems(inOpenFolders: true)
-        // By rows, not ids: an empty at the same moment may have deleted some already,
-        // which then are no error (their rows and files are simply gone).
-        try deleteRows(visible)
-        return visible.count
+        return try operation {
+            let visible = try trashedItems(inOpenFolders: true)
+            // By rows, not ids: an empty at the same moment may have deleted some already,
+            // which then are no error (their rows and files are simply gone).
+            try deleteRows(visible)
+            return visible.count
+        }
     }
 
     /// Deletes for good the items that went to the trash more than ``trashRetention``
@@ -57,13 +57,13 @@ extension Vault {
     /// Returns how many were deleted.
     @discardableResult
     public func purgeExpiredTrash(now: Date = Date()) throws -> Int {
-        try enter()
-        defer { leave() }
-        let expired = try catalog.trashedItems(before: now.timeIntervalSince1970 - Self.trashRetention)
-        guard !expired.isEmpty else { return 0 }
-        try deleteRows(expired)
-        directory.logger.debug("trash expired", metadata: ["items": "\(expired.count)"])
-        return expired.count
+        return try operation {
+            let expired = try catalog.trashedItems(before: now.timeIntervalSince1970 - Self.trashRetention)
+            guard !expired.isEmpty else { return 0 }
+            try deleteRows(expired)
+            directory.logger.debug("trash expired", metadata: ["items": "\(expired.count)"])
+            return expired.count
+        }
     }
 
     /// How many items of the trash this session can see.
@@ -74,9 +74,9 @@ extension Vault {
     /// How many items in the trash belong to locked protected folders: what
     /// ``emptyTrash()`` leaves. (The folder list counts a locked folder's items too.)
     public func lockedTrashCount() throws -> Int {
-        try enter()
-        defer { leave() }
-        return try trashedItems(inOpenFolders: false).count
+        return try operation {
+            return try trashedItems(inOpenFolders: false).count
+        }
     }
 
     /// The trashed items whose folder is open (or that have none), or those of locked

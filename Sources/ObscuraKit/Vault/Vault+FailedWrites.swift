@@ -12,7 +12,7 @@ extension Vault {
     /// Makes the in-memory catalog and header what the slot holds now: the state before
     /// the failed write, or after it if the commit got that far. When the slot cannot be
     /// read back, the vault locks, so that no stale catalog is ever persisted. Runs inside
-    /// an operation (``enter()``).
+    /// an operation (``operation(_:)``).
     func resynchronize() {
         do {
             if catalog.isPaged {

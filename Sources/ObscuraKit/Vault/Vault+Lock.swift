@@ -7,10 +7,19 @@ import ObscuraCrypto
 /// then zeroes the keys, so that no operation ever seals or opens with a key being
 /// zeroed under it (which would write media or a catalog under an all-zero key).
 extension Vault {
+    /// Runs `body` as one registered operation: the only way an operation starts, so no
+    /// path can register without ending or end without registering. Throws
+    /// ``VaultError/locked`` once ``lock()`` has begun, without running `body`.
+    func operation<T>(_ body: () throws -> T) throws -> T {
+        try enter()
+        defer { leave() }
+        return try body()
+    }
+
     /// Registers an operation. Throws ``VaultError/locked`` once ``lock()`` has begun:
     /// an operation that needs another one (an import's persist, say) fails cleanly
     /// rather than waiting, so `lock()` never waits on work that waits on it.
-    func enter() throws {
+    private func enter() throws {
         activity.lock()
         defer { activity.unlock() }
         guard !locked && !isLocking && !doomed && !draining else { throw VaultError.locked }
@@ -35,7 +44,7 @@ extension Vault {
     }
 
     /// Ends an operation registered by ``enter()``.
-    func leave() {
+    private func leave() {
         activity.lock()
         activeOperations -= 1
         activity.broadcast()

@@ -28,15 +28,15 @@ extension Vault {
     public var slotIdentifier: String { slotName }
 
     func setting(_ key: String) throws -> String? {
-        try enter()
-        defer { leave() }
-        return try catalog.setting(key)
+        return try operation {
+            return try catalog.setting(key)
+        }
     }
 
     func setSetting(_ key: String, _ value: String) throws {
-        try enter()
-        defer { leave() }
-        try catalog.setSetting(key, to: value)
-        try persist()
+        try operation {
+            try catalog.setSetting(key, to: value)
+            try persist()
+        }
     }
 }

@@ -88,24 +88,24 @@ public final class Vault: @unchecked Sendable {
     /// If the write fails, the session is set back to what the slot holds then (see
     /// ``resynchronize()``), so that a later persist never writes the failed change.
     public func persist() throws {
-        try enter()
-        defer { leave() }
-        // A paged catalog committed each write already (docs/FORMAT.md §9.6).
-        if catalog.isPaged { return }
-        // The image is taken under the directory's write lock: a persist that took an
-        // older image can never commit after a newer one.
-        try directory.store.serialized {
-            do {
-                var image = try catalog.image()
-                defer { image.withUnsafeMutableBytes { secureZero($0.baseAddress!, $0.count) } }
-                let contents = try SlotCodec.resealCatalog(header: header, key: key, catalog: image, using: directory.random)
-                try directory.store.commit(.init(replace: [slotName: contents]))
-            } catch {
-                resynchronize()
-                throw error
+        try operation {
+            // A paged catalog committed each write already (docs/FORMAT.md §9.6).
+            if catalog.isPaged { return }
+            // The image is taken under the directory's write lock: a persist that took an
+            // older image can never commit after a newer one.
+            try directory.store.serialized {
+                do {
+                    var image = try catalog.image()
+                    defer { image.withUnsafeMutableBytes { secureZero($0.baseAddress!, $0.count) } }
+                    let contents = try SlotCodec.resealCatalog(header: header, key: key, catalog: image, using: directory.random)
+                    try directory.store.commit(.init(replace: [slotName: contents]))
+                } catch {
+                    resynchronize()
+                    throw error
+                }
             }
+            directory.logger.debug("persisted catalog")
         }
-        directory.logger.debug("persisted catalog")
     }
 
     /// Re-wraps the MEK under `newPassword` with a new salt; the sealed catalog bytes
@@ -115,15 +115,15 @@ public final class Vault: @unchecked Sendable {
     /// The KDF and its cost stay as they are unless `kdf` is given (tests pass small
     /// counts); every slot of a directory shares them (docs/FORMAT.md §2).
     public func changePassword(to newPassword: SecureBytes, kdf: KDFParameters? = nil) throws {
-        try enter()
-        defer { leave() }
-        // From the sweep for the new password to its commit, no creation or other password
-        // change may run (VaultDirectory.credentialLock).
-        try directory.credentialLock.withLock {
-            if catalog.isPaged { return try changePagedPassword(to: newPassword, kdf: kdf ?? self.kdf) }
-            try changeImagePassword(to: newPassword, kdf: kdf ?? self.kdf)
+        try operation {
+            // From the sweep for the new password to its commit, no creation or other password
+            // change may run (VaultDirectory.credentialLock).
+            try directory.credentialLock.withLock {
+                if catalog.isPaged { return try changePagedPassword(to: newPassword, kdf: kdf ?? self.kdf) }
+                try changeImagePassword(to: newPassword, kdf: kdf ?? self.kdf)
+            }
+            directory.logger.debug("changed vault password")
         }
-        directory.logger.debug("changed vault password")
     }
 
     /// A version 3 vault's password change: the slot's header is rewrapped, its sealed
@@ -185,10 +185,10 @@ public final class Vault: @unchecked Sendable {
     /// Whether `password` is this vault's password: one key derivation with the vault's
     /// own salt and rounds, and the MEK unwrapped and compared in constant time.
     public func checkPassword(_ password: SecureBytes) throws -> Bool {
-        try enter()
-        defer { leave() }
-        guard let unwrapped = try? SlotCodec.unwrapKey(header: header, password: password) else { return false }
-        defer { unwrapped.zeroize() }
-        return unwrapped == key
+        return try operation {
+            guard let unwrapped = try? SlotCodec.unwrapKey(header: header, password: password) else { return false }
+            defer { unwrapped.zeroize() }
+            return unwrapped == key
+        }
     }
 }

@@ -137,7 +137,16 @@ import Testing
         try directory.initialize(iterations: testIterations)
         let vault = try directory.createVault(password: pw("gone"), iterations: testIterations)
         let other = try directory.unlock(password: pw("gone"))
-        try other.enter()  // an operation in progress, in the other session
+        // An operation in progress, in the other session, until `release`.
+        let (entered, release) = (DispatchSemaphore(value: 0), DispatchSemaphore(value: 0))
+        nonisolated(unsafe) let holder = other
+        Thread {
+            try? holder.operation {
+                entered.signal()
+                release.wait()
+            }
+        }.start()
+        entered.wait()
         let done = DispatchSemaphore(value: 0)
         nonisolated(unsafe) let (target, victim) = (directory, vault)
         Thread {
@@ -148,7 +157,7 @@ import Testing
         #expect(throws: VaultError.locked) { try vault.setAutoLockMinutes(Vault.autoLockChoices[0]) }
         #expect(throws: VaultError.locked) { _ = try other.setFavorite("none", true) }
         #expect(try directory.decoyNames().count == 9)
-        other.leave()
+        release.signal()
         #expect(done.wait(timeout: .now() + 30) == .success)
         #expect(vault.isLocked && other.isLocked)
         #expect(try directory.decoyNames().count == 10)
