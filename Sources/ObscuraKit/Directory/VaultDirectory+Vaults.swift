@@ -152,21 +152,13 @@ extension VaultDirectory {
     public func destroy(_ vault: Vault) throws {
         // No operation of the vault, in this session or another of its slot, may commit
         // after the slot became a decoy. Others already locking or locked are skipped.
-        try vault.drain()
-        let drained = [vault] + sessions.sessions(of: vault.slotName).filter { other in
-            other !== vault && (try? other.drain()) != nil
-        }
-        let files: [String]
-        do {
-            files = try destroyDrained(vault)
-        } catch {
+        let files = try Vault.whileDrained(vault, with: sessions.sessions(of: vault.slotName)) {
+            try destroyDrained(vault)
+        } stillTheirs: {
             // The commit may have replaced the slot before it failed: the sessions go on
             // only while the slot still holds the vault's header.
-            let kept = (try? SlotHeader.decode(store.readHeader(vault.slotName))) == vault.header
-            for session in drained { kept ? session.resume() : session.lock() }
-            throw error
+            (try? SlotHeader.decode(store.readHeader(vault.slotName))) == vault.header
         }
-        for session in drained { session.lock() }
         // After the slot is gone: a crash before this leaves only unnamed files.
         for file in files { try pool.remove(file) }
         try pool.sync()

@@ -26,11 +26,33 @@ extension Vault {
         activeOperations += 1
     }
 
-    /// Refuses new operations and waits for those in progress to finish, ahead of a
-    /// change that takes the vault's slot away: a catalog commit that ran after it would
-    /// write the vault's pages and header into the slot it became. ``lock()`` ends it, as
-    /// does ``resume()`` when the change failed. Must not be called from inside an operation.
-    func drain() throws {
+    /// Runs `body`, a change that takes `vault`'s slot away (a destroy), while `vault` and
+    /// each of `others` not already locking are drained: no operation of theirs is in
+    /// progress or may start, since a catalog commit that ran after the change would write
+    /// the vault's pages and header into the slot it became. When `body` returns, every
+    /// drained session is locked; when it throws, each resumes if `stillTheirs()` says the
+    /// slot still holds the vault, and is locked otherwise. Must not be called from inside
+    /// an operation.
+    static func whileDrained<T>(
+        _ vault: Vault, with others: [Vault], _ body: () throws -> T, stillTheirs: () -> Bool
+    ) throws -> T {
+        try vault.drain()
+        let drained = [vault] + others.filter { other in other !== vault && (try? other.drain()) != nil }
+        let result: T
+        do {
+            result = try body()
+        } catch {
+            let kept = stillTheirs()
+            for session in drained { kept ? session.resume() : session.lock() }
+            throw error
+        }
+        for session in drained { session.lock() }
+        return result
+    }
+
+    /// Refuses new operations and waits for those in progress to finish (see
+    /// ``whileDrained(_:with:_:stillTheirs:)``). ``lock()`` ends it, as does ``resume()``.
+    private func drain() throws {
         activity.lock()
         defer { activity.unlock() }
         guard !locked && !isLocking && !doomed && !draining else { throw VaultError.locked }
@@ -39,7 +61,7 @@ extension Vault {
     }
 
     /// Lets operations start again after ``drain()``.
-    func resume() {
+    private func resume() {
         activity.withLock { draining = false }
     }
 

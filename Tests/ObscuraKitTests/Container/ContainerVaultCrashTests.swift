@@ -64,6 +64,26 @@ import Testing
         }
     }
 
+    /// A destroy whose container commit fails (its first sync) leaves the slot the
+    /// vault's: the sessions it drained take operations again, and nothing is lost.
+    @Test func aDestroyWhoseCommitFailsLetsTheSessionsGoOn() throws {
+        let fixture = try Fixture()
+        let recorder = RecordingSlotFiles(fixture.start)
+        let directory = try fixture.openRecorded(recorder)
+        let a = try directory.unlock(password: pw("a pw"))
+        let other = try directory.unlock(password: pw("a pw"))
+        recorder.failSync = (0, EIO)
+        #expect(throws: (any Error).self) { try directory.destroy(a) }
+        #expect(!a.isLocked && !other.isLocked)
+        try other.write("note", "after")
+        #expect(try a.items().count == other.items().count)
+        a.lock()
+        other.lock()
+        #expect(try directory.decoyNames().count == 8)
+        let reopened = try directory.unlock(password: pw("a pw"))
+        #expect(try reopened.items().contains { $0.record.name == "one.bin" })
+    }
+
     /// Every slot's stream in `directory`.
     static func state(_ directory: VaultDirectory) throws -> State {
         var out = State()
