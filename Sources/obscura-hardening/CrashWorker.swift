@@ -69,7 +69,7 @@ enum CrashWorker {
         // seed repeats the sequence of writes; by hand, any write.
         let pick = ProcessInfo.processInfo.environment["OBSCURA_CRASH_PICK"].flatMap { Int($0) }
         let op = pick.map { ops[$0 % ops.count] } ?? ops.randomElement()!
-        let tag = UUID().uuidString.prefix(8).lowercased()
+        let tag = freshTag()
         // Inputs the write reads, made before the kill window opens.
         switch op {
         case .importFiles: _ = try sources(ws, tag: tag)
@@ -232,8 +232,11 @@ enum CrashWorker {
         // A title of its own: a note with an end (one a killed `last-view` left in its
         // last view) may still be called "note", and the audit counts a name twice as a
         // problem (seed 1747766732, run 27).
-        try a.addNote(title: "note-" + UUID().uuidString.prefix(8).lowercased(), body: "written before the window\n")
+        try a.addNote(title: "note-" + freshTag(), body: "written before the window\n")
     }
+
+    /// Eight random characters that name what one write creates, unique across runs.
+    static func freshTag() -> String { UUID().uuidString.prefix(8).lowercased() }
 
     /// A note with no end: one the `note` op may edit.
     static func isEditableNote(_ item: ItemRecord) -> Bool { item.kind == .note && hasNoEnd(item) }
@@ -256,7 +259,7 @@ enum CrashWorker {
         if candidates.isEmpty {
             // Earlier ends, last views and deletes can use up vault a's items (seed
             // 27263632938679 did by run 10): one more, before the window opens.
-            _ = try a.importFiles(try sources(ws, tag: "end-" + UUID().uuidString.prefix(8).lowercased()))
+            _ = try a.importFiles(try sources(ws, tag: "end-" + freshTag()))
             candidates = try withoutEnd()
         }
         guard let first = candidates.sorted(by: { $0.name < $1.name }).first else { throw WorkerError("no item without an end") }
@@ -325,7 +328,7 @@ enum CrashWorker {
         try directory.initialize(iterations: Workspace.iterations)
         let vault = try directory.createVault(password: Workspace.labels[2].passwords[0], iterations: Workspace.iterations)
         defer { vault.lock() }
-        _ = try vault.importFiles(try sources(ws, tag: "export-" + UUID().uuidString.prefix(8).lowercased()))
+        _ = try vault.importFiles(try sources(ws, tag: "export-" + freshTag()))
         try vault.exportVault(to: ws.root + "/src/in.obscura", password: Workspace.exportPassword, iterations: Workspace.iterations)
     }
 }
