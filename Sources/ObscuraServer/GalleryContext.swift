@@ -11,6 +11,9 @@ public struct GalleryContext: RequestContext {
     var session: Session?
     /// The session store, set by ``SessionMiddleware``.
     var store: SessionStore?
+    /// This request's hold on its vault's idle time, set by ``SessionMiddleware`` when
+    /// the request has a session.
+    var activity: RequestActivity?
 
     /// Makes an empty context for a request.
     public init(source: ApplicationRequestContextSource) {
@@ -46,7 +49,7 @@ public struct GalleryContext: RequestContext {
 
     /// The unlocked vault of this request's session, or 401 locked.
     func vault() throws -> Vault {
-        guard let session, let store, let vault = store.vault(for: session) else { throw APIError.locked }
+        guard let session, let store, let vault = store.vault(for: session, during: activity) else { throw APIError.locked }
         return vault
     }
 }

@@ -207,6 +207,36 @@ import Testing
         }
     }
 
+    /// An upload slower than the auto-lock delay is activity from its start to its
+    /// answer: the vault stays open until it lands (a browser test's upload under load
+    /// found its vault locked), and the delay counts again from its end.
+    @Test func anUploadSlowerThanTheDelayLandsAndTheDelayCountsFromItsEnd() async throws {
+        let clock = ManualClock()
+        let harness = try ServerHarness(minuteSeconds: 3, clock: clock)
+        try await harness.testLive { browser, port in
+            try await browser.createVault()
+            #expect(try await browser.send(.post, "/api/settings", json: ["autoLockMinutes": 1]).status == .ok)
+            let store = harness.server.store
+            let bytes = Array("a note that took its time over a slow link\n".utf8)
+            let post = try HandPost(port: port, length: bytes.count, path: "/api/upload?name=slow.txt",
+                                    headers: ["Cookie: \(browser.cookie ?? "")", "X-CSRF-Token: \(browser.csrf ?? "")"])
+            post.send(Array(bytes.prefix(8)))
+            for _ in 0..<400 where store.requestsInFlight == 0 { try await Task.sleep(for: .milliseconds(50)) }
+            #expect(store.requestsInFlight == 1)
+            clock.advance(10)
+            store.sweep()
+            post.send(Array(bytes.dropFirst(8)))
+            #expect(await post.status(within: 30) == 201)
+            for _ in 0..<400 where store.requestsInFlight > 0 { try await Task.sleep(for: .milliseconds(50)) }
+            clock.advance(2)
+            store.sweep()
+            #expect(try await browser.send(.get, "/api/session").json()["unlocked"] as? Bool == true)
+            clock.advance(1.5)
+            store.sweep()
+            #expect(try await browser.send(.get, "/api/session").json()["unlocked"] as? Bool == false)
+        }
+    }
+
     @Test func hidingTheGalleryDropsFolderKeysOrLocks() async throws {
         let harness = try ServerHarness()
         try await harness.test { browser in

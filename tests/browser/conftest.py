@@ -46,6 +46,20 @@ class Server:
         return "\n".join(self.log[-lines:])
 
 
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """A failing test's report carries what its server said last, once per server: a
+    failure on CI is often the server's story (a lock, an error), and CI keeps no log."""
+    outcome = yield
+    report = outcome.get_result()
+    if not report.failed:
+        return
+    server = item.funcargs.get("server") if hasattr(item, "funcargs") else None
+    if isinstance(server, Server) and not getattr(server, "log_reported", False):
+        server.log_reported = True
+        report.sections.append(("what the server logged last", server.log_tail(30)))
+
+
 @pytest.fixture(scope="session")
 def workdir(tmp_path_factory):
     return tmp_path_factory.mktemp("obscura")

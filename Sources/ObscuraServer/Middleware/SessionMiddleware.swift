@@ -32,6 +32,17 @@ struct SessionMiddleware: RouterMiddleware {
                 throw APIError.csrf
             }
         }
-        return try await next(request, context)
+        guard context.session != nil else { return try await next(request, context) }
+        let activity = RequestActivity(store: store)
+        context.activity = activity
+        var response = try await next(request, context)
+        // A streamed answer (a ZIP, an export, a video) is written after this returns:
+        // its body keeps the hold until it is written or dropped (RequestActivity).
+        let body = response.body
+        response.body = ResponseBody(contentLength: body.contentLength) { writer in
+            try await body.write(writer)
+            withExtendedLifetime(activity) {}
+        }
+        return response
     }
 }

@@ -33,6 +33,9 @@ final class SessionStore: @unchecked Sendable {
         // @unchecked: mutable fields are guarded by the store's lock.
         let vault: Vault
         var lastActivity: Double
+        /// Requests that use the vault and have not finished answering
+        /// (``RequestActivity``): while any runs the vault is not idle.
+        var requestsInFlight = 0
         var autoLockMinutes: Int
         /// When ``sweep()`` last enforced the vault's ends.
         var endsChecked: Double
@@ -124,13 +127,31 @@ final class SessionStore: @unchecked Sendable {
         }
     }
 
-    /// The unlocked vault of `session`, marking it active; nil when locked.
-    func vault(for session: Session) -> Vault? {
+    /// The unlocked vault of `session`, marking it active; nil when locked. With
+    /// `activity`, the vault stays active until that request has finished answering.
+    func vault(for session: Session, during activity: RequestActivity? = nil) -> Vault? {
         guard let binding = session.binding else { return nil }
         return lock.withLock {
             guard open[binding.vault.slotIdentifier] === binding, !binding.vault.isLocked else { return nil }
             binding.lastActivity = now()
+            if let activity, activity.entry == nil {
+                activity.entry = binding
+                binding.requestsInFlight += 1
+            }
             return binding.vault
+        }
+    }
+
+    /// Requests using an open vault that have not finished answering, over all vaults.
+    var requestsInFlight: Int { lock.withLock { open.values.reduce(0) { $0 + $1.requestsInFlight } } }
+
+    /// The request of `activity` has finished answering: its end is activity too.
+    func requestEnded(_ activity: RequestActivity) {
+        lock.withLock {
+            guard let entry = activity.entry else { return }
+            activity.entry = nil
+            entry.requestsInFlight -= 1
+            entry.lastActivity = max(entry.lastActivity, now())
         }
     }
 
@@ -322,7 +343,8 @@ final class SessionStore: @unchecked Sendable {
         let now = now()
         let idle: [OpenVault] = lock.withLock {
             let expired = open.filter { _, entry in
-                now - entry.lastActivity > Double(max(entry.autoLockMinutes, 1)) * minuteSeconds
+                entry.requestsInFlight == 0
+                    && now - entry.lastActivity > Double(max(entry.autoLockMinutes, 1)) * minuteSeconds
             }
             for slot in expired.keys { open.removeValue(forKey: slot) }
             return Array(expired.values)
