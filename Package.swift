@@ -59,10 +59,21 @@ let package = Package(
         // The bottom of the vault: the slot container and slot files, and the storage I/O
         // under them (docs/ARCHITECTURE.md). Knows no vault, catalog or media.
         .target(name: "ObscuraStore", dependencies: ["ObscuraCrypto"]),
+        // The vault's catalog: every SQL statement and, with ObscuraPages, the only GRDB
+        // user (docs/ARCHITECTURE.md). Rows in, rows out; knows no vault, keys or media.
+        .target(
+            name: "ObscuraCatalog",
+            dependencies: [
+                "ObscuraCrypto", "ObscuraStore", "ObscuraPages", "ObscuraPlaces",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            ]
+        ),
         // The vault engine: the directory, Hidden Vaults, catalog, media pool, services.
         .target(
             name: "ObscuraKit",
             dependencies: [
+                "ObscuraCatalog",
                 "ObscuraStore",
                 "CObscuraSystem",
                 .target(name: "CObscuraSecret", condition: .when(platforms: [.linux])),
@@ -70,8 +81,6 @@ let package = Package(
                 "ObscuraImaging",
                 "ObscuraPages",
                 "ObscuraPlaces",
-                .product(name: "GRDB", package: "GRDB.swift"),
-                .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -81,8 +90,9 @@ let package = Package(
         .target(
             name: "ObscuraServer",
             dependencies: [
-                "ObscuraKit",
+                "ObscuraKit", "ObscuraCatalog",
                 "ObscuraStore",
+                "ObscuraCrypto",
                 "CZlib",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
@@ -94,8 +104,10 @@ let package = Package(
             name: "ObscuraCLI",
             dependencies: [
                 "ObscuraKit",
+                "ObscuraCatalog",
                 "ObscuraServer",
                 "ObscuraStore",
+                "ObscuraCrypto",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -103,13 +115,13 @@ let package = Package(
         .executableTarget(name: "obscura", dependencies: ["ObscuraCLI"]),
         .executableTarget(
             name: "obscura-bench",
-            dependencies: ["ObscuraKit", "ObscuraStore", "ObscuraCrypto", "ObscuraPages", .product(name: "GRDB", package: "GRDB.swift")]),
+            dependencies: ["ObscuraKit", "ObscuraCatalog", "ObscuraStore", "ObscuraCrypto", "ObscuraPages", .product(name: "GRDB", package: "GRDB.swift")]),
         // The test vectors of docs/FORMAT.md §5: tool code, kept out of the library.
         // `obscura-vectors` writes them; ObscuraKitTests regenerate and compare them.
         .target(
             name: "ObscuraVectors",
             dependencies: [
-                "ObscuraKit", "ObscuraStore", "ObscuraCrypto", "ObscuraPages",
+                "ObscuraKit", "ObscuraCatalog", "ObscuraStore", "ObscuraCrypto", "ObscuraPages",
                 .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ]
         ),
@@ -120,22 +132,22 @@ let package = Package(
         // Test media made at run time, shared by the test targets.
         .target(name: "ObscuraTestSupport", dependencies: ["ObscuraImaging", "ObscuraKit"], path: "Tests/ObscuraTestSupport"),
         .testTarget(name: "ObscuraImagingTests", dependencies: ["ObscuraImaging", "ObscuraTestSupport"]),
-        .testTarget(name: "ObscuraKitTests", dependencies: ["ObscuraKit", "ObscuraStore", "ObscuraVectors", "ObscuraTestSupport", "ObscuraCrashSupport"]),
+        .testTarget(name: "ObscuraKitTests", dependencies: ["ObscuraKit", "ObscuraCatalog", "ObscuraStore", "ObscuraVectors", "ObscuraTestSupport", "ObscuraCrashSupport"]),
         .testTarget(
             name: "ObscuraServerTests",
             dependencies: [
-                "ObscuraServer", "ObscuraKit", "ObscuraCrypto", "ObscuraTestSupport",
+                "ObscuraServer", "ObscuraKit", "ObscuraCatalog", "ObscuraCrypto", "ObscuraTestSupport",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .testTarget(name: "ObscuraCLITests", dependencies: ["ObscuraCLI", "ObscuraKit", "ObscuraStore", "ObscuraTestSupport"]),
+        .testTarget(name: "ObscuraCLITests", dependencies: ["ObscuraCLI", "ObscuraKit", "ObscuraCatalog", "ObscuraStore", "ObscuraTestSupport"]),
         // Audits a vault directory after an interrupted write; used by the crash tests
         // and by obscura-hardening's kill loop.
-        .target(name: "ObscuraCrashSupport", dependencies: ["ObscuraKit", "ObscuraStore"], path: "Tests/ObscuraCrashSupport"),
+        .target(name: "ObscuraCrashSupport", dependencies: ["ObscuraKit", "ObscuraCatalog", "ObscuraStore"], path: "Tests/ObscuraCrashSupport"),
         // Crash-loop worker and concurrency stress driver (scripts/crash-kill, scripts/tsan).
         .executableTarget(
-            name: "obscura-hardening", dependencies: ["ObscuraKit", "ObscuraStore", "ObscuraCrashSupport", "ObscuraTestSupport"]),
+            name: "obscura-hardening", dependencies: ["ObscuraKit", "ObscuraCatalog", "ObscuraStore", "ObscuraCrashSupport", "ObscuraTestSupport"]),
     ]
 )
 
@@ -149,13 +161,13 @@ let sanitizer = Context.environment["OBSCURA_SANITIZE"]
 if sanitizer == "fuzzer" {
     package.targets.append(.executableTarget(
         name: "obscura-fuzz",
-        dependencies: ["ObscuraKit", "ObscuraPages", .product(name: "GRDB", package: "GRDB.swift")]))
+        dependencies: ["ObscuraKit", "ObscuraCatalog", "ObscuraPages", .product(name: "GRDB", package: "GRDB.swift")]))
 }
 if let sanitizer, ["fuzzer", "thread"].contains(sanitizer) {
     // libFuzzer's coverage and ASan go together; TSan stands alone.
     let flags = sanitizer == "fuzzer" ? ["-sanitize=fuzzer,address"] : ["-sanitize=thread"]
     let instrumented: Set = [
-        "ObscuraCrypto", "ObscuraImaging", "ObscuraPages", "ObscuraStore", "ObscuraKit", "ObscuraCrashSupport",
+        "ObscuraCrypto", "ObscuraImaging", "ObscuraPages", "ObscuraStore", "ObscuraKit", "ObscuraCatalog", "ObscuraCrashSupport",
         "obscura-hardening", "obscura-fuzz",
     ]
     for target in package.targets where instrumented.contains(target.name) {

@@ -1,6 +1,8 @@
 import Foundation
+import ObscuraCatalog
 import ObscuraCrypto
 import ObscuraKit
+import ObscuraStore
 
 extension VectorSet {
     // MARK: Argon2id, suite 2 (§2): slot files, a folder record, an export

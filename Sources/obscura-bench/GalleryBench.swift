@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import ObscuraCatalog
 import ObscuraCrypto
 import ObscuraKit
 

@@ -1,7 +1,9 @@
 // Targets for the vault's own binary formats: slot files, catalog images, chunked media
 // and single-shot blobs (docs/FORMAT.md §3, §6).
 import Foundation
+import ObscuraCatalog
 import ObscuraCrypto
+import ObscuraStore
 @testable import ObscuraKit
 
 /// The key the chunked and blob targets open with; fuzzed bytes never authenticate under

@@ -1,4 +1,5 @@
 import Foundation
+import ObscuraCatalog
 import ObscuraCrashSupport
 import ObscuraCrypto
 import ObscuraKit

@@ -3,6 +3,7 @@ import GRDB
 import ObscuraCrypto
 import ObscuraTestSupport
 import Testing
+@testable import ObscuraCatalog
 @testable import ObscuraKit
 
 @Suite struct ImporterTests {

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import ObscuraCrypto
 import Testing
+@testable import ObscuraCatalog
 @testable import ObscuraKit
 @testable import ObscuraStore
 

@@ -1,6 +1,7 @@
 import Foundation
 import ObscuraTestSupport
 import Testing
+@testable import ObscuraCatalog
 @testable import ObscuraKit
 
 /// Places (issue 17, point 4): a photo's EXIF position, named offline, kept in the catalog

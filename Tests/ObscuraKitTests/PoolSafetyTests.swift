@@ -1,6 +1,7 @@
 import Foundation
 import ObscuraCrypto
 import Testing
+@testable import ObscuraCatalog
 @testable import ObscuraKit
 @testable import ObscuraStore
 

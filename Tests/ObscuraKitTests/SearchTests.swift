@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import ObscuraCrypto
 import Testing
+@testable import ObscuraCatalog
 @testable import ObscuraKit
 
 /// Search and filters (issue 17): the catalog's query, through the trigram index or row

@@ -1,6 +1,7 @@
 import Foundation
-@testable import ObscuraKit
 import Testing
+@testable import ObscuraCatalog
+@testable import ObscuraKit
 @testable import ObscuraServer
 
 /// An item's JSON (docs/API.md, "Items"): every key present, null where a value is

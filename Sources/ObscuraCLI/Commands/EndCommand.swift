@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import ObscuraCatalog
 import ObscuraKit
 
 /// `obscura end ID... --in DURATION | --views N | --never`: gives items an end (issue 19;

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import ObscuraCatalog
 import ObscuraCrypto
 import ObscuraKit
 

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import ObscuraCatalog
 import ObscuraKit
 
 /// `obscura ls`: lists items, newest capture first.

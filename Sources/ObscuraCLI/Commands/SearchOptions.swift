@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import ObscuraCatalog
 import ObscuraKit
 
 /// The search and filters of `obscura ls` (issue 17), as the gallery's search has them.

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import ObscuraCatalog
 import ObscuraKit
 
 /// `obscura trash ls|restore|empty`: the items `obscura rm` moved to the trash.

@@ -1,4 +1,5 @@
 import Foundation
+import ObscuraCatalog
 
 /// When an item ends (issue 19; docs/FORMAT.md §3.3, "Ends"): at a time, after so many
 /// views in the viewer, or whichever comes first. An ended item is deleted for good, its

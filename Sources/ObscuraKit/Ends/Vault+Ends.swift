@@ -1,4 +1,5 @@
 import Foundation
+import ObscuraCatalog
 
 /// Ends (issue 19; docs/FORMAT.md §3.3, "Ends"): giving items an end, counting views, and
 /// deleting for good what has ended. Ends are enforced whenever the vault is open: the

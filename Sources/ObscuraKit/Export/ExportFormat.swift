@@ -1,5 +1,6 @@
 import Foundation
 import ObscuraCrypto
+import ObscuraStore
 
 /// The `.obscura` export file (docs/FORMAT.md §7): a 64-byte plaintext header, then a
 /// chunked payload (§6) sealed under the export KEK.

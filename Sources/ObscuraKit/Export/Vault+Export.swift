@@ -5,6 +5,7 @@ import Darwin
 #elseif canImport(Glibc)
 import Glibc
 import ObscuraStore
+import ObscuraCatalog
 #endif
 
 extension Vault {

@@ -1,3 +1,4 @@
+import ObscuraCatalog
 /// Recognises a file's type from its first bytes, never from its name.
 enum ContentSniffer {
     /// How many leading bytes `sniff` looks at: enough for the first directory of a

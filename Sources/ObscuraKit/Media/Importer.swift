@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import ObscuraCatalog
 import ObscuraCrypto
 import ObscuraImaging
 import ObscuraStore

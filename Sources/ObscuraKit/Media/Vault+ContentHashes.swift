@@ -1,4 +1,5 @@
 import Foundation
+import ObscuraCatalog
 import ObscuraCrypto
 
 /// Keyed content hashes (docs/FORMAT.md §6.7): which key keys an item's hash, the index

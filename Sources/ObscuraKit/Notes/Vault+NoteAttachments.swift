@@ -1,4 +1,5 @@
 import Foundation
+import ObscuraCatalog
 
 /// Photos attached to a note (docs/FORMAT.md §3.3, "Notes"). An attachment is a link in
 /// the catalog: the item stays where it is, and goes from the note when it is deleted for

@@ -1,4 +1,5 @@
 import Foundation
+import ObscuraCatalog
 import ObscuraCrypto
 
 /// Notes (issue 19; docs/FORMAT.md §3.3, "Notes"): items of kind `note` whose original is

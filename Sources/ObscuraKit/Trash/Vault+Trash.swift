@@ -1,4 +1,5 @@
 import Foundation
+import ObscuraCatalog
 
 /// The trash (issue 17): a delete moves items there, where they stay, still sealed as
 /// they were (a protected folder's under its key), until they are restored, deleted for

@@ -1,5 +1,6 @@
 import Foundation
 import ObscuraCrypto
+import ObscuraStore
 
 /// What a session does after a write fails part-way (Tests/ObscuraKitTests/Crash).
 ///

@@ -115,3 +115,4 @@ extension APIError {
 
 import ObscuraCrypto
 import ObscuraKit
+import ObscuraCatalog

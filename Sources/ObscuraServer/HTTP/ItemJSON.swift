@@ -1,3 +1,4 @@
+import ObscuraCatalog
 import ObscuraKit
 
 /// An item as the API shows it (docs/API.md, "Items").

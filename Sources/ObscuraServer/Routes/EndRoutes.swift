@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import ObscuraCatalog
 import ObscuraKit
 
 /// Ends (issue 19; docs/API.md, "Ends"): giving items an end in time or in views, and the

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import ObscuraCatalog
 import ObscuraKit
 
 /// `/api/items...` and `/api/trash/...`: listing and search, one item, delete (to the

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import ObscuraCatalog
 import ObscuraKit
 
 /// An item's thumbnail, preview and original (docs/API.md, "Items"). Originals are

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import Logging
+import ObscuraCatalog
 import ObscuraKit
 
 /// `POST /api/items/zip` (docs/API.md, "Items"): a selection as one ZIP, streamed as it is

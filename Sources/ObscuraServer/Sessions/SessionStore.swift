@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import ObscuraCatalog
 import ObscuraCrypto
 import ObscuraKit
 

@@ -3,6 +3,7 @@ import ObscuraCrypto
 import ObscuraImaging
 import ObscuraTestSupport
 import Testing
+@testable import ObscuraCatalog
 @testable import ObscuraKit
 
 /// Issue 17 point 2: a still and a movie that share Apple's content identifier become

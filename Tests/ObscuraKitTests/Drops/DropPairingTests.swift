@@ -2,6 +2,7 @@ import Foundation
 import ObscuraCrypto
 import ObscuraTestSupport
 import Testing
+@testable import ObscuraCatalog
 @testable import ObscuraKit
 
 /// Issue 40 point 1: a drop only adds items (docs/FORMAT.md §10.6). A code holder who

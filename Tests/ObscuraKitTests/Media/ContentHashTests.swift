@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import ObscuraCrypto
 import Testing
+@testable import ObscuraCatalog
 @testable import ObscuraKit
 
 /// Keyed content hashes (docs/FORMAT.md §6.7): what imports store, which items duplicate

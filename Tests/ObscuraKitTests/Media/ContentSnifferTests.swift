@@ -1,6 +1,7 @@
 import Foundation
 import ObscuraTestSupport
 import Testing
+@testable import ObscuraCatalog
 @testable import ObscuraKit
 
 /// Types come from the first bytes alone, camera RAWs included.

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import ObscuraTestSupport
 import Testing
+@testable import ObscuraCatalog
 @testable import ObscuraKit
 
 /// Notes (issue 19; docs/FORMAT.md §3.3, "Notes"): a title and a Markdown body sealed in

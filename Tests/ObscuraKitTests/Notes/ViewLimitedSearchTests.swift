@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import Testing
+@testable import ObscuraCatalog
 @testable import ObscuraKit
 
 /// Issue 40 point 4: a note with an end in views reads only through a counted view, but a

@@ -4,6 +4,7 @@ import ObscuraCrypto
 import ObscuraImaging
 import ObscuraTestSupport
 import Testing
+@testable import ObscuraCatalog
 @testable import ObscuraKit
 
 @Suite struct RenditionTests {

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import ObscuraCrypto
+@testable import ObscuraCatalog
 @testable import ObscuraKit
 
 extension Vault {

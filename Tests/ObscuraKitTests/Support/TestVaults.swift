@@ -8,6 +8,7 @@ import GRDB
 import ObscuraCrypto
 import ObscuraTestSupport
 @testable import ObscuraKit
+@testable import ObscuraCatalog
 
 /// Small PBKDF2 counts keep tests fast; a few CLI tests run the real 600,000.
 let testIterations = 1000

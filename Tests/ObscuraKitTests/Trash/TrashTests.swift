@@ -1,6 +1,7 @@
 import Foundation
 import ObscuraTestSupport
 import Testing
+@testable import ObscuraCatalog
 @testable import ObscuraKit
 
 /// The trash (issue 17): a delete that can be undone for 30 days, in every folder.

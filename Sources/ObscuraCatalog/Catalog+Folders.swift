@@ -3,17 +3,17 @@ import GRDB
 /// The statements on the `folder` table (docs/FORMAT.md §3.3), as typed calls.
 extension Catalog {
     /// Every folder row, in the table's own order.
-    func folders() throws -> [FolderRecord] {
+    package func folders() throws -> [FolderRecord] {
         try read { try FolderRecord.fetchAll($0) }
     }
 
     /// The folder whose id is `id`, if any.
-    func folder(id: String) throws -> FolderRecord? {
+    package func folder(id: String) throws -> FolderRecord? {
         try read { try FolderRecord.fetchOne($0, key: id) }
     }
 
     /// One change to the folder table, as ``changeFolders(_:)`` applies it.
-    enum FolderChange {
+    package enum FolderChange {
         case insert(FolderRecord)
         /// New folders in order, each parent before its children; the last is returned.
         case insertAll([FolderRecord])
@@ -27,7 +27,7 @@ extension Catalog {
     /// changes at once (two moves, a move and a delete) cannot each pass a check the
     /// other breaks. Returns the row written, nil for ``FolderChange/none``.
     @discardableResult
-    func changeFolders(_ decide: ([FolderRecord]) throws -> FolderChange) throws -> FolderRecord? {
+    package func changeFolders(_ decide: ([FolderRecord]) throws -> FolderChange) throws -> FolderRecord? {
         try write { db in
             switch try decide(try FolderRecord.fetchAll(db)) {
             case let .insert(folder):
@@ -49,7 +49,7 @@ extension Catalog {
     /// the deleting transaction: the row's foreign keys would otherwise cascade to a
     /// folder moved into it meanwhile and leave the items of a protected one without
     /// their key. Returns whether it was deleted.
-    func deleteFolderIfEmpty(_ folderId: String) throws -> Bool {
+    package func deleteFolderIfEmpty(_ folderId: String) throws -> Bool {
         try write { db in
             let items = try ItemRecord.filter(Column("folderId") == folderId).fetchCount(db)
             let children = try FolderRecord.filter(Column("parentId") == folderId).fetchCount(db)

@@ -1,13 +1,13 @@
 import GRDB
 
 /// The months a scope's items were captured in, for the gallery's date scrubber (issue 17,
-/// point 5): the statement behind ``Vault/months(scope:favoritesOnly:)``.
+/// point 5): the statement behind `Vault.months(scope:favoritesOnly:)` (ObscuraKit).
 extension Catalog {
     /// How many items of `scope` (favourites only when `favoritesOnly`) each month holds,
     /// newest first, months as `YYYY-MM` of the sort key in UTC; months with none left out.
     /// One walk of item_by_sort, which yields the months in order, so the grouping needs no
     /// sort of its own.
-    func months(_ scope: ListingScope, favoritesOnly: Bool) throws -> [(month: String, count: Int)] {
+    package func months(_ scope: ListingScope, favoritesOnly: Bool) throws -> [(month: String, count: Int)] {
         var conditions = ["deletedAt IS NULL"]
         var arguments: [DatabaseValueConvertible] = []
         var index = "INDEXED BY item_by_sort"

@@ -1,4 +1,5 @@
 import Foundation
+import ObscuraCatalog
 
 /// Which items a page of ``Vault/itemListing(scope:favoritesOnly:after:limit:)`` draws from.
 public enum ItemScope: Sendable, Equatable {

@@ -105,6 +105,77 @@ public struct ItemRecord: Codable, FetchableRecord, PersistableRecord, Sendable,
 
     /// Whether the item is in the trash.
     public var isTrashed: Bool { deletedAt != nil }
+
+    /// A row with every column given; the rest at their defaults (what a memberwise init would be, for the vault's modules).
+    package init(
+        id: String,
+        kind: ItemKind,
+        mediaId: String,
+        thumbId: String? = nil,
+        name: String,
+        mimeType: String,
+        size: Int64,
+        width: Int? = nil,
+        height: Int? = nil,
+        orientation: Int? = nil,
+        duration: Double? = nil,
+        takenAt: Double? = nil,
+        importedAt: Double,
+        folderId: String? = nil,
+        favorite: Bool,
+        contentHash: Data,
+        protectedMeta: Data? = nil,
+        deletedAt: Double? = nil,
+        latitude: Double? = nil,
+        longitude: Double? = nil,
+        place: String? = nil,
+        renditionId: String? = nil,
+        renditionState: RenditionState? = nil,
+        companionId: String? = nil,
+        companionRole: CompanionRole? = nil,
+        companionName: String? = nil,
+        companionMimeType: String? = nil,
+        companionSize: Int64? = nil,
+        companionHash: Data? = nil,
+        pairKey: Data? = nil,
+        endsAt: Double? = nil,
+        viewsLeft: Int? = nil,
+        noteText: String? = nil
+    ) {
+        self.id = id
+        self.kind = kind
+        self.mediaId = mediaId
+        self.thumbId = thumbId
+        self.name = name
+        self.mimeType = mimeType
+        self.size = size
+        self.width = width
+        self.height = height
+        self.orientation = orientation
+        self.duration = duration
+        self.takenAt = takenAt
+        self.importedAt = importedAt
+        self.folderId = folderId
+        self.favorite = favorite
+        self.contentHash = contentHash
+        self.protectedMeta = protectedMeta
+        self.deletedAt = deletedAt
+        self.latitude = latitude
+        self.longitude = longitude
+        self.place = place
+        self.renditionId = renditionId
+        self.renditionState = renditionState
+        self.companionId = companionId
+        self.companionRole = companionRole
+        self.companionName = companionName
+        self.companionMimeType = companionMimeType
+        self.companionSize = companionSize
+        self.companionHash = companionHash
+        self.pairKey = pairKey
+        self.endsAt = endsAt
+        self.viewsLeft = viewsLeft
+        self.noteText = noteText
+    }
 }
 
 /// The fields of an item that a protected folder hides, sealed as JSON under its key.

@@ -6,20 +6,20 @@ import ObscuraCrypto
 /// operations ask for rows here and never write SQL of their own.
 extension Catalog {
     /// Every item row, in the table's own order.
-    func allItems() throws -> [ItemRecord] {
+    package func allItems() throws -> [ItemRecord] {
         try read { try ItemRecord.fetchAll($0) }
     }
 
     /// Every item row and every folder row, in the tables' own order. One transaction, so
     /// that the two lists agree: an export's manifest lists each item's folder.
-    func itemsAndFolders() throws -> (items: [ItemRecord], folders: [FolderRecord]) {
+    package func itemsAndFolders() throws -> (items: [ItemRecord], folders: [FolderRecord]) {
         try read { db in (try ItemRecord.fetchAll(db), try FolderRecord.fetchAll(db)) }
     }
 
     /// The items of `folderId` (every item when nil) in the gallery order, newest capture
     /// first, with every folder row, in one transaction so that each item's folder is
     /// among the folders.
-    func itemsInGalleryOrder(folderId: String?) throws -> (items: [ItemRecord], folders: [FolderRecord]) {
+    package func itemsInGalleryOrder(folderId: String?) throws -> (items: [ItemRecord], folders: [FolderRecord]) {
         try read { db in
             var request = ItemRecord.order(sql: "\(Self.sortKey) DESC, id")
             if let folderId { request = request.filter(Column("folderId") == folderId) }
@@ -29,7 +29,7 @@ extension Catalog {
 
     /// The rows whose id starts with `prefix`, in id order, at most two: enough to tell
     /// one match from an ambiguous prefix. `prefix` must be lower-case hex and dashes.
-    func items(withIdPrefix prefix: String) throws -> [ItemRecord] {
+    package func items(withIdPrefix prefix: String) throws -> [ItemRecord] {
         // A primary-key range, not a scan: the gallery asks for one item per thumbnail.
         // Ids are lower-case hex and dashes, all below "g", so [prefix, prefix + "g")
         // holds exactly the ids that start with prefix.
@@ -40,12 +40,12 @@ extension Catalog {
     }
 
     /// How many items the catalog holds, in every folder, locked or not.
-    func itemCount() throws -> Int {
+    package func itemCount() throws -> Int {
         try read { try ItemRecord.fetchCount($0) }
     }
 
     /// How many items the folder `folderId` holds outside the trash.
-    func itemCount(inFolder folderId: String) throws -> Int {
+    package func itemCount(inFolder folderId: String) throws -> Int {
         try read { try ItemRecord.filter(Column("folderId") == folderId && Column("deletedAt") == nil).fetchCount($0) }
     }
 
@@ -56,7 +56,7 @@ extension Catalog {
     ///
     /// Notes and files are apart: a file is no duplicate of a note whose body has its
     /// bytes, nor a note of a file (`notes` says which side is asked about).
-    func items(withContentHashes values: [Data], notes: Bool = false) throws -> [(folderId: String?, hash: Data)] {
+    package func items(withContentHashes values: [Data], notes: Bool = false) throws -> [(folderId: String?, hash: Data)] {
         guard !values.isEmpty else { return [] }
         let marks = Array(repeating: "?", count: values.count).joined(separator: ", ")
         let kind = notes ? "kind = 'note'" : "kind <> 'note'"
@@ -74,7 +74,7 @@ extension Catalog {
 
     /// The items whose `contentHash` is still a plain SHA-256 (§3.3: 32 bytes), with their
     /// folders: those a keyed hash has not yet replaced.
-    func plainContentHashes() throws -> [(id: String, folderId: String?, hash: Data)] {
+    package func plainContentHashes() throws -> [(id: String, folderId: String?, hash: Data)] {
         try read { db in
             try Row.fetchAll(db, sql: "SELECT id, folderId, contentHash FROM item WHERE length(contentHash) = ?",
                              arguments: [SHA256Digest.size])
@@ -85,7 +85,7 @@ extension Catalog {
     /// Replaces items' `contentHash` values, all or none. Secure delete is on for the
     /// connection from here on: a replaced value must not survive in the database's free
     /// space, where it would stay readable in the image sealed under the MEK (§6.7).
-    func setContentHashes(_ hashes: [(id: String, hash: Data)]) throws {
+    package func setContentHashes(_ hashes: [(id: String, hash: Data)]) throws {
         try write { db in
             try db.execute(sql: "PRAGMA secure_delete = ON")
             for (id, hash) in hashes {
@@ -95,27 +95,27 @@ extension Catalog {
     }
 
     /// Adds `items`, all or none.
-    func insert(_ items: [ItemRecord]) throws {
+    package func insert(_ items: [ItemRecord]) throws {
         try write { db in for item in items { try item.insert(db) } }
     }
 
     /// The stored rows of the items `ids` that exist (protected ones as stored, sealed).
-    func rows(ids: [String]) throws -> [ItemRecord] {
+    package func rows(ids: [String]) throws -> [ItemRecord] {
         try read { db in try ItemRecord.fetchAll(db, keys: ids) }
     }
 
     /// Replaces the rows of `items` (matched by id), all or none.
-    func update(_ items: [ItemRecord]) throws {
+    package func update(_ items: [ItemRecord]) throws {
         try write { db in for item in items { try item.update(db) } }
     }
 
     /// Removes the rows of `items` (matched by id), all or none.
-    func delete(_ items: [ItemRecord]) throws {
+    package func delete(_ items: [ItemRecord]) throws {
         try write { db in for item in items { _ = try item.delete(db) } }
     }
 
     /// Marks or unmarks the item `itemId` as a favourite.
-    func setFavorite(_ favorite: Bool, itemId: String) throws {
+    package func setFavorite(_ favorite: Bool, itemId: String) throws {
         try write { db in
             try db.execute(sql: "UPDATE item SET favorite = ? WHERE id = ?", arguments: [favorite, itemId])
         }

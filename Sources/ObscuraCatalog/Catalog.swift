@@ -17,7 +17,7 @@ import ObscuraPages
 ///   `sqlite3_serialize` / `sqlite3_deserialize`.
 ///
 /// Either way no database file, plaintext or encrypted, ever exists outside the slot.
-/// SQL and GRDB stay in this folder: the rest of the kit asks for rows through typed
+/// SQL and GRDB stay in this module: the rest of the product asks for rows through typed
 /// queries, one table a file (Catalog+Items.swift, Catalog+Folders.swift, ...).
 public final class Catalog: @unchecked Sendable {
     // @unchecked: each connection serialises its own access; `state` guards which one is
@@ -35,7 +35,7 @@ public final class Catalog: @unchecked Sendable {
     private let reopen: (() throws -> PagedCatalog)?
     /// Called when a paged catalog could not be opened again after a failed commit (the
     /// container needs recovery): the session can no longer match its slot.
-    var onLost: (() -> Void)?
+    package var onLost: (() -> Void)?
 
     private init(storage: Storage, reopen: (() throws -> PagedCatalog)? = nil) throws {
         self.storage = storage
@@ -72,12 +72,12 @@ public final class Catalog: @unchecked Sendable {
 
     /// A catalog over a paged database (docs/FORMAT.md §9), applying the schema's
     /// migrations; `reopen` opens it again from its store after a failed commit.
-    static func paged(_ catalog: PagedCatalog, reopen: (() throws -> PagedCatalog)? = nil) throws -> Catalog {
+    package static func paged(_ catalog: PagedCatalog, reopen: (() throws -> PagedCatalog)? = nil) throws -> Catalog {
         try Catalog(storage: .paged(catalog), reopen: reopen)
     }
 
     /// Whether the catalog is paged rather than an in-memory image.
-    var isPaged: Bool {
+    package var isPaged: Bool {
         if case .paged = state.withLock({ storage }) { return true }
         return false
     }
@@ -118,7 +118,7 @@ public final class Catalog: @unchecked Sendable {
 
     /// Replaces the whole in-memory database with `image`, in the same connection (a
     /// session going back to the image its slot holds after a failed persist).
-    func replace(with image: [UInt8]) throws {
+    package func replace(with image: [UInt8]) throws {
         guard case let .image(queue) = try current() else { throw CatalogError.closed }
         try queue.inDatabase { db in
             try checkOpen()
@@ -313,12 +313,15 @@ public enum CatalogError: ObscuraError, Equatable {
     case serializeFailed
     /// The vault was locked; the catalog is no longer readable.
     case closed
+    /// A row failed a check (said as the vault's own ``corrupt`` error says it).
+    case corrupt(String)
 
     public var description: String {
         switch self {
         case .invalidImage: return "the vault catalog is not a valid database"
         case .serializeFailed: return "could not serialize the vault catalog"
         case .closed: return "the vault is locked"
+        case let .corrupt(why): return "vault data is corrupt: \(why)"
         }
     }
 }

@@ -13,7 +13,7 @@ extension Catalog {
     /// - Returns: the image's rows per table, for checking the copy.
     /// - Throws: ``CatalogError/invalidImage`` when the image is not a valid database.
     @discardableResult
-    static func copy(image: [UInt8], into paged: PagedCatalog) throws -> [String: Int] {
+    package static func copy(image: [UInt8], into paged: PagedCatalog) throws -> [String: Int] {
         try paged.queue.writeWithoutTransaction { db in
             try db.execute(sql: "ATTACH DATABASE ':memory:' AS source")
             defer { try? db.execute(sql: "DETACH DATABASE source") }
@@ -82,7 +82,7 @@ extension Catalog {
     }
 
     /// Rows per table, for checking a conversion's copy against its source.
-    func rowCounts() throws -> [String: Int] {
+    package func rowCounts() throws -> [String: Int] {
         try read { db in try Self.rowCounts(in: db, schema: "main") }
     }
 
@@ -109,7 +109,7 @@ extension Catalog {
 
     /// Whether SQLite finds the database sound (`PRAGMA quick_check`): every page it holds
     /// is read, so a paged catalog's are verified down the tag tree too.
-    func isIntact() throws -> Bool {
+    package func isIntact() throws -> Bool {
         try read { db in try String.fetchOne(db, sql: "PRAGMA quick_check") == "ok" }
     }
 }

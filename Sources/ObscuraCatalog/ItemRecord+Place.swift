@@ -5,7 +5,7 @@ extension ItemRecord {
     /// gazetteer (issue 17): the town nearest the position, with its region and country.
     /// No network is asked, ever. Without a position, or with no town within the
     /// gazetteer's search radius (open sea), the place stays nil.
-    mutating func locate(latitude: Double?, longitude: Double?) {
+    package mutating func locate(latitude: Double?, longitude: Double?) {
         guard let latitude, let longitude else { return }
         self.latitude = latitude
         self.longitude = longitude

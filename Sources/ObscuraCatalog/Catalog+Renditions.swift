@@ -5,7 +5,7 @@ extension Catalog {
     /// The ids of the items whose rendition is still to be made, trashed ones included
     /// (restoring one should find it ready), through the partial index
     /// item_rendition_pending.
-    func pendingRenditions() throws -> [String] {
+    package func pendingRenditions() throws -> [String] {
         try read { db in
             try String.fetchAll(db, sql: """
                 SELECT id FROM item INDEXED BY item_rendition_pending WHERE renditionState = 'pending' ORDER BY id
@@ -17,7 +17,7 @@ extension Catalog {
     /// (its own, or a Live Photo's motion):
     /// only if the item still has that original and still waits for it (it may have been
     /// deleted, or moved to another folder's key, meanwhile). Returns whether it did.
-    func settleRendition(_ id: String, mediaId: String, renditionId: String?, state: RenditionState) throws -> Bool {
+    package func settleRendition(_ id: String, mediaId: String, renditionId: String?, state: RenditionState) throws -> Bool {
         try write { db in
             try db.execute(sql: """
                 UPDATE item SET renditionId = ?, renditionState = ?
@@ -29,7 +29,7 @@ extension Catalog {
 
     /// Puts every video rendition that failed back in the queue (a newer ffmpeg may do
     /// better); returns how many.
-    func retryFailedRenditions() throws -> Int {
+    package func retryFailedRenditions() throws -> Int {
         try write { db in
             try db.execute(sql: "UPDATE item SET renditionState = 'pending' WHERE renditionState = 'failed'")
             return db.changesCount

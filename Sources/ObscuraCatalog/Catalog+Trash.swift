@@ -5,7 +5,7 @@ import GRDB
 extension Catalog {
     /// Puts the items `ids` in the trash at `time`, all or none; items already there keep
     /// their first time, so that expiry counts from the first delete.
-    func trash(_ ids: [String], at time: Double) throws {
+    package func trash(_ ids: [String], at time: Double) throws {
         try write { db in
             for id in ids {
                 try db.execute(sql: "UPDATE item SET deletedAt = ? WHERE id = ? AND deletedAt IS NULL", arguments: [time, id])
@@ -14,7 +14,7 @@ extension Catalog {
     }
 
     /// Takes the items `ids` out of the trash, all or none.
-    func restore(_ ids: [String]) throws {
+    package func restore(_ ids: [String]) throws {
         try write { db in
             for id in ids { try db.execute(sql: "UPDATE item SET deletedAt = NULL WHERE id = ?", arguments: [id]) }
         }
@@ -22,7 +22,7 @@ extension Catalog {
 
     /// The items in the trash since before `time` (every trashed item when nil), in any
     /// folder, locked or not; read through the partial index item_in_trash.
-    func trashedItems(before time: Double? = nil) throws -> [ItemRecord] {
+    package func trashedItems(before time: Double? = nil) throws -> [ItemRecord] {
         try read { db in
             try ItemRecord.fetchAll(db, sql: """
                 SELECT * FROM item INDEXED BY item_in_trash WHERE deletedAt IS NOT NULL AND deletedAt < ? ORDER BY deletedAt, id

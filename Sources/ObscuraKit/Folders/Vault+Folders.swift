@@ -1,4 +1,5 @@
 import Foundation
+import ObscuraCatalog
 import ObscuraCrypto
 
 /// Folders, nested by path ("Trips/2024"), optionally protected by a password

@@ -1,4 +1,5 @@
 import Foundation
+import ObscuraCatalog
 import ObscuraCrypto
 
 /// An item as a session may show it: protected metadata opened when its folder is

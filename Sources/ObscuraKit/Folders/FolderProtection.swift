@@ -1,4 +1,5 @@
 import Foundation
+import ObscuraCatalog
 import ObscuraCrypto
 
 /// The key of a protected folder and how its record wraps it (docs/FORMAT.md §6.4).

@@ -5,7 +5,7 @@ import GRDB
 extension Catalog {
     /// Appends `itemIds` to the attachments of `noteId`, after those it has; an item
     /// already attached keeps its place. All or none.
-    func attach(_ itemIds: [String], to noteId: String) throws {
+    package func attach(_ itemIds: [String], to noteId: String) throws {
         try write { db in
             var next = try Int.fetchOne(db, sql: "SELECT ifnull(max(position) + 1, 0) FROM note_attachment WHERE noteId = ?",
                                         arguments: [noteId]) ?? 0
@@ -18,7 +18,7 @@ extension Catalog {
     }
 
     /// Removes `itemIds` from the attachments of `noteId`.
-    func detach(_ itemIds: [String], from noteId: String) throws {
+    package func detach(_ itemIds: [String], from noteId: String) throws {
         try write { db in
             for itemId in itemIds {
                 try db.execute(sql: "DELETE FROM note_attachment WHERE noteId = ? AND itemId = ?", arguments: [noteId, itemId])
@@ -27,7 +27,7 @@ extension Catalog {
     }
 
     /// The ids of the items attached to `noteId`, in the order they were attached.
-    func attachmentIds(of noteId: String) throws -> [String] {
+    package func attachmentIds(of noteId: String) throws -> [String] {
         try read { db in
             try String.fetchAll(db, sql: "SELECT itemId FROM note_attachment WHERE noteId = ? ORDER BY position",
                                 arguments: [noteId])

@@ -6,12 +6,12 @@ import ObscuraStore
 /// The statements on the `setting` table (docs/FORMAT.md §3.3): one text value a key.
 extension Catalog {
     /// The value stored under `key`, if any.
-    func setting(_ key: String) throws -> String? {
+    package func setting(_ key: String) throws -> String? {
         try read { try String.fetchOne($0, sql: "SELECT value FROM setting WHERE key = ?", arguments: [key]) }
     }
 
     /// Stores `value` under `key`, replacing any value there.
-    func setSetting(_ key: String, to value: String) throws {
+    package func setSetting(_ key: String, to value: String) throws {
         try write { db in try Self.setSetting(key, to: value, in: db) }
     }
 
@@ -24,7 +24,7 @@ extension Catalog {
     /// §10.1), decoded straight from SQLite's row into zeroing memory: no String ever holds
     /// it. Nil when there is none; throws ``CatalogError/invalidImage`` for a value that is
     /// not `byteCount` bytes of hex.
-    func secretSetting(_ key: String, byteCount: Int) throws -> SecureBytes? {
+    package func secretSetting(_ key: String, byteCount: Int) throws -> SecureBytes? {
         try read { db in
             // CAST keeps the text's bytes as they are and reads them without a copy.
             let rows = try Row.fetchCursor(db, sql: "SELECT CAST(value AS BLOB) FROM setting WHERE key = ?", arguments: [key])
@@ -39,7 +39,7 @@ extension Catalog {
 
     /// Stores `secret` under `key` as lower-case hex text (§10.1). The digits are written in
     /// zeroing memory and bound as a blob that SQLite stores as text, so that no String holds them.
-    func setSecretSetting(_ key: String, to secret: SecureBytes) throws {
+    package func setSecretSetting(_ key: String, to secret: SecureBytes) throws {
         let digits = secret.lowercaseHex()
         try digits.withUnsafeMutableBytes { buffer in
             // A view of the zeroing buffer, not a copy; SQLite copies what it binds.
@@ -57,13 +57,13 @@ extension Catalog {
     static let exportHeaderKey = "export.header"
 
     /// Stores `header` (a version 3 header of this vault's MEK) as the one exports carry.
-    func setExportHeader(_ header: SlotHeader) throws {
+    package func setExportHeader(_ header: SlotHeader) throws {
         try setSetting(Self.exportHeaderKey, to: Self.encodedExportHeader(header))
     }
 
     /// Commits a paged catalog's new header prefix (a password change) with the export
     /// header of the same key derivation, in one commit (docs/FORMAT.md §9.5, §9.7).
-    func replaceHeader(prefix: [UInt8], exportHeader: SlotHeader) throws {
+    package func replaceHeader(prefix: [UInt8], exportHeader: SlotHeader) throws {
         try write(headerPrefix: prefix) { db in
             try Self.setSetting(Self.exportHeaderKey, to: Self.encodedExportHeader(exportHeader), in: db)
         }
@@ -76,7 +76,7 @@ extension Catalog {
     /// The catalog's image and the version 3 header exports carry (without its envelope;
     /// nil in an in-memory catalog, whose slot header is one), read together: a password
     /// change between two reads would pair the image with another derivation's header.
-    func exportSnapshot() throws -> (header: SlotHeader?, image: [UInt8]) {
+    package func exportSnapshot() throws -> (header: SlotHeader?, image: [UInt8]) {
         try withConnection { db in
             let text = try String.fetchOne(db, sql: "SELECT value FROM setting WHERE key = ?", arguments: [Self.exportHeaderKey])
             return (try text.map(Self.decodedExportHeader), try Self.serialize(db))

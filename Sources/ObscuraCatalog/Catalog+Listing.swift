@@ -1,12 +1,12 @@
 import GRDB
 
 /// Pages of items in the gallery order (docs/FORMAT.md §3.3): the statements behind
-/// ``Vault/itemListing(scope:filter:after:limit:)``, which turns a session's view (open and
+/// `Vault.itemListing(scope:filter:after:limit:)` (ObscuraKit), which turns a session's view (open and
 /// locked folders, the cursor, a search) into a ``ListingScope``, a ``ListingFilter`` and a
 /// position.
 extension Catalog {
     /// Which items a page draws from, in the catalog's terms: folder ids.
-    enum ListingScope: Equatable {
+    package enum ListingScope: Equatable {
         /// Every item except those of the folders `excluding` (a session's locked ones).
         case all(excluding: [String])
         /// The top level only.
@@ -19,7 +19,7 @@ extension Catalog {
     }
 
     /// What a page keeps of its scope, in the catalog's terms.
-    struct ListingFilter: Equatable {
+    package struct ListingFilter: Equatable {
         /// Favourites only.
         var favoritesOnly = false
         /// Only this kind.
@@ -35,6 +35,23 @@ extension Catalog {
 
         /// Whether the filter keeps every item, so that the tally can count the scope.
         var keepsAll: Bool { !favoritesOnly && kind == nil && from == nil && before == nil && text == nil && place == nil }
+
+        /// A filter; the defaults keep every item.
+        package init(
+            favoritesOnly: Bool = false,
+            kind: ItemKind? = nil,
+            from: Double? = nil,
+            before: Double? = nil,
+            text: String? = nil,
+            place: String? = nil
+        ) {
+            self.favoritesOnly = favoritesOnly
+            self.kind = kind
+            self.from = from
+            self.before = before
+            self.text = text
+            self.place = place
+        }
     }
 
     /// The sort key of the gallery order, as SQL; the index item_by_sort indexes exactly
@@ -48,7 +65,7 @@ extension Catalog {
     /// At most `limit` items of `scope` kept by `filter`, in the scope's order, starting
     /// after the item at `position` (its key and id) or at the top, and how many items the
     /// scope and filter hold in all; both read in one transaction.
-    func listing(
+    package func listing(
         _ scope: ListingScope, filter: ListingFilter, after position: (key: Double, id: String)?, limit: Int
     ) throws -> (items: [ItemRecord], total: Int) {
         // Columns are named with their table: a search joins item_search, which has a

@@ -5,7 +5,7 @@ import GRDB
 extension Catalog {
     /// The stored rows outside the trash in folder `folderId` (nil: top level) still
     /// waiting for their other half under `pairKey`, through item_by_pair_key.
-    func unpairedItems(pairKey: Data, folderId: String?) throws -> [ItemRecord] {
+    package func unpairedItems(pairKey: Data, folderId: String?) throws -> [ItemRecord] {
         try read { db in
             try ItemRecord.fetchAll(db, sql: """
                 SELECT * FROM item INDEXED BY item_by_pair_key
@@ -24,10 +24,10 @@ extension Catalog {
     /// still was read stays. A stored row that is no longer an unpaired one outside the
     /// trash refuses the whole write (the caller holds the rows gate, which trash and
     /// restore take, so this is a last guard, not a path).
-    func recordImports(deleting taken: [ItemRecord], inserting rows: [ItemRecord], pairing stills: [ItemRecord]) throws {
+    package func recordImports(deleting taken: [ItemRecord], inserting rows: [ItemRecord], pairing stills: [ItemRecord]) throws {
         try write { db in
             func changedOne() throws {
-                guard db.changesCount == 1 else { throw VaultError.corrupt("an item to pair changed while it was paired") }
+                guard db.changesCount == 1 else { throw CatalogError.corrupt("an item to pair changed while it was paired") }
             }
             for row in taken {
                 try db.execute(sql: "DELETE FROM item WHERE id = ? AND deletedAt IS NULL AND companionId IS NULL",

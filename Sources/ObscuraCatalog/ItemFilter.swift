@@ -31,7 +31,7 @@ public struct ItemFilter: Sendable, Equatable {
 
     /// Whether `row` (its sealed fields opened) passes the filter: the same test as the
     /// catalog's query, for the pages worked out in Swift.
-    func keeps(_ row: ItemRecord) -> Bool {
+    package func keeps(_ row: ItemRecord) -> Bool {
         let key = row.takenAt ?? row.importedAt
         func holds(_ value: String?, _ needle: String) -> Bool {
             value?.range(of: needle, options: [.caseInsensitive]) != nil
@@ -47,7 +47,7 @@ public struct ItemFilter: Sendable, Equatable {
         return true
     }
 
-    var catalogFilter: Catalog.ListingFilter {
+    package var catalogFilter: Catalog.ListingFilter {
         Catalog.ListingFilter(favoritesOnly: favoritesOnly, kind: kind, from: from, before: before, text: text, place: place)
     }
 

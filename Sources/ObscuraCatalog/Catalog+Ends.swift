@@ -4,7 +4,7 @@ import GRDB
 /// an item is deleted for good; the partial index `item_by_end` finds those whose time came.
 extension Catalog {
     /// Sets the end of the items `ids`, all or none: nil clears that part of it.
-    func setEnd(_ ids: [String], endsAt: Double?, viewsLeft: Int?) throws {
+    package func setEnd(_ ids: [String], endsAt: Double?, viewsLeft: Int?) throws {
         try write { db in
             for id in ids {
                 try db.execute(sql: "UPDATE item SET endsAt = ?, viewsLeft = ? WHERE id = ?", arguments: [endsAt, viewsLeft, id])
@@ -14,7 +14,7 @@ extension Catalog {
 
     /// The items whose end is at or before `time`, in any folder, locked or not, and in
     /// the trash too; read through the partial index item_by_end.
-    func endedItems(at time: Double) throws -> [ItemRecord] {
+    package func endedItems(at time: Double) throws -> [ItemRecord] {
         try read { db in
             try ItemRecord.fetchAll(db, sql: """
                 SELECT * FROM item INDEXED BY item_by_end WHERE endsAt IS NOT NULL AND endsAt <= ? ORDER BY endsAt, id
@@ -23,7 +23,7 @@ extension Catalog {
     }
 
     /// The earliest end in time of any item, or nil when none has one.
-    func earliestEnd() throws -> Double? {
+    package func earliestEnd() throws -> Double? {
         try read { db in
             try Double.fetchOne(db, sql: "SELECT min(endsAt) FROM item INDEXED BY item_by_end WHERE endsAt IS NOT NULL")
         }

@@ -1,4 +1,5 @@
 import Foundation
+import ObscuraCatalog
 
 extension ItemRecord {
     /// The name the item's original takes as a file outside the vault (a download, a ZIP
