@@ -328,7 +328,7 @@ private final class RestoreWatcher: @unchecked Sendable {
     private var stopped = false
 
     init(path: String, total: Int64, files: Int64, report: @escaping @Sendable (BackupProgress) -> Void) {
-        let thread = Thread { [self] in
+        WorkerThread().start(name: "obscura.restore-watch") { [self] in
             while !lock.withLock({ stopped }) {
                 var bytes: Int64 = 0, count: Int64 = 0
                 if let walk = FileManager.default.enumerator(atPath: path) {
@@ -344,7 +344,6 @@ private final class RestoreWatcher: @unchecked Sendable {
                 Thread.sleep(forTimeInterval: 0.5)
             }
         }
-        thread.start()
     }
 
     func stop() { lock.withLock { stopped = true } }

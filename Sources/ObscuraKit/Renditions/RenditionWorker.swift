@@ -1,4 +1,5 @@
 import Foundation
+import ObscuraStore
 
 /// Makes a vault's pending renditions on a thread of its own, one at a time, while the
 /// vault is open (the web gallery: after an upload, at unlock, when a folder is opened),
@@ -36,7 +37,7 @@ public final class RenditionWorker: @unchecked Sendable {
             return true
         }
         guard begin else { return }
-        Thread { [self] in
+        WorkerThread().start(name: "obscura.renditions") { [self] in
             while true {
                 do {
                     try vault?.makeRenditions { id, index, count, done in
@@ -61,6 +62,6 @@ public final class RenditionWorker: @unchecked Sendable {
                 }
                 if !more { break }
             }
-        }.start()
+        }
     }
 }

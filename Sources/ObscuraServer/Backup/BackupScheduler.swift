@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import ObscuraCrypto
 import ObscuraKit
+import ObscuraStore
 
 /// The gallery's automatic backups (docs/BACKUP.md, "Automatic backups"): watches the
 /// directory's writes and backs it up a set time after the last one, or when asked;
@@ -91,7 +92,7 @@ final class BackupScheduler: @unchecked Sendable {
             // Writes from here on are after this backup's start: they bring the next.
             lastChange = nil
         }
-        let thread = Thread { [self] in
+        WorkerThread().start(name: "obscura.backup") { [self] in
             let record = backUp(configuration, cancel: cancel)
             try? store.saveLastBackup(record, directory: configuration.directory)
             lock.withLock {
@@ -102,8 +103,6 @@ final class BackupScheduler: @unchecked Sendable {
                 if !record.succeeded && lastChange == nil { lastChange = clock() }
             }
         }
-        thread.name = "obscura.backup"
-        thread.start()
     }
 
     private func backUp(_ configuration: BackupConfiguration, cancel: BackupCancellation) -> BackupRecord {

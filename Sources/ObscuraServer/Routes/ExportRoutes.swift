@@ -72,7 +72,7 @@ final class ExportPipe: Sendable {
 
     init(_ export: PreparedExport) {
         let handoff = self.handoff
-        Thread {
+        WorkerThread().start(name: "obscura.export") {
             do {
                 try export.write(emit: { sealed in
                     try handoff.put(sealed.withUnsafeBytes { ByteBuffer(bytes: $0) })
@@ -81,7 +81,7 @@ final class ExportPipe: Sendable {
             } catch {
                 handoff.finish(throwing: error)
             }
-        }.start()
+        }
     }
 
     /// The next sealed piece; nil at the end.
