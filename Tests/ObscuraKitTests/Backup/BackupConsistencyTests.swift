@@ -2,6 +2,7 @@ import Foundation
 import ObscuraCrypto
 import ObscuraTestSupport
 import Testing
+import ObscuraStoreTestSupport
 @testable import ObscuraKit
 
 /// Issue 18: a backup the gallery takes while it writes captures a consistent directory.

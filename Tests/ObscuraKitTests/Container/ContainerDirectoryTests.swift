@@ -1,6 +1,7 @@
 import Foundation
 import ObscuraCrypto
 import Testing
+import ObscuraStoreTestSupport
 @testable import ObscuraKit
 @testable import ObscuraStore
 

@@ -1,6 +1,7 @@
 import Foundation
 import ObscuraCrypto
 import Testing
+import ObscuraStoreTestSupport
 @testable import ObscuraKit
 @testable import ObscuraStore
 
@@ -21,7 +22,7 @@ import Testing
     /// migration at every sync point.
     func migrationImages(_ root: TestRoot, seed: String) throws -> ([String: [UInt8]], [[String: [UInt8]]]) {
         let original = try root.snapshot().filter { SlotID(fileName: $0.key) != nil }
-        let (_, images) = try ContainerCrashTests.imagesAtEverySync(RecordingSlotFiles(original), random: SeededRandom(seed: seed)) {
+        let (_, images) = try CrashImages.imagesAtEverySync(RecordingSlotFiles(original), random: SeededRandom(seed: seed)) {
             try SlotContainer.migrate(files: $0, key: F.key())
         }
         return (original, images)

@@ -1,6 +1,7 @@
 import Foundation
 import ObscuraCrypto
 import Testing
+import ObscuraStoreTestSupport
 @testable import ObscuraKit
 @testable import ObscuraStore
 
@@ -26,7 +27,7 @@ import Testing
         let lengths = contents.mapValues(\.count)
         let random = SeededRandom(seed: "rotation")
         var images = [[String: [UInt8]]]()
-        files.beforeSync = { images += ContainerCrashTests.crashImages($0, random: random) }
+        files.beforeSync = { images += CrashImages.crashImages($0, random: random) }
         try container.commit(rekeyingTo: OuterKey(Self.newKey))
         let afterRotation = files.snapshot
         try container.retireOtherSuperblocks()
@@ -35,7 +36,7 @@ import Testing
         #expect(throws: ContainerError.self) { try SlotContainer.open(files: RecordingSlotFiles(files.snapshot), key: F.key()) }
         try container.commit()
         files.beforeSync = nil
-        images += ContainerCrashTests.crashImages(files, random: random)
+        images += CrashImages.crashImages(files, random: random)
         #expect(images.count > 40)
 
         var openedWith = (old: 0, new: 0)

@@ -1,6 +1,7 @@
 import Foundation
 import ObscuraCrypto
 import Testing
+import ObscuraStoreTestSupport
 @testable import ObscuraKit
 
 /// The crash harness of issue 14 at the level of vaults: each vault operation runs on a
@@ -101,13 +102,13 @@ import Testing
         let random = SeededRandom(seed: seed)
         let recorder = RecordingSlotFiles(fixture.start)
         var images = [[String: [UInt8]]]()
-        recorder.beforeSync = { images += ContainerCrashTests.crashImages($0, random: random) }
+        recorder.beforeSync = { images += CrashImages.crashImages($0, random: random) }
         do {
             let directory = try fixture.openRecorded(recorder)
             try operation(directory)
         }
         recorder.beforeSync = nil
-        images += ContainerCrashTests.crashImages(recorder, random: random)
+        images += CrashImages.crashImages(recorder, random: random)
         let new = recorder.snapshot
         #expect(images.count > 20, sourceLocation: sourceLocation)
         let chosen = [images.first!, images.last!] + random.shuffled(Array(images.dropFirst().dropLast())).prefix(sample - 2)

@@ -3,6 +3,7 @@ import GRDB
 import ObscuraCrypto
 import ObscuraPages
 import Testing
+import ObscuraStoreTestSupport
 @testable import ObscuraKit
 @testable import ObscuraStore
 

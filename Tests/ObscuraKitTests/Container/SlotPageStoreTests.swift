@@ -3,6 +3,7 @@ import GRDB
 import ObscuraCrypto
 import ObscuraPages
 import Testing
+import ObscuraStoreTestSupport
 @testable import ObscuraKit
 @testable import ObscuraStore
 
@@ -74,7 +75,7 @@ import Testing
         // in advance: the check below reads the rows, and the streams of every other slot.
         let random = SeededRandom(seed: "catalog crash")
         let recorder = RecordingSlotFiles(files.snapshot)
-        let (_, images) = try ContainerCrashTests.imagesAtEverySync(recorder, random: random) { files in
+        let (_, images) = try CrashImages.imagesAtEverySync(recorder, random: random) { files in
             let container = try SlotContainer.open(files: files, key: F.key())
             let store = SlotPageStore(container: container, slot: slot)
             let catalog = try PagedCatalog.open(store: store, mek: Self.mek, headerBlock: try store.readBlock(0))

@@ -2,6 +2,7 @@ import Foundation
 import ObscuraCrypto
 import ObscuraTestSupport
 import Testing
+import ObscuraStoreTestSupport
 @testable import ObscuraKit
 
 /// Issue 18: the indistinguishability audit's backup case. A container directory of three

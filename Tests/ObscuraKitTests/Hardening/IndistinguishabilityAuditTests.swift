@@ -2,6 +2,7 @@ import Foundation
 import ObscuraCrypto
 import ObscuraTestSupport
 import Testing
+import ObscuraStoreTestSupport
 @testable import ObscuraCatalog
 @testable import ObscuraKit
 @testable import ObscuraStore

@@ -7,6 +7,7 @@ import Glibc
 import GRDB
 import ObscuraCrypto
 import ObscuraTestSupport
+import ObscuraStoreTestSupport
 @testable import ObscuraKit
 @testable import ObscuraCatalog
 

@@ -1,8 +1,8 @@
 import Foundation
 import ObscuraCrypto
 import ObscuraTestSupport
+import ObscuraStoreTestSupport
 import Testing
-@testable import ObscuraKit
 @testable import ObscuraStore
 
 /// Crash consistency of the container (docs/FORMAT.md §8.6, §8.8): every operation runs
@@ -15,34 +15,6 @@ import Testing
     /// Contents the test knows, per slot: a whole directory state.
     typealias Contents = [SlotID: [UInt8]]
 
-    /// The images a crash could leave at this instant.
-    static func crashImages(_ files: RecordingSlotFiles, random: SeededRandom) -> [[String: [UInt8]]] {
-        let count = files.unsynced.count
-        let names = files.unsyncedNames.count
-        var images = [[String: [UInt8]]]()
-        let step = max(1, count / 12)
-        for k in Set(Array(stride(from: 0, through: count, by: step)) + [count]).sorted() {
-            images.append(files.crashImage(keep: Array(0..<k), names: names))
-            if k > 0 {
-                let size = files.unsynced[k - 1].bytes.count
-                images.append(files.crashImage(keep: Array(0..<k), tornAt: min(512, size - 1), names: names))
-                images.append(files.crashImage(keep: Array(0..<k), tornAt: random.uniform(in: 1..<size), names: names))
-            }
-        }
-        for _ in 0..<6 where count > 0 {
-            let subset = (0..<count).filter { _ in random.uniform(in: 0..<2) == 1 }
-            images.append(files.crashImage(keep: random.shuffled(subset), tornAt: random.uniform(in: 1..<4096), names: names))
-        }
-        // Writeback that flushed every block but no superblock page, and the reverse.
-        let superblockWrites = (0..<count).filter { files.unsynced[$0].offset < 2 * ContainerFormat.blockSize }
-        images.append(files.crashImage(keep: (0..<count).filter { !superblockWrites.contains($0) }, names: names))
-        images.append(files.crashImage(keep: superblockWrites, names: names))
-        for j in 0..<names {
-            images.append(files.crashImage(keep: Array(0..<count), names: j))
-        }
-        return images
-    }
-
     /// Opens `image` and checks it holds one of `allowed` whole; then crashes the
     /// recovery itself at its own sync points (`depth` times over) and checks again.
     static func check(
@@ -54,7 +26,7 @@ import Testing
         if depth > 0 {
             // Recovery writes only when it rolls a commit forward; those writes are
             // crashed in turn.
-            files.beforeSync = { recoveryImages += random.shuffled(crashImages($0, random: random)).prefix(6) }
+            files.beforeSync = { recoveryImages += random.shuffled(CrashImages.crashImages($0, random: random)).prefix(6) }
         }
         let container: SlotContainer
         do {
@@ -85,18 +57,6 @@ import Testing
         }
     }
 
-    /// Runs `operation` over `files` and returns its result with the crash images taken
-    /// at each of its sync points.
-    static func imagesAtEverySync<T>(
-        _ files: RecordingSlotFiles, random: SeededRandom, _ operation: (RecordingSlotFiles) throws -> T
-    ) throws -> (T, [[String: [UInt8]]]) {
-        var images = [[String: [UInt8]]]()
-        files.beforeSync = { images += crashImages($0, random: random) }
-        defer { files.beforeSync = nil }
-        let result = try operation(files)
-        return (result, images)
-    }
-
     /// Runs `operation` over a recorder that holds `start`, checking every crash image.
     static func crashEverywhere(
         _ start: [String: [UInt8]], allowed: [Contents], emptyAllowed: Bool = false, seed: String,
@@ -105,8 +65,8 @@ import Testing
     ) throws -> RecordingSlotFiles {
         let random = SeededRandom(seed: seed)
         let files = RecordingSlotFiles(start)
-        var (_, images) = try imagesAtEverySync(files, random: random, operation)
-        images += crashImages(files, random: random)
+        var (_, images) = try CrashImages.imagesAtEverySync(files, random: random, operation)
+        images += CrashImages.crashImages(files, random: random)
         #expect(images.count > 20, sourceLocation: sourceLocation)
         for image in sampled(images, name: seed) {
             try check(image, allowed: allowed, emptyAllowed: emptyAllowed, random: random, sourceLocation: sourceLocation)
@@ -149,7 +109,7 @@ import Testing
         expected[written] = new
         let random = SeededRandom(seed: "repeatedly")
         let files = RecordingSlotFiles(start.snapshot)
-        let (_, images) = try Self.imagesAtEverySync(files, random: random) { files in
+        let (_, images) = try CrashImages.imagesAtEverySync(files, random: random) { files in
             try SlotContainer.open(files: files, key: F.key()).commit(replacing: [written: new])
         }
         // Images whose recovery writes: those are the ones a second crash can hurt.
@@ -179,7 +139,7 @@ import Testing
         let (start, _, old) = try F.make()
         let stream = SeededRandom(seed: "eleventh").bytes(3000)
         let random = SeededRandom(seed: "add")
-        let (added, images) = try Self.imagesAtEverySync(RecordingSlotFiles(start.snapshot), random: random) {
+        let (added, images) = try CrashImages.imagesAtEverySync(RecordingSlotFiles(start.snapshot), random: random) {
             try SlotContainer.open(files: $0, key: F.key()).commit(adding: [stream])[0]
         }
         var expected = old
@@ -193,7 +153,7 @@ import Testing
         let streams = F.streams(10, size: 2000, seed: "create")
         var created: Contents = [:]
         let random = SeededRandom(seed: "create-images")
-        let (container, images) = try Self.imagesAtEverySync(RecordingSlotFiles(), random: random) {
+        let (container, images) = try CrashImages.imagesAtEverySync(RecordingSlotFiles(), random: random) {
             try SlotContainer.create(files: $0, key: F.key(), streams: streams)
         }
         for slot in container.slots {
@@ -234,7 +194,7 @@ import Testing
         // The page cache still has all of it; the disk has none of the superblocks.
         let cache = RecordingSlotFiles(current: killed.current, durable: killed.durable, unsynced: killed.unsynced)
         let random = SeededRandom(seed: "writeback")
-        let (_, images) = try Self.imagesAtEverySync(cache, random: random) {
+        let (_, images) = try CrashImages.imagesAtEverySync(cache, random: random) {
             try SlotContainer.open(files: $0, key: F.key()).commit(replacing: [slotB: third])
         }
         for image in images {

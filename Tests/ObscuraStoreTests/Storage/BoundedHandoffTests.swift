@@ -1,6 +1,6 @@
 import Foundation
+import ObscuraStoreTestSupport
 import Testing
-@testable import ObscuraKit
 @testable import ObscuraStore
 
 /// The one bounded hand-off every producer/consumer pipeline uses: how each side's end

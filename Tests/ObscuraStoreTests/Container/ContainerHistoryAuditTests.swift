@@ -1,7 +1,7 @@
 import Foundation
 import ObscuraCrypto
+import ObscuraStoreTestSupport
 import Testing
-@testable import ObscuraKit
 @testable import ObscuraStore
 
 /// Indistinguishability across history (issue 14): an adversary without the outer key

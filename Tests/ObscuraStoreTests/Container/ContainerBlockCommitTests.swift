@@ -1,7 +1,7 @@
 import Foundation
 import ObscuraCrypto
+import ObscuraStoreTestSupport
 import Testing
-@testable import ObscuraKit
 @testable import ObscuraStore
 
 /// Commits of inner format 2 (docs/FORMAT.md §8.12): one bucket of blocks at the same

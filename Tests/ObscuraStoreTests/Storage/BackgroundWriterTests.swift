@@ -1,12 +1,12 @@
 import Foundation
 import ObscuraCrypto
+import ObscuraStoreTestSupport
 import Testing
-@testable import ObscuraKit
 @testable import ObscuraStore
 
 @Suite struct BackgroundWriterTests {
     @Test func writesEveryPieceInOrder() throws {
-        let root = try TestRoot()
+        let root = try ScratchFolder()
         let path = root.path + "/out"
         let random = SeededRandom(seed: "pieces")
         let pieces = (0..<50).map { _ in random.bytes(Int(random.uniform(in: 0..<300_000))) }
@@ -20,7 +20,7 @@ import Testing
     }
 
     @Test func aWriteErrorReachesTheProducerAndFinish() throws {
-        let root = try TestRoot()
+        let root = try ScratchFolder()
         let path = root.path + "/in"
         try Data([1]).write(to: URL(fileURLWithPath: path))
         // Read-only: every write(2) fails with EBADF.

@@ -1,7 +1,7 @@
 import Foundation
 import ObscuraCrypto
+import ObscuraStoreTestSupport
 import Testing
-@testable import ObscuraKit
 @testable import ObscuraStore
 
 /// Tampering with the container (docs/FORMAT.md §8.8): every changed byte, moved block

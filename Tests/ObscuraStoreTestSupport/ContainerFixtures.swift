@@ -1,22 +1,21 @@
 import Foundation
 import ObscuraCrypto
-@testable import ObscuraKit
 @testable import ObscuraStore
 
 /// Shared set-up for the container tests: a fixed outer key, distinct streams per slot,
 /// and a reader of every slot's stream.
-enum ContainerFixtures {
-    static let outerKey = SecureBytes(copying: [UInt8](repeating: 0x5A, count: 32))
-    static func key() throws -> OuterKey { try OuterKey(outerKey) }
+package enum ContainerFixtures {
+    package static let outerKey = SecureBytes(copying: [UInt8](repeating: 0x5A, count: 32))
+    package static func key() throws -> OuterKey { try OuterKey(outerKey) }
 
     /// `count` streams of `size` random bytes, each different.
-    static func streams(_ count: Int, size: Int = 9000, seed: String = "streams") -> [[UInt8]] {
+    package static func streams(_ count: Int, size: Int = 9000, seed: String = "streams") -> [[UInt8]] {
         let random = SeededRandom(seed: seed)
         return (0..<count).map { _ in random.bytes(size) }
     }
 
     /// A container of `count` slots in memory, with its files and the streams it holds.
-    static func make(slots count: Int = 10, size: Int = 9000) throws -> (RecordingSlotFiles, SlotContainer, [SlotID: [UInt8]]) {
+    package static func make(slots count: Int = 10, size: Int = 9000) throws -> (RecordingSlotFiles, SlotContainer, [SlotID: [UInt8]]) {
         let files = RecordingSlotFiles()
         let contents = streams(count, size: size)
         let container = try SlotContainer.create(files: files, key: key(), streams: contents)
@@ -29,7 +28,7 @@ enum ContainerFixtures {
     }
 
     /// Every slot's stream, cut to the length the test knows for it.
-    static func contents(_ container: SlotContainer, lengths: [SlotID: Int]) throws -> [SlotID: [UInt8]] {
+    package static func contents(_ container: SlotContainer, lengths: [SlotID: Int]) throws -> [SlotID: [UInt8]] {
         var out = [SlotID: [UInt8]]()
         for slot in container.slots {
             out[slot] = try container.readStream(slot, count: lengths[slot] ?? 0)
@@ -38,7 +37,7 @@ enum ContainerFixtures {
     }
 
     /// Physical blocks that differ between two versions of a file.
-    static func changedBlocks(_ a: [UInt8], _ b: [UInt8]) -> Set<Int> {
+    package static func changedBlocks(_ a: [UInt8], _ b: [UInt8]) -> Set<Int> {
         let size = ContainerFormat.blockSize
         var out = Set<Int>()
         for index in 0..<(max(a.count, b.count) / size) {

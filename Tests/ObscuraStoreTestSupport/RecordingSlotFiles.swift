@@ -1,6 +1,5 @@
 import Foundation
 import ObscuraCrypto
-@testable import ObscuraKit
 @testable import ObscuraStore
 
 /// An in-memory directory that records every write the container makes and can build
@@ -11,69 +10,69 @@ import ObscuraCrypto
 /// durable at `syncDirectory` and, before that, a crash keeps a prefix of them in order
 /// (a journalling file system orders its metadata). A crash keeps any subset of a file's
 /// unsynced writes, in any order, and may tear one of them at any byte.
-final class RecordingSlotFiles: SlotFiles {
+package final class RecordingSlotFiles: SlotFiles {
     /// One unsynced write.
-    struct Write {
-        let file: String
-        let offset: Int
-        let bytes: [UInt8]
+    package struct Write {
+        package let file: String
+        package let offset: Int
+        package let bytes: [UInt8]
     }
     /// A metadata change not yet made durable.
-    enum NameChange {
+    package enum NameChange {
         case rename(String, String)
         case remove(String)
     }
 
     /// What reads see.
-    private(set) var current: [String: [UInt8]]
+    package private(set) var current: [String: [UInt8]]
     /// What survives a crash for sure.
-    private(set) var durable: [String: [UInt8]]
+    package private(set) var durable: [String: [UInt8]]
     /// Writes since each file's last sync, in order.
-    private(set) var unsynced: [Write] = []
+    package private(set) var unsynced: [Write] = []
     /// Renames and removals since the last directory sync.
-    private(set) var unsyncedNames: [NameChange] = []
-    private(set) var times: [String: UInt64] = [:]
+    package private(set) var unsyncedNames: [NameChange] = []
+    package private(set) var times: [String: UInt64] = [:]
     /// Called before each sync with the files being synced; used to take crash images.
-    var beforeSync: ((RecordingSlotFiles) throws -> Void)?
+    package var beforeSync: ((RecordingSlotFiles) throws -> Void)?
     /// Makes the n-th sync from now fail with this errno (EIO, ENOSPC).
-    var failSync: (countdown: Int, code: Int32)?
+    package var failSync: (countdown: Int, code: Int32)?
     /// Counts every write, for tests that want to see none.
-    private(set) var writeCount = 0
+    package private(set) var writeCount = 0
 
-    init(_ files: [String: [UInt8]] = [:]) {
+    package init(_ files: [String: [UInt8]] = [:]) {
         current = files
         durable = files
     }
 
     /// A directory whose page cache holds `current` while only `durable` is on disk: a
     /// process that opens it before writeback reads what a power cut would lose.
-    init(current: [String: [UInt8]], durable: [String: [UInt8]], unsynced: [Write]) {
+    package init(current: [String: [UInt8]], durable: [String: [UInt8]], unsynced: [Write]) {
         self.current = current
         self.durable = durable
         self.unsynced = unsynced
     }
 
-    func names() throws -> [String] { current.keys.sorted() }
+    package func names() throws -> [String] { current.keys.sorted() }
 
-    func size(_ name: String) throws -> Int {
+    package func size(_ name: String) throws -> Int {
         guard let file = current[name] else { throw StorageError.io(name, ENOENT) }
         return file.count
     }
 
-    func read(_ name: String, at offset: Int, count: Int) throws -> [UInt8] {
+    package func read(_ name: String, at offset: Int, count: Int) throws -> [UInt8] {
         guard let file = current[name] else { throw StorageError.io(name, ENOENT) }
         guard offset < file.count else { return [] }
         return Array(file[offset..<min(file.count, offset + count)])
     }
 
-    func write(_ name: String, at offset: Int, _ bytes: [UInt8]) throws {
+    package func write(_ name: String, at offset: Int, _ bytes: [UInt8]) throws {
         guard current[name] != nil else { throw StorageError.io(name, ENOENT) }
         Self.apply(&current[name]!, offset: offset, bytes)
         unsynced.append(Write(file: name, offset: offset, bytes: bytes))
         writeCount += 1
     }
 
-    func sync(_ names: [String]) throws {
+    package func sync(_ names: [String]) throws {
         try beforeSync?(self)
         if let fail = failSync {
             if fail.countdown == 0 {
@@ -93,7 +92,7 @@ final class RecordingSlotFiles: SlotFiles {
         unsynced.removeAll { names.contains($0.file) }
     }
 
-    func truncate(_ name: String, to size: Int) throws {
+    package func truncate(_ name: String, to size: Int) throws {
         try beforeSync?(self)
         current[name] = Array(current[name]!.prefix(size))
         // ftruncate then fsync: the file's pending writes are durable too.
@@ -105,14 +104,14 @@ final class RecordingSlotFiles: SlotFiles {
         writeCount += 1
     }
 
-    func create(_ name: String, _ bytes: [UInt8]) throws {
+    package func create(_ name: String, _ bytes: [UInt8]) throws {
         guard current[name] == nil else { throw StorageError.io(name, EEXIST) }
         current[name] = bytes
         durable[name] = bytes
         writeCount += 1
     }
 
-    func rename(_ from: String, to: String) throws {
+    package func rename(_ from: String, to: String) throws {
         guard current[to] == nil, let file = current.removeValue(forKey: from) else { throw StorageError.io(to, EEXIST) }
         current[to] = file
         unsyncedNames.append(.rename(from, to))
@@ -120,33 +119,33 @@ final class RecordingSlotFiles: SlotFiles {
         writeCount += 1
     }
 
-    func remove(_ name: String) throws {
+    package func remove(_ name: String) throws {
         current.removeValue(forKey: name)
         unsyncedNames.append(.remove(name))
         unsynced.removeAll { $0.file == name }
         writeCount += 1
     }
 
-    func syncDirectory() throws {
+    package func syncDirectory() throws {
         try beforeSync?(self)
         durable = Self.applyNames(unsyncedNames, to: durable)
         unsyncedNames = []
     }
 
-    func modificationTime(_ name: String) throws -> UInt64 { times[name] ?? 0 }
+    package func modificationTime(_ name: String) throws -> UInt64 { times[name] ?? 0 }
 
-    func setTimes(_ name: String, to time: UInt64) throws {
+    package func setTimes(_ name: String, to time: UInt64) throws {
         times[name] = time
         writeCount += 1
     }
 
     /// The files as they are now, all writes kept (a crash-free snapshot).
-    var snapshot: [String: [UInt8]] { current }
+    package var snapshot: [String: [UInt8]] { current }
 
     /// Crash images at this instant: the durable state with `keep` of the unsynced writes
     /// (indices into ``unsynced``, applied in that order), the last one optionally torn
     /// after `tornAt` bytes, and the first `names` unsynced renames and removals.
-    func crashImage(keep: [Int], tornAt: Int? = nil, names: Int? = nil) -> [String: [UInt8]] {
+    package func crashImage(keep: [Int], tornAt: Int? = nil, names: Int? = nil) -> [String: [UInt8]] {
         var image = Self.applyNames(Array(unsyncedNames.prefix(names ?? 0)), to: durable)
         for (n, i) in keep.enumerated() {
             let write = unsynced[i]
