@@ -132,6 +132,9 @@ let package = Package(
         // Test media made at run time, shared by the test targets.
         .target(name: "ObscuraTestSupport", dependencies: ["ObscuraImaging", "ObscuraKit"], path: "Tests/ObscuraTestSupport"),
         .testTarget(name: "ObscuraImagingTests", dependencies: ["ObscuraImaging", "ObscuraTestSupport"]),
+        .testTarget(
+            name: "ObscuraCatalogTests",
+            dependencies: ["ObscuraCatalog", "ObscuraCrypto", .product(name: "GRDB", package: "GRDB.swift")]),
         // The container's own tests, and the fixtures they share with the vault's tests.
         .target(name: "ObscuraStoreTestSupport", dependencies: ["ObscuraStore", "ObscuraCrypto"], path: "Tests/ObscuraStoreTestSupport"),
         .testTarget(name: "ObscuraStoreTests", dependencies: ["ObscuraStore", "ObscuraCrypto", "ObscuraStoreTestSupport", "ObscuraTestSupport"]),

@@ -168,19 +168,6 @@ extension Vault {
     }
 }
 
-extension Catalog {
-    /// The item tally's non-zero rows, and the same figures counted from the rows
-    /// (folder key, items, favourites, by folder key): equal in a sound catalog.
-    func tallyAndCounts() throws -> (tally: [[DatabaseValue]], counted: [[DatabaseValue]]) {
-        try database.read { db in
-            (try Row.fetchAll(db, sql: "SELECT folder, items, favorites FROM item_tally WHERE items > 0 OR favorites > 0 ORDER BY folder")
-                .map { Array($0.databaseValues) },
-             try Row.fetchAll(db, sql: "SELECT ifnull(folderId, ''), COUNT(*), SUM(favorite != 0) FROM item WHERE deletedAt IS NULL GROUP BY 1 ORDER BY 1")
-                .map { Array($0.databaseValues) })
-        }
-    }
-}
-
 extension TestRoot {
     /// A vault ("pw") in a new directory holding one camera JPEG of `width`×`height`,
     /// imported from `photo.jpg` under the root: the vault, the item and the source path.

@@ -3,7 +3,6 @@ import GRDB
 import ObscuraCrypto
 import Testing
 @testable import ObscuraCatalog
-@testable import ObscuraKit
 
 @Suite struct CatalogTests {
     @Test func imageRoundTrip() throws {
