@@ -6,7 +6,7 @@ import GRDB
 /// nothing draws from it any more; catalogs keep the table, and rows are only ever added.
 extension Catalog {
     /// Adds `prefixes` to the registry; those already there are left as they are.
-    func recordNoncePrefixes(_ prefixes: some Sequence<[UInt8]>) throws {
+    package func recordNoncePrefixes(_ prefixes: some Sequence<[UInt8]>) throws {
         try write { db in
             for prefix in prefixes {
                 try db.execute(sql: "INSERT OR IGNORE INTO noncePrefix(prefix) VALUES (?)", arguments: [Data(prefix)])
