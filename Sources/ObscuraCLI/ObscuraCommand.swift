@@ -158,6 +158,28 @@ public struct GlobalOptions: ParsableArguments {
         }
         return directory
     }
+
+    /// Opens the vault directory for a command that opens or writes a vault: a version 3
+    /// directory is first migrated into the version 4 container (``Version3Migration``),
+    /// or the command is refused with nothing changed.
+    func openLiveDirectory(create: Bool = false) throws -> VaultDirectory {
+        let directory = try openDirectory(create: create, versionNote: false)
+        try migrateIfVersion3(directory)
+        return directory
+    }
+
+    /// Migrates `directory` when its slots are version 3, saying so first.
+    func migrateIfVersion3(_ directory: VaultDirectory) throws {
+        guard directory.isInitialized, !directory.isContainer else { return }
+        Terminal.note("""
+            This directory's slots are version 3, which is only read now, to be moved into the \
+            version 4 container first: every vault keeps its contents and password (see \
+            `obscura migrate --help`).
+            """)
+        guard try Version3Migration(global: self).run(directory, keyCheck: .onTerminal, asked: "this command") != nil else {
+            throw CLIError("this command needs the directory migrated first; nothing was changed")
+        }
+    }
 }
 
 /// A decoy secret read from a plain file: says so each time it is read on a terminal

@@ -11,7 +11,7 @@ struct VaultSession {
     let passwords: PasswordOptions
 
     init(global: GlobalOptions, passwords: PasswordOptions) throws {
-        directory = try global.openDirectory()
+        directory = try global.openLiveDirectory()
         vault = try directory.unlock(password: try passwords.existing())
         self.passwords = passwords
         try Self.tell(vault.unlockChores)

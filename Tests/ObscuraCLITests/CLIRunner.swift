@@ -97,10 +97,28 @@ final class CLIRunner {
             input.fileHandleForWriting.write(Data(text.utf8))
         }
 
+        /// Standard output read by ``waitForOutput(_:timeout:)``.
+        private var seen = Data()
+
+        /// Reads its standard output until `text` has appeared (true) or the output ended
+        /// (false). Should neither happen within `timeout` seconds, the process is
+        /// terminated, which ends the output.
+        func waitForOutput(_ text: String, timeout: TimeInterval = 120) -> Bool {
+            let watchdog = DispatchWorkItem { [process] in if process.isRunning { process.terminate() } }
+            DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: watchdog)
+            defer { watchdog.cancel() }
+            while true {
+                let chunk = output.fileHandleForReading.availableData
+                if chunk.isEmpty { return false }
+                seen.append(chunk)
+                if String(decoding: seen, as: UTF8.self).contains(text) { return true }
+            }
+        }
+
         /// Closes its standard input and waits for it to exit.
         func finish() -> Output {
             try? input.fileHandleForWriting.close()
-            let out = output.fileHandleForReading.readDataToEndOfFile()
+            let out = seen + output.fileHandleForReading.readDataToEndOfFile()
             let err = error.fileHandleForReading.readDataToEndOfFile()
             process.waitUntilExit()
             return Output(code: process.terminationStatus, stdout: String(decoding: out, as: UTF8.self),

@@ -13,22 +13,8 @@ import Testing
         try cli.initializeQuickly(password: "pw")
         #expect(try cli.run(["add", "--password-stdin", photo], stdin: "pw\n").code == 0)
 
-        var mount: ScratchMount?
-        var view = cli.vault
-        if getuid() == 0 {
-            guard ScratchMount.available else {
-                Hardening.skip("read-only", "cli", ScratchMount.unavailableReason)
-                return
-            }
-            mount = try ScratchMount(readOnlyViewOf: cli.vault, parent: cli.root)
-            view = mount!.path
-        } else {
-            for sub in ["/data", "/media", ""] { chmod(cli.vault + sub, 0o500) }
-        }
-        defer {
-            mount = nil
-            for sub in ["", "/data", "/media"] { chmod(cli.vault + sub, 0o700) }
-        }
+        guard let readOnly = try ReadOnlyView(of: cli.vault, parent: cli.root, suite: "read-only", name: "cli") else { return }
+        let view = readOnly.path
         func run(_ args: [String], _ stdin: String = "pw\n") throws -> CLIRunner.Output {
             try cli.run(["--vault", view] + args, stdin: stdin, vaultOption: false)
         }
@@ -60,6 +46,6 @@ import Testing
         // Compared as parsed JSON: key order may differ between runs.
         func items(_ out: CLIRunner.Output) -> NSArray? { try? JSONSerialization.jsonObject(with: Data(out.stdout.utf8)) as? NSArray }
         #expect(items(try run(["ls", "--json", "--password-stdin"])) == items(list), "nothing changed")
-        Hardening.report("read-only", "cli", ["view": mount == nil ? "chmod" : "ro-bind-mount", "reads-ok": 6, "writes-refused": refused])
+        Hardening.report("read-only", "cli", ["view": readOnly.kind, "reads-ok": 6, "writes-refused": refused])
     }
 }

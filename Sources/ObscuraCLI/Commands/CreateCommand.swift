@@ -22,7 +22,7 @@ struct CreateCommand: ParsableCommand {
     var allowExtendedSlots = false
 
     func run() throws {
-        let directory = try global.openDirectory()
+        let directory = try global.openLiveDirectory()
         try kdf.requireMatching(directory)
         let password = try passwords.new()
         let cost = try directory.sharedKDF() ?? kdf.forVaults

@@ -14,7 +14,7 @@ struct DestroyCommand: ParsableCommand {
     var yes = false
 
     func run() throws {
-        let directory = try global.openDirectory()
+        let directory = try global.openLiveDirectory()
         let vault = try directory.unlock(password: try passwords.existing())
         if !yes {
             guard !passwords.passwordStdin, Terminal.stdinIsTerminal else {

@@ -66,7 +66,7 @@ struct ImportCommand: ParsableCommand {
     var file: String
 
     func run() throws {
-        let directory = try global.openDirectory()
+        let directory = try global.openLiveDirectory()
         let password = try passwords.existing("Export password: ")
         let bar = ProgressBar()
         let items = try directory.importVault(from: file, password: password) { done, total in

@@ -13,7 +13,8 @@ struct MigrateCommand: ParsableCommand {
             Needs no password: every vault keeps its contents and password. Afterwards the \
             directory opens only with its outer key, kept in the keyring (or in the file \
             given by --outer-key-file). Copies of the version 3 slots in old backups and \
-            snapshots stay readable as they were.
+            snapshots stay readable as they were. Every command that opens a vault, and \
+            `serve`, runs this first on a version 3 directory.
             """)
 
     @OptionGroup var global: GlobalOptions
@@ -38,48 +39,16 @@ struct MigrateCommand: ParsableCommand {
         guard !directory.isContainer else {
             Terminal.output("\(directory.path) is already a version 4 container; nothing to wrap.")
             // A migration cut short, or run again: finish what followed the wrapping.
-            moveDecoySecret(directory)
+            Version3Migration(global: global, reportsOnStandardOutput: true).moveDecoySecret(directory)
             if let opened = directory.openedWith, opened.confirmed == false, let item = opened.keyringItem {
                 _ = try setup.confirmExport(.init(key: opened.key, keyring: KeySource.platformKeyring(), item: item))
             }
             try convertCatalogs(directory)
             return
         }
-        // Refusals that need no key come before one is made.
-        let strays = try directory.unmigratableSlotNames()
-        guard strays.isEmpty else { throw ContainerError.unmigratableSlots(strays) }
-        let new = try setup.newOuterKey()
-        do {
-            try setup.refuseOuterKeyEqualToDecoySecret(new, directory)
-        } catch {
-            setup.discard(new)
-            throw error
-        }
-        // Wrapping overwrites the version 3 slots in place: from then on only O opens
-        // them. With O in the keyring alone, the user has a copy of it first.
-        if new.keyring != nil {
-            let interactive = Terminal.isInteractive
-            guard interactive || confirmKeyLater else {
-                setup.discard(new)
-                throw CLIError("""
-                    migrate needs a terminal to show the new outer key and check your copy of it before \
-                    the slots are wrapped; run it in a terminal, or pass --confirm-key-later (then \
-                    `obscura keys export outer` and `obscura keys verify outer` right after), or keep \
-                    the key in a file with --outer-key-file
-                    """)
-            }
-            if interactive, try !setup.confirmExport(new) {
-                setup.discard(new)
-                Terminal.output("Nothing changed: migrate again once you can write the outer key down.")
-                return
-            }
-        }
-        Terminal.note("Wrapping \(try directory.slotCount()) slots in \(directory.path)...")
-        // The key is kept whatever happens: a migration cut short is finished by the
-        // next open, which needs it.
-        try directory.migrateToContainer(outerKey: new.key)
-        Terminal.output("Migrated \(directory.path) to the version 4 slot container.")
-        moveDecoySecret(directory)
+        let migration = Version3Migration(global: global, reportsOnStandardOutput: true)
+        guard let new = try migration.run(directory, keyCheck: confirmKeyLater ? .onTerminalOrLater : .onTerminal, asked: "migrate")
+        else { return }
         if new.keyring != nil, !(Terminal.isInteractive) {
             Terminal.note("note: " + KeySetup.unconfirmedNote)
         }
@@ -95,20 +64,5 @@ struct MigrateCommand: ParsableCommand {
         let converted = try directory.convertVaults(passwords: given)
         Terminal.output("Converted \(converted) vault\(converted == 1 ? "" : "s") to the paged catalog"
             + (converted < convert ? " (\(convert - converted) already were)." : "."))
-    }
-
-    /// Moves a version 3 device-secret file into the keyring, when the decoy secret is
-    /// one and the outer key is not kept in a file (a machine without a keyring).
-    private func moveDecoySecret(_ directory: VaultDirectory) {
-        guard global.outerKeyFilePath() == nil, let file = directory.deviceSecrets as? DeviceSecretStore, file.exists else { return }
-        do {
-            switch try file.moveToKeyring(KeySource.platformKeyring()) {
-            case .moved: Terminal.output("Moved the decoy secret from \(file.path) into the keyring.")
-            case .differentInKeyring:
-                Terminal.note("note: the keyring holds another decoy secret; \(file.path) stays where it is.")
-            }
-        } catch {
-            Terminal.note("note: the decoy secret stays in \(file.path): \(error)")
-        }
     }
 }

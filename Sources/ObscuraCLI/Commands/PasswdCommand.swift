@@ -11,7 +11,7 @@ struct PasswdCommand: ParsableCommand {
     @OptionGroup var strength: PasswordStrengthCheck
 
     func run() throws {
-        let directory = try global.openDirectory()
+        let directory = try global.openLiveDirectory()
         let vault = try directory.unlock(password: try passwords.existing("Current vault password: "))
         defer { vault.lock() }
         try VaultSession.tell(vault.unlockChores)

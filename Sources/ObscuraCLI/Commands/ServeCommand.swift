@@ -49,7 +49,7 @@ struct ServeCommand: ParsableCommand {
     }
 
     func run() throws {
-        let directory = try global.openDirectory(create: true)
+        let directory = try global.openDirectory(create: true, versionNote: false)
         let newDirectory = !directory.isInitialized
         var custody: OuterKeyCustody?
         if newDirectory {
@@ -66,6 +66,16 @@ struct ServeCommand: ParsableCommand {
             // gallery shows the key once the first vault is made, and asks for a group back.
             if new.keyring != nil {
                 Terminal.note("note: " + KeySetup.unconfirmedNote + " The gallery shows it once you create a vault.")
+            }
+            custody = KeySetup.custody(of: new, path: global.outerKeyFilePath())
+        } else if !directory.isContainer {
+            // A version 3 directory is moved into the container before the gallery opens
+            // any vault; as for a new directory, the gallery shows the new key.
+            Terminal.note("This directory's slots are version 3; they are moved into the version 4 container first.")
+            let migration = Version3Migration(global: global)
+            guard let new = try migration.run(directory, keyCheck: .inGallery, asked: "serve") else { return }
+            if new.keyring != nil {
+                Terminal.note("note: " + KeySetup.unconfirmedNote + " The gallery shows it when you unlock a vault.")
             }
             custody = KeySetup.custody(of: new, path: global.outerKeyFilePath())
         } else if let opened = directory.openedWith {

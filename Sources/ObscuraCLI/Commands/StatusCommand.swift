@@ -44,7 +44,10 @@ struct StatusCommand: ParsableCommand {
     }
 
     func run() throws {
-        let directory = try global.openDirectory()
+        let unlocking = unlock || passwords.passwordStdin
+        // Only a locked status reads a version 3 directory as it is: a vault is opened in
+        // the version 4 container only.
+        let directory = unlocking ? try global.openLiveDirectory() : try global.openDirectory()
         let secrets = directory.deviceSecrets
         var present = false
         var problem: String?
@@ -56,7 +59,7 @@ struct StatusCommand: ParsableCommand {
             outerKey: directory.openedWith.map { $0.keyringItem == nil ? "file" : "keyring" },
             outerKeyConfirmed: directory.openedWith?.confirmed,
             decoySecret: present, decoySecretLocation: secrets.location, decoySecretProblem: problem, state: "locked")
-        if unlock || passwords.passwordStdin {
+        if unlocking {
             let vault = try directory.unlock(password: try passwords.existing())
             defer { vault.lock() }
             try VaultSession.tell(vault.unlockChores)

@@ -45,7 +45,7 @@ export class OuterKey {
     try {
       state = await get('/api/keys/outer');
     } catch {
-      return; // a version 3 directory, or locked again: nothing to confirm
+      return; // locked again: nothing to confirm
     }
     // A key file is itself the copy: `serve` named it as it made it, and Settings does.
     if (state.kept !== 'keyring' || state.confirmed) return;
