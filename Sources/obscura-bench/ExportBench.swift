@@ -21,12 +21,16 @@ enum ExportBench {
         try makeSources(in: work + "/src")
         let secrets = DeviceSecretStore(path: work + "/bench-config/device-secret")
         let vaultPath = work + "/bench-vault"
+        // A version 4 container, as `obscura init` makes; its key is kept beside it for a
+        // kept vault's next run.
+        let keyFile = work + "/bench-config/outer.key"
+        let outerKey = try KeyFile.createIfMissing(keyFile, kind: .outer, using: SystemRandom()) ?? KeyFile.read(keyFile, kind: .outer)
         // OBSCURA_BENCH_KEEP=1 keeps the vault for the next run (for profiling); it is
         // reused only when kept that way.
         let keep = ProcessInfo.processInfo.environment["OBSCURA_BENCH_KEEP"] == "1"
         if !(keep && FileManager.default.fileExists(atPath: vaultPath + "/media")) {
             try? FileManager.default.removeItem(atPath: vaultPath)
-            let directory = try VaultDirectory(path: vaultPath, deviceSecrets: secrets, create: true)
+            let directory = try VaultDirectory(path: vaultPath, deviceSecrets: secrets, outerKey: outerKey, create: true)
             try directory.initialize()
             let vault = try directory.createVault(password: vaultPassword)
             let sources = try FileManager.default.contentsOfDirectory(atPath: work + "/src").sorted().map { work + "/src/" + $0 }
@@ -52,7 +56,8 @@ enum ExportBench {
             try FileManager.default.createDirectory(atPath: base, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(atPath: base) }
             print("-- \(label): \(base)")
-            try measure(at: base, vaultPath: vaultPath, secrets: secrets, pool: pool, bytes: bytes, key: key, recipient: recipient)
+            try measure(at: base, vaultPath: vaultPath, secrets: secrets, outerKey: outerKey, pool: pool, bytes: bytes, key: key,
+                        recipient: recipient)
         }
     }
 
@@ -62,7 +67,7 @@ enum ExportBench {
     /// One place: the vault is copied there (so that reads and writes share the medium),
     /// then export/age -e and import/age -d alternate, best of ``runs`` each.
     static func measure(
-        at base: String, vaultPath: String, secrets: DeviceSecretStore, pool: [String], bytes: Double,
+        at base: String, vaultPath: String, secrets: DeviceSecretStore, outerKey: SecureBytes, pool: [String], bytes: Double,
         key: String, recipient: String
     ) throws {
         // On the disk the vault is used where it is; tmpfs gets a copy.
@@ -78,7 +83,7 @@ enum ExportBench {
         var plainWrite = Sample()
         let mebibytes = Int((bytes / 1_048_576).rounded(.up))
         do {
-            let vault = try VaultDirectory(path: vaultCopy, deviceSecrets: secrets).unlock(password: vaultPassword)
+            let vault = try VaultDirectory(path: vaultCopy, deviceSecrets: secrets, outerKey: outerKey).unlock(password: vaultPassword)
             let files = poolCopy.map { "'\($0)'" }.joined(separator: " ")
             let encrypt = "cat \(files) | age -e -r \(recipient) -o '\(agePath)'"
             // Every timed run starts with neither output present, so both write with the
@@ -104,7 +109,7 @@ enum ExportBench {
         let targetPath = base + "/target"
         for _ in 0..<runs {
             do {
-                let target = try VaultDirectory(path: targetPath, deviceSecrets: secrets, create: true)
+                let target = try VaultDirectory(path: targetPath, deviceSecrets: secrets, outerKey: outerKey, create: true)
                 try target.initialize()
                 importSample.add(try timed { try target.importVault(from: exportPath, password: exportPassword) })
             }

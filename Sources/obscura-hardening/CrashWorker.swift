@@ -325,7 +325,8 @@ enum CrashWorker {
         unlink(ws.root + "/src/in.obscura")
         defer { try? FileManager.default.removeItem(atPath: source) }
         let directory = try VaultDirectory(
-            path: source + "/vault", deviceSecrets: DeviceSecretStore(path: source + "/secret"), create: true)
+            path: source + "/vault", deviceSecrets: DeviceSecretStore(path: source + "/secret"),
+            outerKey: SecureBytes(randomCount: 32), create: true)
         try directory.initialize(iterations: Workspace.iterations)
         let vault = try directory.createVault(password: Workspace.labels[2].passwords[0], iterations: Workspace.iterations)
         defer { vault.lock() }

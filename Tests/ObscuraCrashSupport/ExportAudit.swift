@@ -28,7 +28,8 @@ extension VaultAudit {
         defer { try? FileManager.default.removeItem(atPath: scratch) }
         do {
             let directory = try VaultDirectory(
-                path: scratch + "/vault", deviceSecrets: DeviceSecretStore(path: scratch + "/secret"), create: true)
+                path: scratch + "/vault", deviceSecrets: DeviceSecretStore(path: scratch + "/secret"),
+                outerKey: SecureBytes(randomCount: 32), create: true)
             try directory.initialize(iterations: 1)
             return (.complete(items: try directory.importVault(from: path, password: password)), partials)
         } catch {

@@ -26,8 +26,11 @@ final class ServerHarness: @unchecked Sendable {
          outerKey: OuterKeyCustody? = nil, host: String = "127.0.0.1") throws {
         root = FileManager.default.temporaryDirectory.appendingPathComponent("obscura-server-test-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        // A version 4 container under a key of its own, as `serve` makes one (the
+        // custody a test passes is only what the key routes show).
         directory = try VaultDirectory(
-            path: root + "/vault", deviceSecrets: DeviceSecretStore(path: root + "/config/device-secret"), create: true)
+            path: root + "/vault", deviceSecrets: DeviceSecretStore(path: root + "/config/device-secret"),
+            outerKey: SecureBytes(randomCount: 32), create: true)
         // The decoys' KDF, which every vault created here takes: PBKDF2 at the tests' count by default.
         try directory.initialize(kdf: kdf ?? .pbkdf2(iterations: testIterations))
         var configuration = GalleryServer.Configuration()
