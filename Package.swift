@@ -130,7 +130,9 @@ let package = Package(
         .testTarget(name: "ObscuraPlacesTests", dependencies: ["ObscuraPlaces"]),
         .testTarget(name: "ObscuraPagesTests", dependencies: ["ObscuraPages", "ObscuraCrypto", .product(name: "GRDB", package: "GRDB.swift")]),
         // Test media made at run time, shared by the test targets.
-        .target(name: "ObscuraTestSupport", dependencies: ["ObscuraImaging", "ObscuraKit"], path: "Tests/ObscuraTestSupport"),
+        .target(
+            name: "ObscuraTestSupport", dependencies: ["ObscuraImaging", "ObscuraKit", "ObscuraCatalog", "ObscuraStore", "ObscuraCrypto"],
+            path: "Tests/ObscuraTestSupport"),
         .testTarget(name: "ObscuraImagingTests", dependencies: ["ObscuraImaging", "ObscuraTestSupport"]),
         .testTarget(
             name: "ObscuraCatalogTests",

@@ -175,11 +175,7 @@ import Testing
         let env = ["DBUS_SESSION_BUS_ADDRESS": service.address, "OBSCURA_OUTER_KEY_FILE": "", "OBSCURA_DECOY_SECRET_FILE": ""]
         let cli = try CLIRunner()
         let legacy = DeviceSecretStore(path: cli.config + "/obscura/device-secret")
-        do {
-            let directory = try VaultDirectory(path: cli.vault, deviceSecrets: legacy, create: true)
-            try directory.initialize(iterations: 1000)
-            try directory.createVault(password: SecureBytes(copying: Array("pw".utf8)), iterations: 1000).lock()
-        }
+        try Version3Fixture.make(path: cli.vault, secrets: legacy, iterations: 1000, passwords: [SecureBytes(copying: Array("pw".utf8))])
         let before = try cli.run(["status"], environment: env)
         #expect(before.stderr.contains("run `obscura migrate`"))
         // Without a terminal to show the new key on, migrate refuses unless told the

@@ -16,14 +16,13 @@ import Testing
     @discardableResult
     static func makeVersion3(_ cli: CLIRunner) throws -> DeviceSecretStore {
         let legacy = DeviceSecretStore(path: cli.config + "/obscura/device-secret")
-        let directory = try VaultDirectory(path: cli.vault, deviceSecrets: legacy, create: true)
-        try directory.initialize(iterations: 1000)
-        let vault = try directory.createVault(password: SecureBytes(copying: Array("pw".utf8)), iterations: 1000)
         let kept = cli.root + "/kept.txt"
         try Data("kept".utf8).write(to: URL(fileURLWithPath: kept))
-        #expect(try vault.importFiles([kept]).failures.isEmpty)
-        vault.lock()
-        #expect(!directory.isContainer)
+        try Version3Fixture.make(path: cli.vault, secrets: legacy, iterations: 1000, passwords: [SecureBytes(copying: Array("pw".utf8))]) { _, vault in
+            let report = try vault.importFiles([kept])
+            #expect(report.failures.isEmpty)
+        }
+        #expect(try !VaultDirectory(path: cli.vault, deviceSecrets: legacy).isContainer)
         return legacy
     }
 

@@ -86,7 +86,7 @@ extension Vault {
 
     /// A new version 3 slot's catalog image: the schema, no rows, and a drop key pair of
     /// its own (§10.1), so that every slot made, vault or decoy, has one.
-    static func emptyCatalogImage(using random: RandomSource) throws -> [UInt8] {
+    package static func emptyCatalogImage(using random: RandomSource) throws -> [UInt8] {
         let catalog = try Catalog.empty()
         defer { catalog.close() }
         try addDropKey(to: catalog, using: random)

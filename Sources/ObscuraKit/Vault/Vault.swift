@@ -25,7 +25,9 @@ public final class Vault: @unchecked Sendable {
     }
     /// Guarded by `stateLock`.
     private var storedHeader: SlotHeader
-    let key: SecureBytes
+    /// The MEK (docs/FORMAT.md §2), zeroed by ``lock()``; package access for the
+    /// version 3 test fixtures, which seal it into version 3 slots.
+    package let key: SecureBytes
     /// Whether ``lock()`` has finished.
     public var isLocked: Bool { activity.withLock { locked } }
     /// Set by ``lock()`` once the keys are zeroed; guarded by `activity`.
