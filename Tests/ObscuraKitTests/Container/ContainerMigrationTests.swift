@@ -12,9 +12,7 @@ import ObscuraStoreTestSupport
     /// A version 3 directory with two vaults; returns its root.
     func version3Directory() throws -> TestRoot {
         let root = try TestRoot(version3: true)
-        let directory = try root.initialized()
-        try directory.createVault(password: pw("alpha"), iterations: testIterations).write("note", "alpha's")
-        try directory.createVault(password: pw("beta"), iterations: testIterations).write("note", "beta's")
+        try root.makeVersion3([pw("alpha"), pw("beta")]) { n, vault in try vault.write("note", ["alpha's", "beta's"][n]) }
         return root
     }
 

@@ -84,10 +84,8 @@ import ObscuraStoreTestSupport
     /// 3 converts them in the same commit, so no version 3 slot is left to date it.
     @Test func aVaultCreatedAmongVersion3DecoysConvertsThem() throws {
         let root = try TestRoot(version3: true)
-        do {
-            let directory = try root.initialized()
-            try directory.migrateToContainer(outerKey: F.outerKey)
-        }
+        try root.makeVersion3([])
+        try root.open().migrateToContainer(outerKey: F.outerKey)
         do {
             let directory = try open(root)
             #expect(try versions(directory).values.allSatisfy { $0 == SlotFormat.version })
@@ -224,9 +222,9 @@ import ObscuraStoreTestSupport
     @Test func aVersion3CatalogInAContainerIsConvertedAtItsFirstUnlockWithTheDecoys() throws {
         let root = try TestRoot(version3: true)
         var items: [String] = []
-        do {
-            let directory = try root.initialized()
-            let a = try directory.createVault(password: pw("a pw"), iterations: testIterations)
+        try root.makeVersion3([pw("a pw"), pw("b pw")]) { n, vault in
+            guard n == 0 else { return try vault.write("note", "b's") }
+            let a = vault
             let folder = try a.createFolder("trip")
             items = [try a.addRaw(Array(repeating: 3, count: 9000), name: "x.bin", folder: folder).id,
                      try a.addLegacyRaw(Array(repeating: 4, count: 100), name: "y.bin").id]
@@ -240,12 +238,8 @@ import ObscuraStoreTestSupport
                     DROP TABLE item_tally; DELETE FROM grdb_migrations WHERE identifier = 'v3'
                     """)
             }
-            try a.persist()
-            let b = try directory.createVault(password: pw("b pw"), iterations: testIterations)
-            try b.write("note", "b's")
-            a.lock(); b.lock()
-            try directory.migrateToContainer(outerKey: F.outerKey)
         }
+        try root.open().migrateToContainer(outerKey: F.outerKey)
         do {
             let directory = try open(root)
             #expect(try versions(directory).values.allSatisfy { $0 == SlotFormat.version })
@@ -281,15 +275,8 @@ import ObscuraStoreTestSupport
 
     @Test func migrateWithSeveralPasswordsConvertsThemInOneCommit() throws {
         let root = try TestRoot(version3: true)
-        do {
-            let directory = try root.initialized()
-            for name in ["a", "b", "c"] {
-                let vault = try directory.createVault(password: pw(name), iterations: testIterations)
-                try vault.write("who", name)
-                vault.lock()
-            }
-            try directory.migrateToContainer(outerKey: F.outerKey)
-        }
+        try root.makeVersion3(["a", "b", "c"].map(pw)) { n, vault in try vault.write("who", ["a", "b", "c"][n]) }
+        try root.open().migrateToContainer(outerKey: F.outerKey)
         let directory = try open(root)
         #expect(try directory.convertVaults(passwords: [pw("a"), pw("c")]) == 2)
         let found = try versions(directory)

@@ -50,6 +50,12 @@ final class TestRoot {
         return directory
     }
 
+    /// Makes this root's directory a version 3 one (``Version3Fixture``) holding a vault
+    /// for each of `passwords`, each filled by `fill` in the container it is made in first.
+    func makeVersion3(_ passwords: [SecureBytes], fill: (Int, Vault) throws -> Void = { _, _ in }) throws {
+        try Version3Fixture.make(path: vaultPath, secrets: secrets, iterations: testIterations, passwords: passwords, fill: fill)
+    }
+
     /// Slot file names in data/.
     func slotNames() throws -> [String] {
         try FileManager.default.contentsOfDirectory(atPath: dataPath).filter { $0.hasSuffix(".db.enc") }.sorted()
