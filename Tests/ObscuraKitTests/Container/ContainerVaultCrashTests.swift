@@ -2,6 +2,7 @@ import Foundation
 import ObscuraCrypto
 import Testing
 import ObscuraStoreTestSupport
+import ObscuraTestSupport
 @testable import ObscuraKit
 
 /// The crash harness of issue 14 at the level of vaults: each vault operation runs on a
@@ -27,18 +28,28 @@ import ObscuraStoreTestSupport
         /// migrated into the container: their catalogs are version 3 until unlocked (§9.7).
         init(version3: Bool = false) throws {
             root = try TestRoot(parent: CrashFixture.base)
-            do {
+            let fill = { (n: Int, vault: Vault) in
+                if n == 0 {
+                    try vault.addRaw(Array(repeating: 7, count: 5000), name: "one.bin", thumbnail: [1, 2])
+                    try vault.write("note", "before")
+                } else {
+                    try vault.addRaw(Array("b".utf8), name: "b.txt")
+                }
+            }
+            let passwords = [pw("a pw"), pw("b pw")]
+            if version3 {
+                try Version3Fixture.make(
+                    path: root.vaultPath, secrets: root.secrets, iterations: crashIterations, passwords: passwords, fill: fill)
+                try VaultDirectory(path: root.vaultPath, deviceSecrets: root.secrets).migrateToContainer(outerKey: F.outerKey)
+            } else {
                 let directory = try VaultDirectory(
-                    path: root.vaultPath, deviceSecrets: root.secrets, outerKey: version3 ? nil : F.outerKey, create: true)
+                    path: root.vaultPath, deviceSecrets: root.secrets, outerKey: F.outerKey, create: true)
                 try directory.initialize(iterations: crashIterations)
-                let a = try directory.createVault(password: pw("a pw"), iterations: crashIterations)
-                let b = try directory.createVault(password: pw("b pw"), iterations: crashIterations)
-                try a.addRaw(Array(repeating: 7, count: 5000), name: "one.bin", thumbnail: [1, 2])
-                try a.write("note", "before")
-                try b.addRaw(Array("b".utf8), name: "b.txt")
-                a.lock()
-                b.lock()
-                if version3 { try directory.migrateToContainer(outerKey: F.outerKey) }
+                for (n, password) in passwords.enumerated() {
+                    let vault = try directory.createVault(password: password, iterations: crashIterations)
+                    defer { vault.lock() }
+                    try fill(n, vault)
+                }
             }
             start = try root.snapshot()
         }

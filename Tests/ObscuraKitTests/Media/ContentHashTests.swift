@@ -1,6 +1,8 @@
 import Foundation
 import GRDB
 import ObscuraCrypto
+import ObscuraStoreTestSupport
+import ObscuraTestSupport
 import Testing
 @testable import ObscuraCatalog
 @testable import ObscuraKit
@@ -16,9 +18,8 @@ import Testing
         let plain: FolderRecord
         let secret: FolderRecord
 
-        /// With `version3`, a version 3 directory, whose catalogs may hold plain hashes.
-        init(version3: Bool = false) throws {
-            root = try TestRoot(version3: version3)
+        init() throws {
+            root = try TestRoot()
             vault = try root.initialized().createVault(password: pw("pw"), iterations: testIterations)
             plain = try vault.createFolder("Plain")
             secret = try vault.createFolder("Secret", password: pw("fpw"), iterations: testIterations)
@@ -97,32 +98,44 @@ import Testing
         guard case .imported = try upload() else { Issue.record("a locked folder's item was matched"); return }
     }
 
-    /// A catalog from before keyed hashes: the vault's items are converted by
-    /// ``Vault/convertContentHashes()`` (one persist), which unlock runs, a protected
-    /// folder's when it is next unlocked; duplicates are found before and after.
+    /// A catalog from before keyed hashes, in a version 3 directory: migrated, its first
+    /// unlock converts it to the paged catalog (§9.7) and keys the vault's hashes, a
+    /// protected folder's when that is next unlocked; duplicates are found before and after.
     @Test func plainHashesAreConvertedAtUnlockAndAtFolderUnlock() throws {
-        let f = try Fixture(version3: true)
+        let root = try TestRoot(version3: true)
         let a = SeededRandom(seed: "a").bytes(1000), b = SeededRandom(seed: "b").bytes(1000), c = SeededRandom(seed: "c").bytes(1000)
-        let itemA = try f.vault.addLegacyRaw(a, name: "a")
-        let itemB = try f.vault.addLegacyRaw(b, name: "b", folder: f.plain)
-        let itemC = try f.vault.addLegacyRaw(c, name: "c", folder: f.secret, thumbnail: [1, 2])
-        let folderKey = f.folderKey().copy()  // lock() zeroes the session's own
-        for (item, bytes) in [(itemA, a), (itemB, b), (itemC, c)] {
-            #expect(try f.vault.storedContentHash(item.id) == Data(SHA256Digest.hash(bytes)))
+        var itemA: ItemRecord!, itemB: ItemRecord!, itemC: ItemRecord!
+        var secret: FolderRecord!, folderKey: SecureBytes!
+        try root.makeVersion3([pw("pw")]) { _, vault in
+            let plain = try vault.createFolder("Plain")
+            secret = try vault.createFolder("Secret", password: pw("fpw"), iterations: testIterations)
+            itemA = try vault.addLegacyRaw(a, name: "a")
+            itemB = try vault.addLegacyRaw(b, name: "b", folder: plain)
+            itemC = try vault.addLegacyRaw(c, name: "c", folder: secret, thumbnail: [1, 2])
+            folderKey = vault.stateLock.withLock { vault.folderKeys[secret.id]! }.copy()  // lock() zeroes the session's own
+            for (item, bytes) in [(itemA!, a), (itemB!, b), (itemC!, c)] {
+                #expect(try vault.storedContentHash(item.id) == Data(SHA256Digest.hash(bytes)))
+            }
         }
-        f.vault.lock()
+        func source(_ bytes: [UInt8]) throws -> String {
+            try FileManager.default.createDirectory(atPath: root.path + "/src", withIntermediateDirectories: true)
+            let path = root.path + "/src/" + UUID().uuidString + ".bin"
+            try Data(bytes).write(to: URL(fileURLWithPath: path))
+            return path
+        }
 
-        let directory = f.vault.directory
+        let directory = try root.open(create: false)
+        try directory.migrateToContainer(outerKey: ContainerFixtures.outerKey)
         let session = try directory.unlock(password: pw("pw"))
-        #expect(try session.importFiles([try f.source(a)]).duplicates.count == 1, "a converted hash is matched")
+        #expect(try session.importFiles([try source(a)]).duplicates.count == 1, "a converted hash is matched")
         #expect(try session.storedContentHash(itemA.id) == Self.keyed(a, under: session.key))
         #expect(try session.storedContentHash(itemB.id) == Self.keyed(b, under: session.key))
         #expect(try session.storedContentHash(itemC.id) == Data(SHA256Digest.hash(c)), "its folder is locked")
         #expect(try session.convertContentHashes() == 0)
 
-        try session.unlockFolder(f.secret, password: pw("fpw"))
+        try session.unlockFolder(secret, password: pw("fpw"))
         #expect(try session.storedContentHash(itemC.id) == Self.keyed(c, under: folderKey))
-        #expect(try session.importFiles([try f.source(c)]).duplicates.count == 1)
+        #expect(try session.importFiles([try source(c)]).duplicates.count == 1)
         #expect(try session.read(try session.item(itemC.id), range: 0..<1000) == c)
         session.lock()
 
