@@ -41,35 +41,34 @@ package enum Version3Fixture {
         path: String, secrets: any DecoySecretSource, outerKey: SecureBytes, passwords: [SecureBytes],
         random: RandomSource = SystemRandom()
     ) throws {
-        var slots: [[UInt8]] = []
-        let names: [String]
+        var slots: [String: [UInt8]] = [:]
         do {
             let directory = try VaultDirectory(path: path, deviceSecrets: secrets, outerKey: outerKey)
-            names = try directory.slotNames()
             let kdf = try directory.sharedKDF() ?? .vault
             for password in passwords {
                 let vault = try directory.unlock(password: password, runningChores: false)
                 defer { vault.lock() }
-                slots.append(try SlotCodec.seal(
-                    password: password, kdf: vault.kdf, key: vault.key, catalog: try vault.catalog.image(), using: random))
+                slots[vault.slotName] = try SlotCodec.seal(
+                    password: password, kdf: vault.kdf, key: vault.key, catalog: try vault.catalog.image(), using: random)
             }
             let credential = DeviceSecretStore.credential(from: try secrets.load())
-            for _ in passwords.count..<names.count {
-                slots.append(try SlotCodec.seal(
+            for name in try directory.slotNames() where slots[name] == nil {
+                slots[name] = try SlotCodec.seal(
                     password: credential, kdf: kdf, key: SecureBytes(randomCount: AESGCM.keySize, using: random),
-                    catalog: try Vault.emptyCatalogImage(using: random), using: random))
+                    catalog: try Vault.emptyCatalogImage(using: random), using: random)
             }
         }
         // As a version 3 commit leaves them (§3.4): every slot in one size tier, padded
-        // with random bytes, under new random names, written in random order.
+        // with random bytes; each vault keeps its slot's name.
         let data = path + "/data"
-        for name in try FileManager.default.contentsOfDirectory(atPath: data) {
+        for name in try FileManager.default.contentsOfDirectory(atPath: data) where slots[name] == nil {
             try FileManager.default.removeItem(atPath: data + "/" + name)
         }
-        let tier = SlotSizing.tier(fitting: slots.map(\.count).max() ?? 0, atLeast: 0)
-        for bytes in random.shuffled(slots) {
+        let tier = SlotSizing.tier(fitting: slots.values.map(\.count).max() ?? 0, atLeast: 0)
+        for (name, bytes) in slots {
             let padding = random.bytes(SlotSizing.drawSize(inTier: tier, using: random) - bytes.count)
-            let file = data + "/" + UUID().uuidString.lowercased() + ".db.enc"
+            let file = data + "/" + name
+            try? FileManager.default.removeItem(atPath: file)
             guard FileManager.default.createFile(atPath: file, contents: Data(bytes + padding), attributes: [.posixPermissions: 0o600])
             else { throw CocoaError(.fileWriteUnknown) }
         }

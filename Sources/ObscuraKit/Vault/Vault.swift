@@ -16,7 +16,8 @@ public final class Vault: @unchecked Sendable {
     public let directory: VaultDirectory
     /// The catalog, readable and writable while unlocked.
     public let catalog: Catalog
-    let slotName: String
+    /// The name of the vault's slot file (docs/FORMAT.md §8.1).
+    package let slotName: String
     /// Written by a password change, and by ``resynchronize()`` after a failed write,
     /// while an export may read it.
     var header: SlotHeader {

@@ -1,6 +1,7 @@
 import Foundation
 import ObscuraCrypto
 import ObscuraTestSupport
+import ObscuraStoreTestSupport
 import Testing
 @testable import ObscuraCatalog
 @testable import ObscuraKit
@@ -30,11 +31,12 @@ import Testing
 
     @Test func everySlotFileHeaderCatalogAndPadding() throws {
         let root = try TestRoot(version3: true)
-        let directory = try root.initialized()
-        let vault = try directory.createVault(password: pw("pw"), iterations: testIterations)
-        try vault.write("state", String(repeating: "catalog content ", count: 200))
-        let real = vault.slotName
-        vault.lock()
+        var real = ""
+        try root.makeVersion3([pw("pw")]) { _, vault in
+            try vault.write("state", String(repeating: "catalog content ", count: 200))
+            real = vault.slotName
+        }
+        let directory = try root.open(create: false)
         let credential = DeviceSecretStore.credential(from: try root.secrets.load())
         var header = Tally(), catalog = Tally(), padding = Tally()
         for name in try root.slotNames() {
@@ -70,6 +72,8 @@ import Testing
         report("slot-catalog", catalog)
         report("slot-padding", padding)
         #expect(padding.harmless == padding.cases, "padding is not authenticated: every flip there is harmless")
+        // A version 3 vault opens once its directory is migrated.
+        try directory.migrateToContainer(outerKey: ContainerFixtures.outerKey)
         #expect(try directory.unlock(password: pw("pw")).setting("state") != nil)
     }
 
