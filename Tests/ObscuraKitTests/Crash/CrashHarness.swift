@@ -27,12 +27,24 @@ final class CrashFixture {
     /// write here is replayed once per step.
     static let base = FileManager.default.fileExists(atPath: "/dev/shm") ? "/dev/shm" : FileManager.default.temporaryDirectory.path
 
+    /// Called at every step of a write: the pool's and the export's (``WriteStep``) and
+    /// each change to the container's slot files (``SteppedSlotFiles``).
+    private var stepHook: (() throws -> Void)?
+
+    /// Sets the function called at every step; a throw from it fails the write there.
+    func onStep(_ hook: @escaping () throws -> Void) {
+        stepHook = hook
+        directory.store.faultInjector = { _ in try hook() }
+    }
+
     init() throws {
-        // Version 3: the harness stops a write at the slot store's and the pool's steps (WriteSteps);
-        // a version 4 commit's sync points are ContainerVaultCrashTests' and the crash-kill loop's.
-        root = try TestRoot(parent: Self.base, version3: true)
+        // A version 4 container, as `obscura init` makes: a write is stopped at the pool's
+        // and the export's steps and at every change to the slot files inside a commit.
+        root = try TestRoot(parent: Self.base)
         try FileManager.default.createDirectory(atPath: root.path + "/out", withIntermediateDirectories: true)
-        directory = try root.open()
+        directory = try VaultDirectory(
+            path: root.vaultPath, deviceSecrets: root.secrets, outerKey: root.outerKey, create: true, random: SystemRandom(),
+            slotFiles: { [unowned self] path in SteppedSlotFiles(path: path) { try self.stepHook?() } })
         try directory.initialize(iterations: crashIterations)
         a = try directory.createVault(password: pw("a pw"), iterations: crashIterations)
         b = try directory.createVault(password: pw("b pw"), iterations: crashIterations)
@@ -46,10 +58,18 @@ final class CrashFixture {
     var exportPath: String { root.path + "/out/vault.obscura" }
 
     /// Lets go of the vaults and the directory, releasing its lock, so it can be audited.
+    /// The vaults are locked first: a paged catalog's database is open until then.
     func close() {
+        a?.lock()
+        b?.lock()
+        weak var released = directory
         a = nil
         b = nil
         directory = nil
+        // A thread that worked for the vaults (a paged catalog's, a pool removal's) may
+        // hold the directory for a moment after the lock returned.
+        let deadline = Date().addingTimeInterval(30)
+        while released != nil, Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
     }
 
     /// Copies the vault directory and the export folder as a crash would leave them.
@@ -108,7 +128,7 @@ enum CrashHarness {
             try setUp(fixture)
             let crash = fixture.root.path + "/crash"
             var step = 0
-            fixture.directory.store.faultInjector = { _ in
+            fixture.onStep {
                 defer { step += 1 }
                 guard step == stop else { return }
                 try fixture.snapshot(to: crash)
@@ -144,7 +164,7 @@ enum CrashHarness {
         let before = fixture.root.path + "/before"
         try fixture.snapshot(to: before)
         var count = 0
-        fixture.directory.store.faultInjector = { _ in count += 1 }
+        fixture.onStep { count += 1 }
         try write(fixture)
         steps = count
         fixture.close()
