@@ -116,16 +116,6 @@ public final class Catalog: @unchecked Sendable {
         return Array(UnsafeRawBufferPointer(start: pointer, count: Int(size)))
     }
 
-    /// Replaces the whole in-memory database with `image`, in the same connection (a
-    /// session going back to the image its slot holds after a failed persist).
-    package func replace(with image: [UInt8]) throws {
-        guard case let .image(queue) = try current() else { throw CatalogError.closed }
-        try queue.inDatabase { db in
-            try checkOpen()
-            try Self.load(image, into: db, schema: "main")
-        }
-    }
-
     /// Makes a paged catalog what its store holds now: the last committed state. After a
     /// failed commit, and when a session resynchronises with its slot.
     func reload() throws {

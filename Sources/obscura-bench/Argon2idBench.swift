@@ -50,7 +50,7 @@ enum Argon2idBench {
         func mib(_ kib: Int) -> String { String(format: "peak %6.1f MiB", Double(kib) / 1024) }
 
         let secrets = DeviceSecretStore(path: root + "/config/device-secret")
-        let directory = try VaultDirectory(path: root + "/vault", deviceSecrets: secrets, create: true)
+        let directory = try VaultDirectory(path: root + "/vault", deviceSecrets: secrets, outerKey: SecureBytes(randomCount: 32), create: true)
         ExportBench.resetPeak()
         let initTime = try seconds { try directory.initialize(kdf: kdf) }
         let initPeak = ExportBench.peakKiB()

@@ -36,6 +36,15 @@ enum GalleryBench {
 
     // MARK: building the vault
 
+    /// The file holding the container's outer key, which `obscura serve` is given too.
+    static func keyFile(_ work: String) -> String { work + "/config/outer.key" }
+
+    /// The container's outer key, made the first time.
+    static func outerKey(_ work: String) throws -> SecureBytes {
+        try FileManager.default.createDirectory(atPath: work + "/config", withIntermediateDirectories: true)
+        return try KeyFile.createIfMissing(keyFile(work), kind: .outer, using: SystemRandom()) ?? KeyFile.read(keyFile(work), kind: .outer)
+    }
+
     static func build(work: String, secrets: DeviceSecretStore) throws {
         try? FileManager.default.removeItem(atPath: work + "/vault")
         try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
@@ -44,7 +53,7 @@ enum GalleryBench {
             // A 12-megapixel noise-like image, so its thumbnail weighs what a camera photo's does.
             try ImportBench.shell("/usr/bin/convert", ["-size", "4000x3000", "plasma:fractal", "-quality", "85", photo])
         }
-        let directory = try VaultDirectory(path: work + "/vault", deviceSecrets: secrets, create: true)
+        let directory = try VaultDirectory(path: work + "/vault", deviceSecrets: secrets, outerKey: try outerKey(work), create: true)
         try directory.initialize(iterations: iterations)
         let vault = try directory.createVault(password: SecureBytes(copying: Array(password.utf8)), iterations: iterations)
         defer { vault.lock() }
@@ -56,7 +65,7 @@ enum GalleryBench {
         }
         let persist = try ImportBench.seconds { try vault.persist() }
         let image = try vault.catalog.image().count
-        print(String(format: "gallery: built %d items in %@/vault: clone %.1f s, persist %.1f s (catalog image %.1f MiB, sealed into every slot)",
+        print(String(format: "gallery: built %d items in %@/vault: clone %.1f s, persist %.1f s (catalog image %.1f MiB)",
                      itemCount, work, clone, persist, Double(image) / 1_048_576))
     }
 
@@ -82,7 +91,7 @@ enum GalleryBench {
 
     /// Times `Vault.itemListing` at the start and ~90,000 items in; returns the deep cursor.
     static func inProcess(work: String, secrets: DeviceSecretStore) throws -> String {
-        let directory = try VaultDirectory(path: work + "/vault", deviceSecrets: secrets)
+        let directory = try VaultDirectory(path: work + "/vault", deviceSecrets: secrets, outerKey: try outerKey(work))
         var vault: Vault!
         let unlock = try ImportBench.seconds { vault = try directory.unlock(password: SecureBytes(copying: Array(password.utf8))) }
         defer { vault.lock() }
@@ -153,7 +162,7 @@ enum GalleryBench {
             ?? URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("obscura").path
         guard FileManager.default.isExecutableFile(atPath: obscura) else { throw BenchError("no obscura binary at \(obscura)") }
         let server = try Background.start(obscura, ["--vault", work + "/vault", "serve", "--port", "0"],
-                                          environment: ["XDG_CONFIG_HOME": work + "/config"], banner: "Obscura gallery: ",
+                                          environment: ["XDG_CONFIG_HOME": work + "/config", "OBSCURA_OUTER_KEY_FILE": keyFile(work)], banner: "Obscura gallery: ",
                                           log: work + "/serve.log")
         defer { server.stop() }
         // The printed link carries the launch's access token in its fragment.

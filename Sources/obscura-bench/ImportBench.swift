@@ -23,7 +23,9 @@ enum ImportBench {
         var obscura = Double.infinity
         for run in 0..<2 {
             let root = work + "/vault\(run)"
-            let directory = try VaultDirectory(path: root, deviceSecrets: DeviceSecretStore(path: work + "/secret\(run)"), create: true)
+            let directory = try VaultDirectory(
+                path: root, deviceSecrets: DeviceSecretStore(path: work + "/secret\(run)"), outerKey: SecureBytes(randomCount: 32),
+                create: true)
             try directory.initialize(iterations: 1000)
             let vault = try directory.createVault(password: SecureBytes(copying: Array("bench".utf8)), iterations: 1000)
             obscura = min(obscura, try seconds {

@@ -97,7 +97,7 @@ let openssl: Double? = FileManager.default.isExecutableFile(atPath: "/usr/bin/op
 
 /// In-process figures; the directory (and its lock) is released on return.
 func inProcess() throws -> (initTime: Double, wrong: Double, right: Double, slots: Int) {
-    let directory = try VaultDirectory(path: root + "/vault", deviceSecrets: secrets, create: true)
+    let directory = try VaultDirectory(path: root + "/vault", deviceSecrets: secrets, outerKey: SecureBytes(randomCount: 32), create: true)
     let initTime = try seconds { try directory.initialize() }
     _ = try directory.createVault(password: password)
     var wrongTimes = [Double](), rightTimes = [Double]()

@@ -46,7 +46,8 @@ func makeImportTarget() throws {
     importTarget = nil
     try? FileManager.default.removeItem(atPath: fuzzScratch + "/vault")
     let secrets = DeviceSecretStore(path: fuzzScratch + "/device-secret")
-    let directory = try VaultDirectory(path: fuzzScratch + "/vault", deviceSecrets: secrets, create: true)
+    let directory = try VaultDirectory(
+        path: fuzzScratch + "/vault", deviceSecrets: secrets, outerKey: SecureBytes(randomCount: 32), create: true)
     try directory.initialize(iterations: 1)
     importTarget = directory
 }

@@ -133,19 +133,37 @@ import Testing
         return false
     }
 
-    @Test func aFailedPersistRemovesEveryFileTheBatchWrote() throws {
-        let root = try TestRoot(version3: true)
-        let v = try vault(root)
-        let src = try Sources()
-        try src.write("a.png", TestImages.image("png", width: 100, height: 100))
-        try src.write("b.txt", [1, 2, 3])
+    /// The batch's commit fails at the container's first write (a full disk): the import
+    /// fails, and the directory, reopened (its container recovers first), holds the
+    /// vault as it was. The batch's sealed files may stay in the pool, named by no
+    /// catalog: after a failed commit the session cannot tell whether its catalog landed
+    /// until the container has recovered, and a file a catalog names is never removed.
+    @Test func aFailedCommitLeavesTheVaultAsItWas() throws {
+        let root = try TestRoot()
         struct DiskFull: Error {}
-        v.directory.store.faultInjector = { if case .wroteTemporary(3) = $0 { throw DiskFull() } }
-        #expect(throws: DiskFull.self) { try v.importFiles([src.path]) }
-        #expect(try poolFiles(root).isEmpty)
-        v.directory.store.faultInjector = nil
-        v.lock()
-        let reopened = try v.directory.unlock(password: pw("pw"))
+        final class Fault: @unchecked Sendable {
+            // @unchecked: `armed` is read and written under `lock`.
+            let lock = NSLock()
+            var armed = false
+        }
+        let fault = Fault()
+        do {
+            let directory = try VaultDirectory(
+                path: root.vaultPath, deviceSecrets: root.secrets, outerKey: root.outerKey, create: true, random: SystemRandom(),
+                slotFiles: { SteppedSlotFiles(path: $0) { if fault.lock.withLock({ fault.armed }) { throw DiskFull() } } })
+            try directory.initialize(iterations: testIterations)
+            let v = try directory.createVault(password: pw("pw"), iterations: testIterations)
+            let src = try Sources()
+            try src.write("a.png", TestImages.image("png", width: 100, height: 100))
+            try src.write("b.txt", [1, 2, 3])
+            fault.lock.withLock { fault.armed = true }
+            // The failure reaches the importer through SQLite's commit, as an I/O error.
+            #expect(throws: (any Error).self) { try v.importFiles([src.path]) }
+            fault.lock.withLock { fault.armed = false }
+            v.lock()
+        }
+        let reopened = try root.open(create: false).unlock(password: pw("pw"))
+        defer { reopened.lock() }
         #expect(try reopened.catalog.counts().items == 0)
     }
 

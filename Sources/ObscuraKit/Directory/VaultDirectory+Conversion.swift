@@ -74,12 +74,12 @@ extension VaultDirectory {
     }
 
     /// New paged decoys for the version 3 decoys `decoys`, each keeping its KDF and cost,
-    /// as streams for a whole commit by slot name (``buildSlots(count:password:kdf:paged:key:)``
+    /// as streams for a whole commit by slot name (``buildSlots(count:password:kdf:key:)``
     /// per cost, its derivations in parallel).
     func pagedDecoys(replacing decoys: [(name: String, kdf: KDFParameters)], credential: SecureBytes) throws -> [String: [UInt8]] {
         var streams = [String: [UInt8]]()
         for (kdf, group) in Dictionary(grouping: decoys, by: \.kdf) {
-            let built = try buildSlots(count: group.count, password: credential, kdf: kdf, paged: true)
+            let built = try buildSlots(count: group.count, password: credential, kdf: kdf)
             for (decoy, slot) in zip(group, built) { streams[decoy.name] = slot.contents }
         }
         return streams

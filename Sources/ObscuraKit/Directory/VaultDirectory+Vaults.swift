@@ -21,7 +21,7 @@ extension VaultDirectory {
     }
 
     private func openUnlocked(password: SecureBytes) throws -> Vault {
-        try requireInitialized()
+        try requireContainer()
         let (names, headers) = try readHeaders()
         let matches = UnlockSweep.run(headers: headers, passwords: [password])[0]
         guard let index = matches.keys.min(), let key = matches[index], let header = headers[index] else {
@@ -29,28 +29,22 @@ extension VaultDirectory {
             throw VaultError.wrongPassword
         }
         logger.debug("unlock sweep opened a vault", metadata: ["slots": "\(names.count)"])
-        if store.isContainer, !header.isPaged {
-            // A version 3 catalog in a container: it becomes paged now (§9.7). A conversion
-            // that fails leaves the slot as it was, and the vault opens as version 3 this
-            // time; the next unlock tries again.
-            do {
-                try convert([.init(name: names[index], header: header, key: key, password: password)])
-                return try openVault(name: names[index], header: try SlotHeader.decode(store.readHeader(names[index])), key: key)
-            } catch {
-                logger.warning("could not convert the vault's catalog to the paged catalog; it opens as before")
-            }
+        if !header.isPaged {
+            // A version 3 catalog in a container becomes paged before its vault opens
+            // (§9.7): a vault is only ever open with a paged catalog. A conversion that
+            // fails leaves the slot as it was, fails the unlock, and is tried again by the
+            // next one.
+            try convert([.init(name: names[index], header: header, key: key, password: password)])
+            return try openVault(name: names[index], header: try SlotHeader.decode(store.readHeader(names[index])), key: key)
         }
-        let vault = try openVault(name: names[index], header: header, key: key)
-        if !vault.catalog.isPaged {
-            // A version 3 directory's catalog keys its plain hashes here (§6.7); a paged
-            // one did at its conversion. A failure changes nothing and is tried again.
-            do {
-                try vault.convertContentHashes()
-            } catch {
-                logger.warning("could not key the catalog's content hashes; will try again at the next unlock")
-            }
-        }
-        return vault
+        return try openVault(name: names[index], header: header, key: key)
+    }
+
+    /// Throws unless the directory is an initialised version 4 container: vaults are
+    /// opened and made in containers only (a version 3 directory is migrated first).
+    func requireContainer() throws {
+        try requireInitialized()
+        guard store.isContainer else { throw VaultError.version3Directory }
     }
 
     /// Turns a decoy into a new vault for `password`.
@@ -92,6 +86,7 @@ extension VaultDirectory {
     }
 
     private func createVaultLocked(password: SecureBytes, kdf: KDFParameters, allowExtendedSlots: Bool) throws -> Vault {
+        try requireContainer()
         let credential = DeviceSecretStore.credential(from: try deviceSecrets.load())
         let (names, headers) = try readHeaders()
         let sweep = UnlockSweep.run(headers: headers, passwords: [credential, password])
@@ -102,7 +97,7 @@ extension VaultDirectory {
 
         let name: String
         let key = SecureBytes(randomCount: AESGCM.keySize, using: random)
-        if let index = chosen, store.isContainer {
+        if let index = chosen {
             name = names[index]
             let slot = try PagedSlot.build(password: password, kdf: cost, key: key, using: random)
             // Version 3 decoys left beside the new vault become paged in the same commit
@@ -118,14 +113,10 @@ extension VaultDirectory {
                 replace[name] = slot.stream(using: random)
                 try store.commit(.init(replace: replace, innerFormat: .blocks))
             }
-        } else if let index = chosen {
-            name = names[index]
-            let contents = try buildSlots(count: 1, password: password, kdf: cost, key: key)[0].contents
-            try store.commit(.init(replace: [name: contents]))
         } else {
             guard allowExtendedSlots else { throw VaultError.noFreeSlot }
             let contents = try buildSlots(count: 1, password: password, kdf: cost, key: key)[0].contents
-            try store.commit(.init(add: [contents], innerFormat: store.isContainer ? .blocks : nil))
+            try store.commit(.init(add: [contents], innerFormat: .blocks))
             guard let added = try store.names().first(where: { !names.contains($0) }) else {
                 throw VaultError.corrupt("new slot missing after write")
             }
@@ -143,10 +134,9 @@ extension VaultDirectory {
         return counts.max { ($0.value, $0.key.suite, $0.key.word) < ($1.value, $1.key.suite, $1.key.word) }?.key
     }
 
-    /// Erases `vault`: its slot is overwritten with random bytes and unlinked, a fresh
-    /// decoy keeps the directory at ten slots or more, and the media its catalog names
-    /// (in every folder, locked or not) is deleted. The vault is locked. In a version 4
-    /// container the slot itself becomes the fresh decoy.
+    /// Erases `vault`: its slot becomes a fresh decoy, a cover commit overwrites the free
+    /// space that held its blocks, and the media its catalog names (in every folder,
+    /// locked or not) is deleted. The vault is locked.
     ///
     /// Waits for the vault's operations in progress, and those of every other session of
     /// the same slot, to finish first; it must not be called from inside one of them.
@@ -172,25 +162,17 @@ extension VaultDirectory {
         let credential = DeviceSecretStore.credential(from: try deviceSecrets.load())
         let kdf = vault.header.kdf
         try store.serialized {
-            if store.isContainer {
-                // Slot files stay: the slot becomes a fresh decoy, and a cover commit then
-                // overwrites the free space that still holds the vault's blocks (§8.6).
-                let decoy = try buildSlots(count: 1, password: credential, kdf: kdf)[0].contents
-                try store.commit(.init(replace: [vault.slotName: decoy], innerFormat: .blocks))
-                do {
-                    try store.commit(.init())
-                } catch {
-                    // The vault is gone already; as after a password change (Vault.swift),
-                    // the next commit that draws those positions overwrites them.
-                    logger.warning("vault destroyed; the free space still holds its blocks until a later commit")
-                }
-                return
+            // Slot files stay: the slot becomes a fresh decoy, and a cover commit then
+            // overwrites the free space that still holds the vault's blocks (§8.6).
+            let decoy = try buildSlots(count: 1, password: credential, kdf: kdf)[0].contents
+            try store.commit(.init(replace: [vault.slotName: decoy], innerFormat: .blocks))
+            do {
+                try store.commit(.init())
+            } catch {
+                // The vault is gone already; as after a password change (Vault.swift),
+                // the next commit that draws those positions overwrites them.
+                logger.warning("vault destroyed; the free space still holds its blocks until a later commit")
             }
-            let remaining = try store.names().count - 1
-            let decoys = remaining < SlotFormat.minimumSlotCount
-                ? try buildSlots(count: SlotFormat.minimumSlotCount - remaining, password: credential, kdf: kdf).map(\.contents)
-                : []
-            try store.commit(.init(add: decoys, remove: [vault.slotName]))
         }
         return files
     }

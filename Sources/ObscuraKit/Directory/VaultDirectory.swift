@@ -143,27 +143,24 @@ public final class VaultDirectory {
     ///   - kdf: the password KDF and cost of the decoys; real vaults made later in this
     ///     directory take the same, so that headers stay alike (docs/FORMAT.md §2).
     ///   - outerKey: makes the slots a version 4 container under this key (docs/FORMAT.md
-    ///     §8), when the directory was opened without one; with neither, they are
-    ///     version 3 slot files.
+    ///     §8), when the directory was opened without one.
     /// - Returns: false when the directory was already initialised (nothing changes).
+    /// - Throws: ``VaultError/outerKeyRequired`` with no outer key: version 3 slot files
+    ///   are no longer made.
     @discardableResult
     public func initialize(kdf: KDFParameters = .vault, outerKey key: SecureBytes? = nil) throws -> Bool {
         if isInitialized { return false }
         if let key { outerKey = try OuterKey(key) }
+        guard let outerKey else { throw VaultError.outerKeyRequired }
         try FileIO.makeDirectory(store.path)
         try FileIO.makeDirectory(mediaPath)
         let credential = try DeviceSecretStore.credential(from: deviceSecrets.loadOrCreate(using: random))
-        let decoys = try buildSlots(
-            count: SlotFormat.minimumSlotCount, password: credential, kdf: kdf, paged: outerKey != nil)
-        if let outerKey {
-            // Pending files of a creation that never renamed any into place.
-            try? store.sweepTemporaries()
-            store.attach(try SlotContainer.create(
-                files: slotFiles(store.path), key: outerKey, streams: decoys.map(\.contents), innerFormat: .blocks,
-                random: random))
-        } else {
-            try store.commit(.init(add: decoys.map(\.contents)))
-        }
+        let decoys = try buildSlots(count: SlotFormat.minimumSlotCount, password: credential, kdf: kdf)
+        // Pending files of a creation that never renamed any into place.
+        try? store.sweepTemporaries()
+        store.attach(try SlotContainer.create(
+            files: slotFiles(store.path), key: outerKey, streams: decoys.map(\.contents), innerFormat: .blocks,
+            random: random))
         logger.debug("initialised vault directory", metadata: ["slots": "\(decoys.count)"])
         return true
     }
@@ -175,22 +172,18 @@ public final class VaultDirectory {
     }
 
     /// Builds `count` new vaults' slot contents under `password`, in parallel, with the
-    /// MEK each was sealed with (`key`, when given, for a single slot). Decoys and real
-    /// vaults are made by this one function: in
-    /// a container (or one being made), paged slots (docs/FORMAT.md §9) as their streams;
-    /// otherwise version 3 slots (§3).
+    /// MEK each was sealed with (`key`, when given, for a single slot): paged slots
+    /// (docs/FORMAT.md §9) as their streams. Decoys and real vaults are made by this one
+    /// function.
     func buildSlots(
-        count: Int, password: SecureBytes, kdf: KDFParameters, paged: Bool? = nil, key given: SecureBytes? = nil
+        count: Int, password: SecureBytes, kdf: KDFParameters, key given: SecureBytes? = nil
     ) throws -> [(contents: [UInt8], key: SecureBytes)] {
         let random = self.random
-        let paged = paged ?? store.isContainer
         let results = ConcurrentResults<(contents: [UInt8], key: SecureBytes)>(count: count)
         DispatchQueue.concurrentPerform(iterations: count) { i in
             results.set(i, Result {
                 let key = given ?? SecureBytes(randomCount: AESGCM.keySize, using: random)
-                let contents = paged
-                    ? try PagedSlot.build(password: password, kdf: kdf, key: key, using: random).stream(using: random)
-                    : try SlotCodec.seal(password: password, kdf: kdf, key: key, catalog: try Vault.emptyCatalogImage(using: random), using: random)
+                let contents = try PagedSlot.build(password: password, kdf: kdf, key: key, using: random).stream(using: random)
                 return (contents, key)
             })
         }

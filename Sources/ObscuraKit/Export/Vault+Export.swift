@@ -126,25 +126,19 @@ extension Vault {
 
 extension Vault {
     /// The version 3 slot an export carries (docs/FORMAT.md §7.3), header ‖ sealed
-    /// catalog, with its header. A version 3 vault's slot is taken as it is; a paged
-    /// vault's is sealed now from its catalog's image, under the version 3 header its
-    /// catalog keeps for exports (§9.7), so that it opens with the vault's password.
+    /// catalog, with its header: sealed now from the paged catalog's image, under the
+    /// version 3 header the catalog keeps for exports (§9.7), so that it opens with the
+    /// vault's password.
     func exportedSlot() throws -> (slot: [UInt8], header: SlotHeader) {
-        if catalog.isPaged {
-            var (header, image) = try catalog.exportSnapshot()
-            defer { image.withUnsafeMutableBytes { secureZero($0.baseAddress!, $0.count) } }
-            // sqlite3_serialize writes zeros for a page it could not read: check the image
-            // as an import will, so a damaged catalog fails here and not in the backup.
-            let check = try Catalog.restore(image: image)
-            check.close()
-            guard let header else { throw VaultError.corrupt("the catalog has no export header") }
-            let slot = try SlotCodec.resealCatalog(header: header, key: key, catalog: image, using: directory.random)
-            return (slot, try SlotHeader.decode(slot))
-        }
-        // The slot and its header as one consistent pair, even if a password change runs.
-        let (contents, header) = try directory.store.serialized { (try directory.store.read(slotName), self.header) }
-        let slotLength = SlotFormat.headerSize + (try SlotCodec.sealedCatalogLength(contents: contents, header: header, key: key))
-        return (Array(contents[0..<slotLength]), header)
+        var (header, image) = try catalog.exportSnapshot()
+        defer { image.withUnsafeMutableBytes { secureZero($0.baseAddress!, $0.count) } }
+        // sqlite3_serialize writes zeros for a page it could not read: check the image
+        // as an import will, so a damaged catalog fails here and not in the backup.
+        let check = try Catalog.restore(image: image)
+        check.close()
+        guard let header else { throw VaultError.corrupt("the catalog has no export header") }
+        let slot = try SlotCodec.resealCatalog(header: header, key: key, catalog: image, using: directory.random)
+        return (slot, try SlotHeader.decode(slot))
     }
 }
 

@@ -3,17 +3,12 @@ import ObscuraCrypto
 import ObscuraStore
 
 /// The slot files of one vault directory (`<vault>/data/{uuid}.db.enc`) and the single
-/// way they are written (docs/FORMAT.md §3.4, §4).
+/// way they are written (docs/FORMAT.md §8).
 ///
-/// A directory sealed under an outer key is a version 4 container (docs/FORMAT.md §8):
-/// once one is attached, every read and commit goes through it, and each slot's bytes
-/// are its container stream. Otherwise the version 3 files are used as they are:
-///
-/// Every commit rewrites every slot: each file's new bytes go to a temporary file that is
-/// fsynced, then all temporaries are renamed over their slots in a random order, then all
-/// slots get one access and modification time. So after any write all slots have fresh
-/// inodes allocated in random order, fully written blocks and equal timestamps, and a
-/// crash at any step leaves each slot with its old or its new bytes.
+/// Once a version 4 container is attached, every read and commit goes through it, and
+/// each slot's bytes are its container stream; every commit writes the same positions in
+/// every slot (§8.6). Version 3 slot files (§3) are only read, to be migrated into a
+/// container (§8.10): a commit without one is refused.
 final class SlotStore {
     /// The slot file suffix.
     static let slotSuffix = ".db.enc"
@@ -26,12 +21,10 @@ final class SlotStore {
     /// One step of a commit, named for fault injection in tests.
     typealias Step = WriteStep
 
-    /// What one commit changes: new unpadded contents for existing slots, new slots, and
-    /// slots to erase.
+    /// What one commit changes: new contents for existing slots, and new slots.
     struct Change {
         var replace: [String: [UInt8]] = [:]
         var add: [[UInt8]] = []
-        var remove: Set<String> = []
         /// In a container, what the slots hold from this commit on (docs/FORMAT.md §8.12):
         /// the first paged slot switches the container to inner format 2.
         var innerFormat: ContainerFormat.InnerFormat? = nil
@@ -155,10 +148,6 @@ final class SlotStore {
         }
     }
 
-    /// The tier all slots are in: the largest tier any slot file is in.
-    func currentTier(_ names: [String]) throws -> Int {
-        try names.map { SlotSizing.tier(containing: try FileIO.size(file($0))) }.max() ?? 0
-    }
 
     /// Applies `change`, rewriting every slot as described on the type.
     /// Runs `body` holding the directory's write lock: the slots it reads cannot change
@@ -172,9 +161,8 @@ final class SlotStore {
     func commit(_ change: Change) throws {
         try serialized {
             countWrite()
-            guard let container else { return try commitLocked(change) }
-            // A container never removes a slot file: a destroyed vault's slot becomes a decoy.
-            precondition(change.remove.isEmpty, "a container keeps every slot")
+            // Version 3 slot files are only read now, for the migration (docs/FORMAT.md §8.10).
+            guard let container else { throw VaultError.version3Directory }
             var replacing = [SlotID: [UInt8]]()
             for (name, contents) in change.replace {
                 replacing[try slotID(name)] = contents
@@ -235,86 +223,5 @@ final class SlotStore {
             try container.commit()
         }
     }
-
-    private func commitLocked(_ change: Change) throws {
-        let kept = try names().filter { !change.remove.contains($0) }
-        var tier = try currentTier(kept)
-        var sizes = [String: Int]()
-        for name in kept { sizes[name] = try FileIO.size(file(name)) }
-
-        // Grow every slot when one must: a replaced slot outgrowing its pinned size, or a
-        // new slot that might not fit a size drawn from the current tier.
-        let outgrown = change.replace.contains { $0.value.count > sizes[$0.key, default: 0] }
-            || change.add.contains { $0.count > SlotSizing.range(ofTier: tier).lowerBound }
-        if outgrown {
-            let needed = (change.replace.values.map(\.count) + change.add.map(\.count)).max() ?? 0
-            tier = SlotSizing.tier(fitting: needed, atLeast: tier + 1)
-            for name in kept { sizes[name] = SlotSizing.drawSize(inTier: tier, using: random) }
-        }
-
-        var plan: [(target: String, contents: [UInt8]?, size: Int)] = kept.map {
-            ($0, change.replace[$0], sizes[$0]!)
-        }
-        for contents in change.add {
-            let name = UUID().uuidString.lowercased() + Self.slotSuffix
-            plan.append((name, contents, SlotSizing.drawSize(inTier: tier, using: random)))
-        }
-
-        var temporaries = [(temporary: String, target: String)]()
-        do {
-            // Random order, so inode numbers say nothing about which slot was written.
-            for (n, entry) in random.shuffled(plan).enumerated() {
-                let bytes = try entry.contents ?? read(entry.target)
-                precondition(bytes.count <= entry.size, "slot contents exceed the slot size")
-                let temporary = file(Self.temporaryPrefix + UUID().uuidString.lowercased())
-                try FileIO.createDurably(temporary, parts: [bytes, random.bytes(entry.size - bytes.count)])
-                temporaries.append((temporary, file(entry.target)))
-                try steps.reached(.wroteTemporary(n))
-            }
-            for (n, entry) in random.shuffled(temporaries).enumerated() {
-                try FileIO.rename(entry.temporary, entry.target)
-                try steps.reached(.renamed(n))
-            }
-            try FileIO.syncDirectory(path)
-            try steps.reached(.syncedDirectory)
-        } catch {
-            if !(error is InjectedCrash) {
-                for entry in temporaries { unlink(entry.temporary) }
-            }
-            throw error
-        }
-
-        for name in change.remove.sorted() {
-            try erase(name)
-        }
-        // In random order too: each call also sets the file's change time, and in plan
-        // order (names, then new slots) a file system with fine-grained change times
-        // would show which slots this commit added.
-        try FileIO.setTimes(random.shuffled(plan.map { file($0.target) }), to: FileIO.now())
-        try steps.reached(.setTimes)
-    }
-
-    /// Overwrites slot `name` with random bytes of its size, then unlinks it. The slot
-    /// is first renamed out of the slot names, so that a crash mid-way never leaves a
-    /// file of random bytes among the slots (where it would be an eleventh, broken slot);
-    /// the next open finishes the erasure (``sweepTemporaries()``).
-    private func erase(_ name: String) throws {
-        let target = file(Self.erasingPrefix + UUID().uuidString.lowercased())
-        try FileIO.rename(file(name), target)
-        do {
-            try FileIO.syncDirectory(path)
-            try steps.reached(.erased(name))
-            try FileIO.overwriteInPlace(target, with: random.bytes(try FileIO.size(target)))
-        } catch {
-            // Out of the slot names already: better unlinked unerased than left behind.
-            if !(error is InjectedCrash) { unlink(target) }
-            throw error
-        }
-        guard unlink(target) == 0 else { throw StorageError.io(target, errno) }
-        try FileIO.syncDirectory(path)
-        try steps.reached(.unlinked(name))
-    }
 }
 
-/// Thrown by a test's fault injector to stop a commit as a crash would: with no cleanup.
-struct InjectedCrash: Error {}

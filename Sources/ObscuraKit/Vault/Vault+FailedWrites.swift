@@ -16,19 +16,12 @@ extension Vault {
     /// an operation (``operation(_:)``).
     func resynchronize() {
         do {
-            if catalog.isPaged {
-                // The catalog reopened itself from the slot when its commit failed
-                // (Catalog.write); only the header is read back, and set under the write
-                // lock, as a password change sets it, so an older read never lands last.
-                try directory.store.serialized {
-                    header = try SlotHeader.decode(directory.store.readHeader(slotName))
-                }
-                return
+            // The catalog reopened itself from the slot when its commit failed
+            // (Catalog.write); only the header is read back, and set under the write
+            // lock, as a password change sets it, so an older read never lands last.
+            try directory.store.serialized {
+                header = try SlotHeader.decode(directory.store.readHeader(slotName))
             }
-            let contents = try directory.store.read(slotName)
-            let onDisk = try SlotHeader.decode(contents)
-            try catalog.replace(with: try SlotCodec.openCatalog(contents: contents, header: onDisk, key: key))
-            header = onDisk
         } catch {
             directory.logger.error("could not reload the vault after a failed write; locking it")
             // Called from inside an operation, which lock() would wait for: refuse every

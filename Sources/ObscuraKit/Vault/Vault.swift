@@ -86,30 +86,11 @@ public final class Vault: @unchecked Sendable {
     /// The cost word of this vault's header: a PBKDF2 vault's iteration count.
     public var iterations: Int { Int(header.iterations) }
 
-    /// Seals the catalog into the slot. Every slot of the directory is rewritten so that
-    /// the write does not single this one out (see ``SlotStore``).
-    ///
-    /// If the write fails, the session is set back to what the slot holds then (see
-    /// ``resynchronize()``), so that a later persist never writes the failed change.
+    /// Kept for the callers that end a change with it: a paged catalog commits each
+    /// write itself (docs/FORMAT.md §9.6), and a vault is only ever open with one, so
+    /// this only checks that the vault is still open.
     public func persist() throws {
-        try operation {
-            // A paged catalog committed each write already (docs/FORMAT.md §9.6).
-            if catalog.isPaged { return }
-            // The image is taken under the directory's write lock: a persist that took an
-            // older image can never commit after a newer one.
-            try directory.store.serialized {
-                do {
-                    var image = try catalog.image()
-                    defer { image.withUnsafeMutableBytes { secureZero($0.baseAddress!, $0.count) } }
-                    let contents = try SlotCodec.resealCatalog(header: header, key: key, catalog: image, using: directory.random)
-                    try directory.store.commit(.init(replace: [slotName: contents]))
-                } catch {
-                    resynchronize()
-                    throw error
-                }
-            }
-            directory.logger.debug("persisted catalog")
-        }
+        try operation {}
     }
 
     /// Re-wraps the MEK under `newPassword` with a new salt; the sealed catalog bytes
@@ -123,29 +104,9 @@ public final class Vault: @unchecked Sendable {
             // From the sweep for the new password to its commit, no creation or other password
             // change may run (VaultDirectory.credentialLock).
             try directory.credentialLock.withLock {
-                if catalog.isPaged { return try changePagedPassword(to: newPassword, kdf: kdf ?? self.kdf) }
-                try changeImagePassword(to: newPassword, kdf: kdf ?? self.kdf)
+                try changePagedPassword(to: newPassword, kdf: kdf ?? self.kdf)
             }
             directory.logger.debug("changed vault password")
-        }
-    }
-
-    /// A version 3 vault's password change: the slot's header is rewrapped, its sealed
-    /// catalog kept byte for byte.
-    private func changeImagePassword(to newPassword: SecureBytes, kdf: KDFParameters) throws {
-        try directory.store.serialized {
-            try requireUnused(newPassword)
-            let contents = try SlotCodec.rewrap(
-                contents: try directory.store.read(slotName), key: key, newPassword: newPassword,
-                kdf: kdf, using: directory.random)
-            do {
-                try directory.store.commit(.init(replace: [slotName: contents]))
-            } catch {
-                // The commit may have replaced the slot before it failed: take its header as it is.
-                resynchronize()
-                throw error
-            }
-            header = try SlotHeader.decode(contents)
         }
     }
 

@@ -52,6 +52,9 @@ public enum VaultError: ObscuraError, Equatable {
     /// The directory's slots are sealed under an outer key and none was given
     /// (docs/FORMAT.md §8).
     case outerKeyRequired
+    /// The directory's slots are version 3 (docs/FORMAT.md §3), which are read only to be
+    /// migrated into the container (§8.10): no vault of it is opened or made until then.
+    case version3Directory
     /// The item has ended (issue 19, docs/FORMAT.md §3.3 "Ends"): its time passed or its
     /// last view was taken; it is being deleted for good.
     case ended(String)
@@ -109,6 +112,8 @@ public enum VaultError: ObscuraError, Equatable {
             return "invalid value for \(name)"
         case .outerKeyRequired:
             return "this vault directory is sealed with an outer key, and none was given"
+        case .version3Directory:
+            return "this vault directory's slots are version 3, which are only read to be migrated; run `obscura migrate`"
         case let .ended(id):
             return "item \(id) has ended and is deleted for good"
         case let .invalidEnd(why):

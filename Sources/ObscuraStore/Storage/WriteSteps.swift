@@ -1,26 +1,13 @@
 import Foundation
 
-/// One durable step of a write to a vault directory: a file made whole on disk, renamed
-/// into place, removed, or a directory synced. Every write path (catalog persist, import,
-/// delete, folder protection, password change, export, import of an export, destroy)
-/// reports its steps here, in order, so that tests can stop a write at any of them
-/// (Tests/ObscuraKitTests/Crash). A process killed between two steps leaves the disk as
-/// it was at the earlier one.
+/// One durable step of a write to a vault directory outside the slot container: a pool
+/// file made whole on disk, renamed into place or removed, the pool synced, an export
+/// written or renamed. The write paths (import, delete, export, drops) report their
+/// steps here, in order, so that tests can stop a write at any of them
+/// (Tests/ObscuraKitTests/Crash, which also stops a commit at each change to the
+/// container's slot files). A process killed between two steps leaves the disk as it was
+/// at the earlier one.
 package enum WriteStep: Equatable, Sendable {
-    // Slot commits (SlotStore, docs/FORMAT.md §3.4).
-    /// Temporary number `n` of a commit was written and fsynced.
-    case wroteTemporary(Int)
-    /// Temporary number `n` replaced its slot.
-    case renamed(Int)
-    /// The renames of a commit were made durable.
-    case syncedDirectory
-    /// A removed slot was renamed out of the slot names, to be overwritten and unlinked.
-    case erased(String)
-    /// A removed slot was unlinked.
-    case unlinked(String)
-    /// Every slot got the commit's timestamp.
-    case setTimes
-
     // The media pool (MediaPool, docs/FORMAT.md §4, §6).
     /// A pool file was written whole under a temporary name.
     case wroteMedia

@@ -63,6 +63,9 @@ final class CrashFixture {
         a?.lock()
         b?.lock()
         weak var released = directory
+        // The hook refers to this fixture: kept, it would keep the fixture, and so its
+        // root on /dev/shm, alive for ever.
+        stepHook = nil
         a = nil
         b = nil
         directory = nil

@@ -25,8 +25,8 @@ import Testing
 
     /// A vault on a fresh 24 MiB tmpfs with one setting and two items, and the state to
     /// compare against after a failed write.
-    func fixture(_ mount: ScratchMount, version3: Bool) throws -> (TestRoot, VaultDirectory, Vault) {
-        let root = try TestRoot(parent: mount.path, version3: version3)
+    func fixture(_ mount: ScratchMount) throws -> (TestRoot, VaultDirectory, Vault) {
+        let root = try TestRoot(parent: mount.path)
         let directory = try root.initialized()
         let vault = try directory.createVault(password: pw("pw"), iterations: testIterations)
         try vault.write("state", "old")
@@ -36,10 +36,10 @@ import Testing
     }
 
     /// Runs `write` at every free-space level and checks the rules above, in a version 4
-    /// directory, or with `version3` a version 3 one. Some level must run out of space
-    /// unless `needsNoSpace` (a write that the container makes in place).
+    /// directory. Some level must run out of space unless `needsNoSpace` (a write that the
+    /// container makes in place).
     func run(
-        _ name: String, version3: Bool = false, needsNoSpace: Bool = false,
+        _ name: String, needsNoSpace: Bool = false,
         write: (TestRoot, Vault) throws -> Void, succeeded: (Vault) throws -> Bool
     ) throws {
         guard ScratchMount.available else {
@@ -53,7 +53,7 @@ import Testing
             let root: TestRoot
             let problems: [String]
             do {
-                let (fixtureRoot, _, vault) = try fixture(mount, version3: version3)
+                let (fixtureRoot, _, vault) = try fixture(mount)
                 root = fixtureRoot
                 let before = try root.listing(filesOnly: true)
                 let filler = try mount.fill(leaving: free)
@@ -94,12 +94,6 @@ import Testing
             "cases": Self.freeLevels.count, "failed-cleanly": outcome.failedCleanly,
             "succeeded": outcome.succeeded, "inconsistent-after": outcome.inconsistent,
         ])
-    }
-
-    /// Version 3 rewrites every slot through a temporary: a persist needs room for them.
-    @Test func persistOnAFullDisk() throws {
-        try run("persist", version3: true, write: { _, vault in try vault.write("state", "new") },
-                succeeded: { try $0.setting("state") == "new" })
     }
 
     /// A version 4 container commits a small change in place (FORMAT.md §8.6): a persist

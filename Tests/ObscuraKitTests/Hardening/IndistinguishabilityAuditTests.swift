@@ -208,12 +208,6 @@ import ObscuraStoreTestSupport
         return container ? stills + changes + histories : stills + regions + changes
     }
 
-    @Test func noMeasureSeparatesRealFromDecoy() throws {
-        try expectNoSeparation(measures: Self.measures(container: false), suite: Self.suite) { first in
-            try (first..<first + Hardening.scale(3, full: 24)).map { try buildTrial($0) }
-        }
-    }
-
     @Test func noMeasureSeparatesRealFromDecoyInAContainer() throws {
         try expectNoSeparation(measures: Self.measures(container: true), suite: Self.containerSuite) { first in
             try (first..<first + Hardening.scale(3, full: 24)).map { try buildTrial($0, container: true) }
