@@ -26,6 +26,12 @@ import Testing
         return legacy
     }
 
+    /// The environment of a user whose keys live in the Secret Service `service` only:
+    /// no key files, the decoy secret in its version 3 file until migrated.
+    static func keyringOnly(_ service: PrivateSecretService) -> [String: String] {
+        ["DBUS_SESSION_BUS_ADDRESS": service.address, "OBSCURA_OUTER_KEY_FILE": "", "OBSCURA_DECOY_SECRET_FILE": ""]
+    }
+
     /// Every file under data/ with its bytes.
     static func data(_ cli: CLIRunner) throws -> [String: Data] {
         var out = [String: Data]()
@@ -65,7 +71,7 @@ import Testing
     @Test func withoutATerminalAKeyringOnlyMigrationIsRefused() throws {
         let service = try PrivateSecretService(exportAddress: false)
         defer { service.stop() }
-        let env = ["DBUS_SESSION_BUS_ADDRESS": service.address, "OBSCURA_OUTER_KEY_FILE": "", "OBSCURA_DECOY_SECRET_FILE": ""]
+        let env = Self.keyringOnly(service)
         let cli = try CLIRunner()
         let legacy = try Self.makeVersion3(cli)
         let before = try Self.data(cli)
@@ -90,7 +96,7 @@ import Testing
     @Test func serveMigratesBeforeItServes() throws {
         let service = try PrivateSecretService(exportAddress: false)
         defer { service.stop() }
-        let env = ["DBUS_SESSION_BUS_ADDRESS": service.address, "OBSCURA_OUTER_KEY_FILE": "", "OBSCURA_DECOY_SECRET_FILE": ""]
+        let env = Self.keyringOnly(service)
         let cli = try CLIRunner()
         let legacy = try Self.makeVersion3(cli)
         let serving = try cli.start(["serve", "--port", "0"], environment: env)
