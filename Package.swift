@@ -52,7 +52,7 @@ let package = Package(
         .target(
             name: "ObscuraPages",
             dependencies: [
-                "CObscuraPageVFS", "ObscuraCrypto",
+                "CObscuraPageVFS", "ObscuraCrypto", "ObscuraStore",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),

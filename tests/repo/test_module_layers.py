@@ -11,7 +11,8 @@ REPO = pathlib.Path(__file__).resolve().parents[2]
 # Layers, lowest first: a module may depend on modules of lower layers only.
 LAYERS = [
     ["ObscuraCrypto", "ObscuraPlaces"],
-    ["ObscuraPages", "ObscuraStore", "ObscuraImaging"],
+    ["ObscuraStore", "ObscuraImaging"],
+    ["ObscuraPages"],
     ["ObscuraCatalog"],
     ["ObscuraKit"],
     ["ObscuraServer"],

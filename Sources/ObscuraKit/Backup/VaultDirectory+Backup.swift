@@ -1,5 +1,6 @@
 import Foundation
 import ObscuraCrypto
+import ObscuraStore
 
 extension VaultDirectory {
     /// Backs up this directory while this process holds it and may write to it (the

@@ -54,6 +54,8 @@ extension VaultDirectory {
     public func rotateOuterKey(to newKey: SecureBytes) throws {
         let key = try OuterKey(newKey)
         try requireInitialized()
+        // Only a container has an outer key to rotate.
+        guard store.isContainer else { throw VaultError.outerKeyRequired }
         try store.rotate(to: key)
         outerKey = key
         logger.debug("rotated the outer key")

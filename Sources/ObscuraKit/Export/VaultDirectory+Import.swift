@@ -25,7 +25,8 @@ extension VaultDirectory {
     public func importVault(
         from path: String, password: SecureBytes, progress: ((UInt64, UInt64) -> Void)? = nil
     ) throws -> Int {
-        try requireInitialized()
+        // A version 3 directory is migrated before a vault is imported into it.
+        try requireContainer()
         let file = try ExportFile(path: path)
         let payload = try file.open(password: password)
         let total = file.payload?.size ?? 0

@@ -18,6 +18,9 @@ public enum ContainerError: ObscuraError, Equatable {
     /// Files that version 3 counts as slots but whose names a container cannot take
     /// (docs/FORMAT.md §8.10): migrating would leave them out, unwrapped.
     case unmigratableSlots([String])
+    /// A write or key rotation was asked of version 3 slot files, which are only read now,
+    /// to be migrated into a container (§8.10).
+    case notAContainer
 
     public var description: String {
         switch self {
@@ -26,6 +29,7 @@ public enum ContainerError: ObscuraError, Equatable {
         case let .damaged(why): return "the vault directory is damaged: \(why)"
         case .needsRecovery: return "an earlier write failed; reopen the vault directory"
         case .tooLarge: return "the vault contents exceed the largest slot container"
+        case .notAContainer: return "the vault directory is version 3; run obscura migrate first"
         case let .unmigratableSlots(names):
             return "data/ holds slot files whose names are not {uuid}.db.enc (\(names.joined(separator: ", "))); "
                 + "a sync conflict copy may hold a vault's latest state: move each out of data/, or rename it to a "

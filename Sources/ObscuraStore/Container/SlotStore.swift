@@ -9,34 +9,41 @@ import ObscuraStore
 /// each slot's bytes are its container stream; every commit writes the same positions in
 /// every slot (§8.6). Version 3 slot files (§3) are only read, to be migrated into a
 /// container (§8.10): a commit without one is refused.
-final class SlotStore {
+package final class SlotStore {
     /// The slot file suffix.
-    static let slotSuffix = ".db.enc"
+    package static let slotSuffix = ".db.enc"
     /// Temporary files start with this; they are swept when a directory is opened.
-    static let temporaryPrefix = ".pending-"
+    package static let temporaryPrefix = ".pending-"
     /// A removed slot on its way out starts with this; swept (overwritten, then unlinked)
     /// when a directory is opened.
-    static let erasingPrefix = ".erasing-"
+    package static let erasingPrefix = ".erasing-"
 
     /// One step of a commit, named for fault injection in tests.
-    typealias Step = WriteStep
+    package typealias Step = WriteStep
 
     /// What one commit changes: new contents for existing slots, and new slots.
-    struct Change {
-        var replace: [String: [UInt8]] = [:]
-        var add: [[UInt8]] = []
+    package struct Change {
+        package var replace: [String: [UInt8]] = [:]
+        package var add: [[UInt8]] = []
         /// In a container, what the slots hold from this commit on (docs/FORMAT.md §8.12):
         /// the first paged slot switches the container to inner format 2.
-        var innerFormat: ContainerFormat.InnerFormat? = nil
+        package var innerFormat: ContainerFormat.InnerFormat? = nil
+
+        /// A change replacing `replace`'s slots and adding `add`'s, in `innerFormat`.
+        package init(replace: [String: [UInt8]] = [:], add: [[UInt8]] = [], innerFormat: ContainerFormat.InnerFormat? = nil) {
+            self.replace = replace
+            self.add = add
+            self.innerFormat = innerFormat
+        }
     }
 
-    let path: String
-    let random: RandomSource
+    package let path: String
+    package let random: RandomSource
     /// Where commits report their steps; shared with the directory's media pool.
-    let steps: WriteSteps
+    package let steps: WriteSteps
     /// Called at each step of every write to the directory (commits, pool, exports);
     /// tests throw from it to simulate a crash there.
-    var faultInjector: ((Step) throws -> Void)? {
+    package var faultInjector: ((Step) throws -> Void)? {
         get { steps.faultInjector }
         set { steps.faultInjector = newValue }
     }
@@ -53,14 +60,14 @@ final class SlotStore {
     private var writes: UInt64 = 0
     private let writesLock = NSLock()
 
-    init(path: String, random: RandomSource, steps: WriteSteps = WriteSteps()) {
+    package init(path: String, random: RandomSource, steps: WriteSteps = WriteSteps()) {
         self.path = path
         self.random = random
         self.steps = steps
     }
 
     /// Makes `container` the way slots are read and written from now on.
-    func attach(_ container: SlotContainer) {
+    package func attach(_ container: SlotContainer) {
         serialized {
             self.container = container
             countWrite()
@@ -69,12 +76,12 @@ final class SlotStore {
 
     /// The number of writes begun so far. Read under ``serialized(_:)``, no write is
     /// under way, so every write after that read moves it.
-    var writeCount: UInt64 { writesLock.withLock { writes } }
+    package var writeCount: UInt64 { writesLock.withLock { writes } }
 
     private func countWrite() { writesLock.withLock { writes += 1 } }
 
     /// What the slot files on disk are.
-    enum Layout {
+    package enum Layout {
         /// Version 3 slot files, each starting with the magic.
         case version3
         /// A version 4 container: no slot has a valid version 3 header.
@@ -86,7 +93,7 @@ final class SlotStore {
     /// What the slot files on disk are, from their first bytes. A migration temporary
     /// left beside them means a migration to finish, whatever the slots begin with: the
     /// last slot's overwrite may have been torn after its first bytes.
-    func layout() throws -> Layout {
+    package func layout() throws -> Layout {
         let all = try FileManager.default.contentsOfDirectory(atPath: path)
         if all.contains(where: { $0.hasPrefix(SlotContainer.migratingPrefix) }) { return .migrating }
         let slots = all.filter { SlotID(fileName: $0) != nil }
@@ -101,10 +108,10 @@ final class SlotStore {
     }
 
     /// Whether the slots are a version 4 container.
-    var isContainer: Bool { serialized { container != nil } }
+    package var isContainer: Bool { serialized { container != nil } }
 
     /// Slot file names, sorted.
-    func names() throws -> [String] {
+    package func names() throws -> [String] {
         try serialized {
             if let container { return container.slots.map(\.fileName) }
             return try FileManager.default.contentsOfDirectory(atPath: path)
@@ -122,22 +129,22 @@ final class SlotStore {
     }
 
     /// The full path of slot `name`.
-    func file(_ name: String) -> String { path + "/" + name }
+    package func file(_ name: String) -> String { path + "/" + name }
 
     /// The whole file of slot `name`.
-    func read(_ name: String) throws -> [UInt8] {
+    package func read(_ name: String) throws -> [UInt8] {
         try containerRead(name, count: nil) ?? FileIO.read(file(name))
     }
 
     /// The header bytes of slot `name`.
-    func readHeader(_ name: String) throws -> [UInt8] {
+    package func readHeader(_ name: String) throws -> [UInt8] {
         try containerRead(name, count: SlotFormat.headerSize) ?? FileIO.read(file(name), limit: SlotFormat.headerSize)
     }
 
     /// Removes temporaries left by an interrupted commit. Their slots still hold the old
     /// or the new bytes, whole, because temporaries only ever replace slots by rename.
     /// A slot an interrupted destroy was erasing is overwritten before it goes.
-    func sweepTemporaries() throws {
+    package func sweepTemporaries() throws {
         for name in try FileManager.default.contentsOfDirectory(atPath: path) {
             if name.hasPrefix(Self.erasingPrefix) {
                 try? FileIO.overwriteInPlace(file(name), with: random.bytes(try FileIO.size(file(name))))
@@ -148,21 +155,20 @@ final class SlotStore {
         }
     }
 
-
-    /// Applies `change`, rewriting every slot as described on the type.
     /// Runs `body` holding the directory's write lock: the slots it reads cannot change
     /// before the commit it makes (persists from two sessions, two vault creations).
-    func serialized<T>(_ body: () throws -> T) rethrows -> T {
+    package func serialized<T>(_ body: () throws -> T) rethrows -> T {
         writeLock.lock()
         defer { writeLock.unlock() }
         return try body()
     }
 
-    func commit(_ change: Change) throws {
+    /// Applies `change`, rewriting every slot as described on the type.
+    package func commit(_ change: Change) throws {
         try serialized {
             countWrite()
             // Version 3 slot files are only read now, for the migration (docs/FORMAT.md §8.10).
-            guard let container else { throw VaultError.version3Directory }
+            guard let container else { throw ContainerError.notAContainer }
             var replacing = [SlotID: [UInt8]]()
             for (name, contents) in change.replace {
                 replacing[try slotID(name)] = contents
@@ -173,17 +179,17 @@ final class SlotStore {
 
     /// Whether the slots are a container of inner format 2 (docs/FORMAT.md §8.12), whose
     /// slots may hold paged catalogs.
-    var holdsBlocks: Bool { serialized { container?.state.innerFormat == .blocks } }
+    package var holdsBlocks: Bool { serialized { container?.state.innerFormat == .blocks } }
 
     /// Logical block `index` of slot `name` in the container (a paged catalog's block).
-    func readBlock(_ name: String, _ index: Int) throws -> [UInt8] {
+    package func readBlock(_ name: String, _ index: Int) throws -> [UInt8] {
         try serialized { try requireContainer(name).readBlock(try slotID(name), index) }
     }
 
     /// Commits new payloads for logical blocks of slot `name` (inner format 2): one
     /// commit that writes the same bucket of positions in every slot (§8.12).
     @discardableResult
-    func commitBlocks(_ name: String, _ blocks: [Int: [UInt8]], logicalCount: Int) throws -> BlockCommitReport {
+    package func commitBlocks(_ name: String, _ blocks: [Int: [UInt8]], logicalCount: Int) throws -> BlockCommitReport {
         try serialized {
             countWrite()
             return try requireContainer(name).commit(blocks: [try slotID(name): blocks], logicalCount: logicalCount)
@@ -203,21 +209,13 @@ final class SlotStore {
         return container
     }
 
-    /// Slot `name` as a paged catalog's store: reads and commits go through the
-    /// container under the directory's write lock.
-    func pageStore(_ name: String) -> SlotPageStore {
-        SlotPageStore(
-            read: { try self.readBlock(name, $0) },
-            commit: { try self.commitBlocks(name, $0, logicalCount: $1) })
-    }
-
     /// Re-seals every slot of the container under `key` (docs/FORMAT.md §8.11): one
     /// commit under the new key, then a cover commit that first overwrites the previous
     /// commit's superblocks, then its blocks.
-    func rotate(to key: OuterKey) throws {
+    package func rotate(to key: OuterKey) throws {
         try serialized {
             countWrite()
-            guard let container else { throw VaultError.outerKeyRequired }
+            guard let container else { throw ContainerError.notAContainer }
             try container.commit(rekeyingTo: key)
             // Begins by overwriting the old key's superblocks (§8.11 step 2).
             try container.commit()

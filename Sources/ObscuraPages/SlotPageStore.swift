@@ -1,4 +1,3 @@
-import ObscuraPages
 import ObscuraStore
 
 /// One slot of a container of inner format 2, as the paged catalog's store
@@ -30,5 +29,15 @@ package final class SlotPageStore: PageStore {
 
     package func commit(_ blocks: [Int: [UInt8]], logicalCount: Int) throws {
         lastCommit = try committer(blocks, logicalCount)
+    }
+}
+
+extension SlotStore {
+    /// Slot `name` as a paged catalog's store: reads and commits go through the
+    /// container under the directory's write lock.
+    package func pageStore(_ name: String) -> SlotPageStore {
+        SlotPageStore(
+            read: { try self.readBlock(name, $0) },
+            commit: { try self.commitBlocks(name, $0, logicalCount: $1) })
     }
 }
