@@ -3,6 +3,7 @@ import GRDB
 import GRDBSQLite
 import ObscuraCrypto
 import ObscuraPages
+import ObscuraStore
 
 /// A vault's catalog: an SQLite database of items, folders and settings (docs/FORMAT.md
 /// §3.3), kept one of two ways:
@@ -137,22 +138,34 @@ public final class Catalog: @unchecked Sendable {
         try? (replaced ? old : fresh).close()
     }
 
+    /// Runs `body`, which takes the catalog's queue, in the lock order's place for a
+    /// catalog (docs/ARCHITECTURE.md, "Locks, outermost first"). Only a vault's catalog,
+    /// committed to its slot and reopened from it, takes part: one built in memory (a
+    /// new slot, a conversion's copy) belongs to the thread building it, which may hold
+    /// the slot store's write lock meanwhile, and no other thread can wait on it.
+    private func ordered<T>(_ body: () throws -> T) rethrows -> T {
+        guard reopen != nil else { return try body() }
+        return try LockOrder.holding(.catalog, self, body)
+    }
+
     /// Runs `body` in a read-only transaction. Throws ``CatalogError/closed`` after ``close()``.
     ///
     /// For the catalog's typed queries and the package's low-level tools (obscura-bench,
     /// obscura-fuzz); the rest of Sources runs no SQL.
     package func read<T>(_ body: (Database) throws -> T) throws -> T {
-        switch try current() {
-        case let .image(queue):
-            return try queue.read { db in
-                try checkOpen()
-                return try body(db)
-            }
-        case let .paged(paged):
-            return try closedAware {
-                try paged.read { db in
+        try ordered {
+            switch try current() {
+            case let .image(queue):
+                return try queue.read { db in
                     try checkOpen()
                     return try body(db)
+                }
+            case let .paged(paged):
+                return try closedAware {
+                    try paged.read { db in
+                        try checkOpen()
+                        return try body(db)
+                    }
                 }
             }
         }
@@ -166,17 +179,19 @@ public final class Catalog: @unchecked Sendable {
     ///
     /// For the catalog's typed queries and the package's low-level tools, as ``read(_:)``.
     package func write<T>(_ body: (Database) throws -> T) throws -> T {
-        switch try current() {
-        case let .image(queue):
-            return try queue.write { db in
-                try checkOpen()
-                return try body(db)
-            }
-        case let .paged(paged):
-            return try committing(paged) {
-                try paged.write { db in
+        try ordered {
+            switch try current() {
+            case let .image(queue):
+                return try queue.write { db in
                     try checkOpen()
                     return try body(db)
+                }
+            case let .paged(paged):
+                return try committing(paged) {
+                    try paged.write { db in
+                        try checkOpen()
+                        return try body(db)
+                    }
                 }
             }
         }
@@ -185,28 +200,32 @@ public final class Catalog: @unchecked Sendable {
     /// Runs `body` in a write transaction of a paged catalog whose commit also seals the
     /// root under `headerPrefix` (a password change, docs/FORMAT.md §9.5).
     func write<T>(headerPrefix: [UInt8], _ body: (Database) throws -> T) throws -> T {
-        guard case let .paged(paged) = try current() else { throw CatalogError.closed }
-        return try committing(paged) {
-            try paged.write(headerPrefix: headerPrefix) { db in
-                try checkOpen()
-                return try body(db)
+        try ordered {
+            guard case let .paged(paged) = try current() else { throw CatalogError.closed }
+            return try committing(paged) {
+                try paged.write(headerPrefix: headerPrefix) { db in
+                    try checkOpen()
+                    return try body(db)
+                }
             }
         }
     }
 
     /// Runs `body` on the connection outside any transaction.
     func withConnection<T>(_ body: (Database) throws -> T) throws -> T {
-        switch try current() {
-        case let .image(queue):
-            return try queue.inDatabase { db in
-                try checkOpen()
-                return try body(db)
-            }
-        case let .paged(paged):
-            return try committing(paged) {
-                try paged.queue.writeWithoutTransaction { db in
+        try ordered {
+            switch try current() {
+            case let .image(queue):
+                return try queue.inDatabase { db in
                     try checkOpen()
                     return try body(db)
+                }
+            case let .paged(paged):
+                return try committing(paged) {
+                    try paged.queue.writeWithoutTransaction { db in
+                        try checkOpen()
+                        return try body(db)
+                    }
                 }
             }
         }

@@ -28,7 +28,7 @@ public final class VaultDirectory {
     /// creation, a password change): two such changes at once could each find the password
     /// unused, and leave two vaults with one password. Taken before a catalog's queue and
     /// the write lock, never inside them; the directory's `flock` keeps other processes out.
-    let credentialLock = NSRecursiveLock()
+    let credentialLock = OrderedLock(.credentials, recursive: true)
     /// The sessions opened here, by slot, for a destroy to stop them all.
     let sessions = SessionRegistry()
     private let lock: DirectoryLock

@@ -57,7 +57,7 @@ public final class Vault: @unchecked Sendable {
     /// Held while an operation reads item rows and writes them back whole (a move, a
     /// delete, an export's snapshot) and while a rendition is recorded: a rendition
     /// recorded in between would be written over and its file left unnamed.
-    let rowsGate = NSLock()
+    let rowsGate = OrderedLock(.rows)
 
     init(directory: VaultDirectory, slotName: String, header: SlotHeader, key: SecureBytes, catalog: Catalog) {
         self.directory = directory

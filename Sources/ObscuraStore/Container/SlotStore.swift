@@ -49,7 +49,7 @@ package final class SlotStore {
     }
     /// Held by every commit, and by callers around a read-decide-commit sequence: a commit
     /// rewrites every slot, so two at once would put back each other's old bytes.
-    private let writeLock = NSRecursiveLock()
+    private let writeLock = OrderedLock(.slotWrites, recursive: true)
     /// The version 4 container, when the directory is one. Guarded by `writeLock`: the
     /// container's maps change at every commit.
     private var container: SlotContainer?
@@ -158,9 +158,7 @@ package final class SlotStore {
     /// Runs `body` holding the directory's write lock: the slots it reads cannot change
     /// before the commit it makes (persists from two sessions, two vault creations).
     package func serialized<T>(_ body: () throws -> T) rethrows -> T {
-        writeLock.lock()
-        defer { writeLock.unlock() }
-        return try body()
+        try writeLock.withLock(body)
     }
 
     /// Applies `change`, rewriting every slot as described on the type.

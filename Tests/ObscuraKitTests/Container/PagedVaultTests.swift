@@ -112,14 +112,14 @@ import ObscuraStoreTestSupport
         ]
         for (name, operation) in operations {
             let done = DispatchSemaphore(value: 0)
-            directory.credentialLock.lock()
             nonisolated(unsafe) let work = operation
-            Thread {
-                try? work()
-                done.signal()
-            }.start()
-            #expect(done.wait(timeout: .now() + 0.5) == .timedOut, "\(name) ran while another change held the lock")
-            directory.credentialLock.unlock()
+            directory.credentialLock.withLock {
+                Thread {
+                    try? work()
+                    done.signal()
+                }.start()
+                #expect(done.wait(timeout: .now() + 0.5) == .timedOut, "\(name) ran while another change held the lock")
+            }
             #expect(done.wait(timeout: .now() + 30) == .success, "\(name)")
         }
         #expect(try vault.checkPassword(pw("c")))
