@@ -76,7 +76,6 @@ enum ContainerBench {
                     try insert.execute(arguments: [UUID().uuidString.lowercased(), String(format: "IMG_%06d.jpg", n), original.id])
                 }
             }
-            try vault.persist()
         }
         return original.id
     }

@@ -59,7 +59,6 @@ import Testing
                 contentHash: Data(count: 32)
             ).insert(db)
         }
-        try vault.persist()
         let item = try vault.item(itemId)
         #expect(throws: VaultError.self) { try vault.deleteItems([itemId]) }
         #expect(throws: VaultError.self) { try vault.read(item, range: 0..<3) }

@@ -63,7 +63,7 @@ import Testing
         #expect(!key.isZeroed)
         vault.lock()
         #expect(key.isZeroed)
-        #expect(throws: VaultError.locked) { try vault.persist() }
+        #expect(throws: VaultError.locked) { try vault.retryFailedRenditions() }
     }
 
     /// Issue #13 item 9: every slot of a directory keeps one iteration count, so a vault

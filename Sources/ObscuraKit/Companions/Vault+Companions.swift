@@ -142,9 +142,8 @@ extension Vault {
                 // still's insert would lose the half.
                 try catalog.recordImports(deleting: Array(removed.values), inserting: inserts,
                                           pairing: try updated.values.map(sealed))
-                try persist()
             } catch {
-                // A persist that failed after its slot was replaced leaves the rows on
+                // A commit that failed after its slot was replaced leaves the rows on
                 // disk, and their files must stay: only files the catalog does not name go.
                 cleanUp(created: imported.flatMap(\.written))
                 throw error

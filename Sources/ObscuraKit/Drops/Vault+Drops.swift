@@ -58,7 +58,6 @@ extension Vault {
                 if let pair = try dropKeyPair() { return DropCode(publicKey: pair.publicKey) }
                 let pair = try HPKEExporter.KeyPair.generate(using: directory.random)
                 try catalog.setSecretSetting(DropFormat.keySetting, to: pair.privateKey)
-                try persist()
                 return DropCode(publicKey: pair.publicKey)
             }
         }

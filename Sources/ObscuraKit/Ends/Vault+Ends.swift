@@ -19,7 +19,6 @@ extension Vault {
                 let rows = try ids.map(item)
                 if let ending = rows.first(where: { $0.isInLastView || $0.hasEnded(at: now) }) { throw VaultError.ended(ending.id) }
                 try catalog.setEnd(rows.map(\.id), endsAt: end?.at?.timeIntervalSince1970, viewsLeft: end?.views)
-                try persist()
                 return rows
             }
             // A view-limited item's preview is never kept (``preview(_:)``): drop any made before.
@@ -44,7 +43,6 @@ extension Vault {
                     row.endsAt = min(row.endsAt ?? latest, latest)
                 }
                 try catalog.setEnd([row.id], endsAt: row.endsAt, viewsLeft: row.viewsLeft)
-                try persist()
                 return row
             }
         }

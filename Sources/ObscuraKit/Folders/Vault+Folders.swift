@@ -88,7 +88,6 @@ extension Vault {
                 return .insertAll(made + [record])
             }
             if let folderKey { stateLock.withLock { folderKeys[record.id] = folderKey } }
-            try persist()
             return record
         }
     }
@@ -222,7 +221,6 @@ extension Vault {
             return .update(record)
         }
         guard let changed else { return try catalog.folder(id: folder.id) ?? folder }
-        try persist()
         return changed
     }
 
@@ -233,7 +231,6 @@ extension Vault {
             // Checked and deleted in one transaction (see deleteFolderIfEmpty).
             guard try catalog.deleteFolderIfEmpty(target.id) else { throw VaultError.folderNotEmpty(path) }
             stateLock.withLock { folderKeys.removeValue(forKey: target.id)?.zeroize() }
-            try persist()
         }
     }
 

@@ -108,7 +108,6 @@ extension Vault {
             // Before any row goes: an id that cannot be a pool path refuses the whole delete.
             let files = try current.flatMap { try pool.files(of: $0) }
             try catalog.delete(current)
-            try persist()
             previews.remove(current.map(\.id))
             for file in files { try pool.remove(file) }
         }
@@ -170,7 +169,6 @@ extension Vault {
                 updated.append(try targetKey.map { try concealed(row, key: $0) } ?? row)
             }
             try catalog.update(updated)
-            try persist()
         } catch {
             // Whichever set of files the catalog on disk does not name is the stray one.
             cleanUp(created: created, replaced: replaced)

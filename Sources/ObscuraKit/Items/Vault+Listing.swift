@@ -165,7 +165,6 @@ extension Vault {
             var row = try item(id)
             row.favorite = favorite
             try catalog.setFavorite(favorite, itemId: row.id)
-            try persist()
             return row
         }
     }

@@ -66,7 +66,6 @@ extension Vault {
             }
             guard !converted.isEmpty else { return 0 }
             try catalog.setContentHashes(converted)
-            try persist()
             directory.logger.debug("converted content hashes", metadata: ["items": "\(converted.count)"])
             return converted.count
         }

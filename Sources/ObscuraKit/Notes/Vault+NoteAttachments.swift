@@ -18,7 +18,6 @@ extension Vault {
                 let items = try itemIds.map(item)
                 if let other = items.first(where: { $0.kind == .note }) { throw NoteError.cannotAttach(other.id) }
                 try catalog.attach(items.map(\.id), to: note.id)
-                try persist()
             }
         }
     }
@@ -30,7 +29,6 @@ extension Vault {
             try rowsGate.withLock {
                 let note = try note(noteId)
                 try catalog.detach(itemIds, from: note.id)
-                try persist()
             }
         }
     }

@@ -38,7 +38,6 @@ extension Vault {
                 let stored = try folderKey.map { try concealed(row, key: $0) } ?? row
                 try rowsGate.withLock {
                     try catalog.insert([stored])
-                    try persist()
                 }
                 return row
             } catch {
@@ -96,7 +95,6 @@ extension Vault {
                     if let title { row.name = NoteFormat.title(title, body: body) }
                     let stored = try folderKey(forFolder: row.folderId).map { try concealed(row, key: $0) } ?? row
                     try catalog.update([stored])
-                    try persist()
                 } catch {
                     cleanUp(created: created, replaced: replaced)
                     throw error

@@ -152,7 +152,6 @@ extension Vault {
     public func retryFailedRenditions() throws -> Int {
         return try operation {
             let count = try catalog.retryFailedRenditions()
-            if count > 0 { try persist() }
             return count
         }
     }
@@ -177,7 +176,6 @@ extension Vault {
                 guard try catalog.settleRendition(item.id, mediaId: item.mediaId, renditionId: renditionId, state: state) else {
                     return false
                 }
-                try persist()
                 return true
             }
         }

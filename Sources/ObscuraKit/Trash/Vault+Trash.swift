@@ -20,7 +20,6 @@ extension Vault {
             try rowsGate.withLock {
                 let rows = try ids.map(item)
                 try catalog.trash(rows.map(\.id), at: now.timeIntervalSince1970)
-                try persist()
             }
         }
     }
@@ -33,7 +32,6 @@ extension Vault {
                 let rows = try ids.map(item)
                 if let live = rows.first(where: { !$0.isTrashed }) { throw VaultError.notInTrash(live.id) }
                 try catalog.restore(rows.map(\.id))
-                try persist()
             }
         }
     }

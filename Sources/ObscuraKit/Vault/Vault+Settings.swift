@@ -36,7 +36,6 @@ extension Vault {
     func setSetting(_ key: String, _ value: String) throws {
         try operation {
             try catalog.setSetting(key, to: value)
-            try persist()
         }
     }
 }

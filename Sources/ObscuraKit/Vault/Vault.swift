@@ -86,13 +86,6 @@ public final class Vault: @unchecked Sendable {
     /// The cost word of this vault's header: a PBKDF2 vault's iteration count.
     public var iterations: Int { Int(header.iterations) }
 
-    /// Kept for the callers that end a change with it: a paged catalog commits each
-    /// write itself (docs/FORMAT.md §9.6), and a vault is only ever open with one, so
-    /// this only checks that the vault is still open.
-    public func persist() throws {
-        try operation {}
-    }
-
     /// Re-wraps the MEK under `newPassword` with a new salt; the sealed catalog bytes
     /// stay exactly as they were and no media is re-encrypted.
     ///

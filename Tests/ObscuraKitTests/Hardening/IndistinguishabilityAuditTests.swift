@@ -13,23 +13,18 @@ import ObscuraStoreTestSupport
 /// read. Every measure is tested for separating real from decoy slots better than chance
 /// (``SeparationTest``) over several independently built directories.
 ///
-/// In version 3 slot files, one measure is known to separate, and is a documented
-/// non-guarantee (docs/SECURITY.md): around a write, the written slot is the one whose
-/// header and catalog bytes changed, since the other vaults' keys are not at hand to
-/// re-seal them. In a version 4 container (issue 14) nothing may separate, those "write:"
-/// rows included, nor any measure over every version of the slots the directory went
-/// through (an observer who keeps each one: sync versions, snapshots, backups).
+/// Vaults live in version 4 containers only (issue 35), and in a container (issue 14)
+/// nothing may separate: not the "write:" rows (in version 3 slot files the written
+/// slot was the one whose header and catalog changed, docs/SECURITY.md), nor any
+/// measure over every version of the slots the directory went through (an observer who
+/// keeps each one: sync versions, snapshots, backups).
 @Suite struct IndistinguishabilityAuditTests {
-    static let suite = "indistinguishability"
     static let containerSuite = "indistinguishability-v4"
 
     /// One directory: snapshots before a write, after it, and after a read-only session.
     struct Trial {
         var before: [SlotObservation], afterWrite: [SlotObservation], afterRead: [SlotObservation]
         var real: Set<String>
-        /// Sealed-catalog end per slot: known to the audit (it holds the keys), not to an
-        /// observer. Empty for a container, whose slot files show no such boundary.
-        var catalogEnd: [String: Int]
         /// Per slot, over every pair of successive versions the directory went through
         /// (one per commit): 4 KiB blocks changed in all, versions in which any changed,
         /// and distinct block positions ever written.
@@ -37,7 +32,7 @@ import ObscuraStoreTestSupport
     }
 
     /// Keeps the change between successive versions of the slot files as `directory`
-    /// is written: every commit of a container, or every write of version 3 files.
+    /// is written: every commit of its container.
     final class HistoryRecorder {
         let root: TestRoot
         private var last: [String: [UInt8]]
@@ -69,10 +64,10 @@ import ObscuraStoreTestSupport
 
     /// Builds trial `t`; `kdf` is the directory's password KDF (PBKDF2 at the test count
     /// unless given), which every vault made in it takes from the decoys.
-    func buildTrial(_ t: Int, container: Bool = false, kdf: KDFParameters = .pbkdf2(iterations: testIterations)) throws -> Trial {
+    func buildTrial(_ t: Int, kdf: KDFParameters = .pbkdf2(iterations: testIterations)) throws -> Trial {
         let root = try TestRoot()
         let directory = try VaultDirectory(
-            path: root.vaultPath, deviceSecrets: root.secrets, outerKey: container ? ContainerFixtures.outerKey : nil, create: true)
+            path: root.vaultPath, deviceSecrets: root.secrets, outerKey: ContainerFixtures.outerKey, create: true)
         try directory.initialize(kdf: kdf)
         let history = try HistoryRecorder(root)
         // Each call below is one commit (or, for destroy in a container, two).
@@ -105,15 +100,6 @@ import ObscuraStoreTestSupport
         let tinyCode = try tiny.dropCode()
         for i in 0..<2 { try inbox.drop(bytes: SeededRandom(seed: "d\(t)-\(i)").bytes(5000 * (i + 1)), name: "d\(i)", to: tinyCode) }
         let real = Set([big.slotName, mid.slotName, tiny.slotName])
-        var catalogEnd = [String: Int]()
-        let credential = DeviceSecretStore.credential(from: try root.secrets.load())
-        for name in try root.slotNames() where !container {
-            let contents = try directory.store.read(name)
-            let header = try SlotHeader.decode(contents)
-            let key = try [pw("big2 \(t)"), pw("mid2 \(t)"), pw("tiny3 \(t)"), credential].lazy
-                .compactMap { try? SlotCodec.unwrapKey(header: header, password: $0) }.first.unwrap()
-            catalogEnd[name] = SlotFormat.headerSize + (try SlotCodec.sealedCatalogLength(contents: contents, header: header, key: key))
-        }
         let before = try SlotObservation.all(in: root.dataPath)
         Thread.sleep(forTimeInterval: 0.01)
         try mid.write("after", "a small write")
@@ -128,7 +114,7 @@ import ObscuraStoreTestSupport
         let afterRead = try SlotObservation.all(in: root.dataPath)
         #expect(inbox.blobNames().count == 2, "another vault's unlock takes no drop")
         return Trial(
-            before: before, afterWrite: afterWrite, afterRead: afterRead, real: real, catalogEnd: catalogEnd,
+            before: before, afterWrite: afterWrite, afterRead: afterRead, real: real,
             history: history.summary)
     }
 
@@ -139,14 +125,11 @@ import ObscuraStoreTestSupport
         snapshot.first { $0.name == name }
     }
 
-    /// The measures for version 3 slot files, or for a container (no catalog boundary
-    /// to measure at, nothing known to separate, and the history rows).
-    static func measures(container: Bool) -> [Measure] {
+    /// The measures for a container: nothing is known to separate, and the history rows
+    /// count every version of the slots.
+    static func measures() -> [Measure] {
         func still(_ name: String, _ f: @escaping (SlotObservation) -> Double) -> Measure {
             (name, { trial, slot in observation(trial.before, slot).map(f) ?? .nan }, nil)
-        }
-        func region(_ name: String, _ f: @escaping (SlotObservation, Int) -> Double) -> Measure {
-            (name, { trial, slot in observation(trial.before, slot).map { f($0, trial.catalogEnd[slot]!) } ?? .nan }, nil)
         }
         func change(_ name: String, read: Bool = false, known: String? = nil,
                     _ f: @escaping (SlotObservation, SlotObservation) -> Double) -> Measure {
@@ -157,19 +140,9 @@ import ObscuraStoreTestSupport
             }, known)
         }
         let h = SlotFormat.headerSize
-        let written: String? = container ? nil
-            : "written slot: only its header envelope and catalog change (docs/SECURITY.md, non-guarantees)"
         func history(_ name: String, _ f: @escaping ((blocks: Double, versions: Double, positions: Double)) -> Double) -> Measure {
             (name, { trial, slot in trial.history[slot].map(f) ?? .nan }, nil)
         }
-        // Regions of different lengths: only statistics whose distribution for random
-        // bytes does not depend on the length (entropy's bias does, so it is left out).
-        let regions = [
-            region("sealed catalog chi-square") { o, end in ByteStatistics.chiSquare(o.bytes[h..<end]) },
-            region("sealed catalog mean, z") { o, end in ByteStatistics.meanZ(o.bytes[h..<end]) },
-            region("padding chi-square") { o, end in ByteStatistics.chiSquare(o.bytes[end...]) },
-            region("padding mean, z") { o, end in ByteStatistics.meanZ(o.bytes[end...]) },
-        ]
         let histories = [
             history("history: blocks changed over every version") { $0.blocks },
             history("history: versions in which the slot changed") { $0.versions },
@@ -195,9 +168,9 @@ import ObscuraStoreTestSupport
             still("last 64 KiB chi-square") { ByteStatistics.chiSquare($0.bytes[($0.bytes.count - 65536)...]) },
         ]
         let changes = [
-            change("write: bytes changed", known: written) { ByteStatistics.changed($0.bytes, $1.bytes) },
-            change("write: header bytes changed", known: written) { ByteStatistics.changed(Array($0.bytes[0..<h]), Array($1.bytes[0..<h])) },
-            change("write: padding bytes changed", known: written.map { $0 + "; its padding is drawn afresh, which hides its catalog length" }) { a, b in ByteStatistics.changed(Array(a.bytes.suffix(65536)), Array(b.bytes.suffix(65536))) },
+            change("write: bytes changed") { ByteStatistics.changed($0.bytes, $1.bytes) },
+            change("write: header bytes changed") { ByteStatistics.changed(Array($0.bytes[0..<h]), Array($1.bytes[0..<h])) },
+            change("write: padding bytes changed") { a, b in ByteStatistics.changed(Array(a.bytes.suffix(65536)), Array(b.bytes.suffix(65536))) },
             change("write: size change") { $1.size - $0.size }, change("write: inode kept") { $0.inode == $1.inode ? 1 : 0 },
             change("write: new inode number") { $1.inode }, change("write: mtime") { $1.mtime },
             change("write: ctime") { $1.ctime }, change("write: birth time") { $1.btime },
@@ -205,12 +178,12 @@ import ObscuraStoreTestSupport
             change("read: bytes changed", read: true) { ByteStatistics.changed($0.bytes, $1.bytes) },
             change("read: change time change", read: true) { $1.ctime - $0.ctime },
         ]
-        return container ? stills + changes + histories : stills + regions + changes
+        return stills + changes + histories
     }
 
     @Test func noMeasureSeparatesRealFromDecoyInAContainer() throws {
-        try expectNoSeparation(measures: Self.measures(container: true), suite: Self.containerSuite) { first in
-            try (first..<first + Hardening.scale(3, full: 24)).map { try buildTrial($0, container: true) }
+        try expectNoSeparation(measures: Self.measures(), suite: Self.containerSuite) { first in
+            try (first..<first + Hardening.scale(3, full: 24)).map { try buildTrial($0) }
         }
     }
 
@@ -218,8 +191,8 @@ import ObscuraStoreTestSupport
     /// nothing either; its slots' headers all carry the same suite and cost word.
     @Test func noMeasureSeparatesRealFromDecoyInAnArgon2idContainer() throws {
         let kdf = KDFParameters.argon2id(Argon2idCost(memoryExponent: 5, passes: 1, lanes: 1)!)
-        try expectNoSeparation(measures: Self.measures(container: true), suite: Self.containerSuite + "-argon2id") { first in
-            try (first..<first + Hardening.scale(3, full: 24)).map { try buildTrial($0, container: true, kdf: kdf) }
+        try expectNoSeparation(measures: Self.measures(), suite: Self.containerSuite + "-argon2id") { first in
+            try (first..<first + Hardening.scale(3, full: 24)).map { try buildTrial($0, kdf: kdf) }
         }
     }
 

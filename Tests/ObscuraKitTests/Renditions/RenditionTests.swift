@@ -104,7 +104,6 @@ import Testing
         try v.catalog.database.write { db in
             try db.execute(sql: "UPDATE item SET kind = 'video', renditionState = 'pending' WHERE id = ?", arguments: [item.id])
         }
-        try v.persist()
         #expect(try v.makeRenditions() == (made: 0, failed: 1, skipped: 0))
         #expect(try v.item(item.id).renditionState == .failed)
         #expect(try root.poolFiles().count == 1)

@@ -30,7 +30,6 @@ extension Vault {
         }
         let stored = try outer.map { try concealed(row, key: $0) } ?? row
         try catalog.database.write { try stored.insert($0) }
-        try persist()
         return row
     }
 

@@ -113,7 +113,6 @@ extension Vault {
         try catalog.database.write { db in
             try db.execute(sql: "INSERT OR REPLACE INTO setting(key, value) VALUES (?, ?)", arguments: [key, value])
         }
-        try persist()
     }
 
     /// ``write(_:_:)`` through the catalog's own write path, as the vault's operations
@@ -122,7 +121,6 @@ extension Vault {
         try catalog.write { db in
             try db.execute(sql: "INSERT OR REPLACE INTO setting(key, value) VALUES (?, ?)", arguments: [key, value])
         }
-        try persist()
     }
 
     /// The value of a setting row, if any.
@@ -152,7 +150,6 @@ extension Vault {
         }
         let stored = try folderKey(forFolder: folder?.id).map { try concealed(row, key: $0) } ?? row
         try catalog.database.write { try stored.insert($0) }
-        try persist()
         return row
     }
 }
