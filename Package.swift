@@ -69,11 +69,23 @@ let package = Package(
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ]
         ),
+        // Keys and the secrets that guard them: key files and key text, the OS keyrings,
+        // the device secret of Hidden Vaults, password strength (docs/ARCHITECTURE.md).
+        // Knows no vault, catalog or media.
+        .target(
+            name: "ObscuraKeys",
+            dependencies: [
+                "ObscuraCrypto",
+                "ObscuraStore",
+                .target(name: "CObscuraSecret", condition: .when(platforms: [.linux])),
+            ]
+        ),
         // The vault engine: the directory, Hidden Vaults, catalog, media pool, services.
         .target(
             name: "ObscuraKit",
             dependencies: [
                 "ObscuraCatalog",
+                "ObscuraKeys",
                 "ObscuraStore",
                 "CObscuraSystem",
                 .target(name: "CObscuraSecret", condition: .when(platforms: [.linux])),
@@ -90,7 +102,7 @@ let package = Package(
         .target(
             name: "ObscuraServer",
             dependencies: [
-                "ObscuraKit", "ObscuraCatalog",
+                "ObscuraKit", "ObscuraKeys", "ObscuraCatalog",
                 "ObscuraStore",
                 "ObscuraCrypto",
                 "CZlib",
@@ -104,6 +116,7 @@ let package = Package(
             name: "ObscuraCLI",
             dependencies: [
                 "ObscuraKit",
+                "ObscuraKeys",
                 "ObscuraCatalog",
                 "ObscuraServer",
                 "ObscuraStore",
@@ -115,13 +128,13 @@ let package = Package(
         .executableTarget(name: "obscura", dependencies: ["ObscuraCLI"]),
         .executableTarget(
             name: "obscura-bench",
-            dependencies: ["ObscuraKit", "ObscuraCatalog", "ObscuraStore", "ObscuraCrypto", "ObscuraPages", .product(name: "GRDB", package: "GRDB.swift")]),
+            dependencies: ["ObscuraKit", "ObscuraKeys", "ObscuraCatalog", "ObscuraStore", "ObscuraCrypto", "ObscuraPages", .product(name: "GRDB", package: "GRDB.swift")]),
         // The test vectors of docs/FORMAT.md §5: tool code, kept out of the library.
         // `obscura-vectors` writes them; ObscuraKitTests regenerate and compare them.
         .target(
             name: "ObscuraVectors",
             dependencies: [
-                "ObscuraKit", "ObscuraCatalog", "ObscuraStore", "ObscuraCrypto", "ObscuraPages",
+                "ObscuraKit", "ObscuraKeys", "ObscuraCatalog", "ObscuraStore", "ObscuraCrypto", "ObscuraPages",
                 .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ]
         ),
@@ -131,7 +144,7 @@ let package = Package(
         .testTarget(name: "ObscuraPagesTests", dependencies: ["ObscuraPages", "ObscuraCrypto", .product(name: "GRDB", package: "GRDB.swift")]),
         // Test media made at run time, shared by the test targets.
         .target(
-            name: "ObscuraTestSupport", dependencies: ["ObscuraImaging", "ObscuraKit", "ObscuraCatalog", "ObscuraStore", "ObscuraCrypto"],
+            name: "ObscuraTestSupport", dependencies: ["ObscuraImaging", "ObscuraKit", "ObscuraKeys", "ObscuraCatalog", "ObscuraStore", "ObscuraCrypto"],
             path: "Tests/ObscuraTestSupport"),
         .testTarget(name: "ObscuraImagingTests", dependencies: ["ObscuraImaging", "ObscuraTestSupport"]),
         .testTarget(
@@ -140,22 +153,23 @@ let package = Package(
         // The container's own tests, and the fixtures they share with the vault's tests.
         .target(name: "ObscuraStoreTestSupport", dependencies: ["ObscuraStore", "ObscuraCrypto"], path: "Tests/ObscuraStoreTestSupport"),
         .testTarget(name: "ObscuraStoreTests", dependencies: ["ObscuraStore", "ObscuraCrypto", "ObscuraStoreTestSupport", "ObscuraTestSupport"]),
-        .testTarget(name: "ObscuraKitTests", dependencies: ["ObscuraKit", "ObscuraCatalog", "ObscuraStore", "ObscuraStoreTestSupport", "ObscuraVectors", "ObscuraTestSupport", "ObscuraCrashSupport"]),
+        .testTarget(name: "ObscuraKeysTests", dependencies: ["ObscuraKeys", "ObscuraCrypto", "ObscuraStore", "ObscuraStoreTestSupport", "ObscuraTestSupport"]),
+        .testTarget(name: "ObscuraKitTests", dependencies: ["ObscuraKit", "ObscuraKeys", "ObscuraCatalog", "ObscuraStore", "ObscuraStoreTestSupport", "ObscuraVectors", "ObscuraTestSupport", "ObscuraCrashSupport"]),
         .testTarget(
             name: "ObscuraServerTests",
             dependencies: [
-                "ObscuraServer", "ObscuraKit", "ObscuraCatalog", "ObscuraCrypto", "ObscuraTestSupport",
+                "ObscuraServer", "ObscuraKit", "ObscuraKeys", "ObscuraCatalog", "ObscuraCrypto", "ObscuraTestSupport",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .testTarget(name: "ObscuraCLITests", dependencies: ["ObscuraCLI", "ObscuraKit", "ObscuraCatalog", "ObscuraStore", "ObscuraTestSupport"]),
+        .testTarget(name: "ObscuraCLITests", dependencies: ["ObscuraCLI", "ObscuraKit", "ObscuraKeys", "ObscuraCatalog", "ObscuraStore", "ObscuraTestSupport"]),
         // Audits a vault directory after an interrupted write; used by the crash tests
         // and by obscura-hardening's kill loop.
-        .target(name: "ObscuraCrashSupport", dependencies: ["ObscuraKit", "ObscuraCatalog", "ObscuraStore"], path: "Tests/ObscuraCrashSupport"),
+        .target(name: "ObscuraCrashSupport", dependencies: ["ObscuraKit", "ObscuraKeys", "ObscuraCatalog", "ObscuraStore"], path: "Tests/ObscuraCrashSupport"),
         // Crash-loop worker and concurrency stress driver (scripts/crash-kill, scripts/tsan).
         .executableTarget(
-            name: "obscura-hardening", dependencies: ["ObscuraKit", "ObscuraCatalog", "ObscuraStore", "ObscuraCrashSupport", "ObscuraTestSupport"]),
+            name: "obscura-hardening", dependencies: ["ObscuraKit", "ObscuraKeys", "ObscuraCatalog", "ObscuraStore", "ObscuraCrashSupport", "ObscuraTestSupport"]),
     ]
 )
 
@@ -169,13 +183,13 @@ let sanitizer = Context.environment["OBSCURA_SANITIZE"]
 if sanitizer == "fuzzer" {
     package.targets.append(.executableTarget(
         name: "obscura-fuzz",
-        dependencies: ["ObscuraKit", "ObscuraCatalog", "ObscuraPages", .product(name: "GRDB", package: "GRDB.swift")]))
+        dependencies: ["ObscuraKit", "ObscuraKeys", "ObscuraCatalog", "ObscuraPages", .product(name: "GRDB", package: "GRDB.swift")]))
 }
 if let sanitizer, ["fuzzer", "thread"].contains(sanitizer) {
     // libFuzzer's coverage and ASan go together; TSan stands alone.
     let flags = sanitizer == "fuzzer" ? ["-sanitize=fuzzer,address"] : ["-sanitize=thread"]
     let instrumented: Set = [
-        "ObscuraCrypto", "ObscuraImaging", "ObscuraPages", "ObscuraStore", "ObscuraKit", "ObscuraCatalog", "ObscuraCrashSupport",
+        "ObscuraCrypto", "ObscuraImaging", "ObscuraPages", "ObscuraStore", "ObscuraKeys", "ObscuraKit", "ObscuraCatalog", "ObscuraCrashSupport",
         "obscura-hardening", "obscura-fuzz",
     ]
     for target in package.targets where instrumented.contains(target.name) {

@@ -1,6 +1,7 @@
 import Foundation
 import ObscuraCrypto
 import ObscuraKit
+import ObscuraKeys
 
 /// Making a directory's outer key (`init`, `migrate`, `serve` on first run) and
 /// confirming that the user wrote its export down (docs/FORMAT.md §4.3).

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import ObscuraCrypto
 import ObscuraKit
+import ObscuraKeys
 
 /// The `obscura` command: the root of every subcommand, and the one place errors turn
 /// into messages and exit codes (README, "Exit codes").

@@ -1,6 +1,7 @@
 import ArgumentParser
 import ObscuraCrypto
 import ObscuraKit
+import ObscuraKeys
 
 /// The strength check on a password that creates something (a vault, a protected folder,
 /// an export, a new vault password): the estimate goes to standard error, and a weak

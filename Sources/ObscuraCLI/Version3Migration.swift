@@ -1,6 +1,7 @@
 import Foundation
 import ObscuraKit
 import ObscuraStore
+import ObscuraKeys
 
 /// Wrapping a version 3 directory's slots in the version 4 container under a new outer
 /// key (docs/FORMAT.md §8.10): what `obscura migrate` does, and what every command that

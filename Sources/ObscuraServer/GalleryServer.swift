@@ -8,6 +8,7 @@ import NIOCore
 import NIOSSL
 import ObscuraCrypto
 import ObscuraKit
+import ObscuraKeys
 
 /// `obscura serve`: the local web gallery over one vault directory (docs/API.md).
 public struct GalleryServer {

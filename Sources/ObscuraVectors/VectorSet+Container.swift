@@ -2,6 +2,7 @@ import Foundation
 import ObscuraCrypto
 import ObscuraKit
 import ObscuraStore
+import ObscuraKeys
 
 extension VectorSet {
     // MARK: Slot container, version 4 (§8)

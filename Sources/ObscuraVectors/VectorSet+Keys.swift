@@ -1,6 +1,7 @@
 import Foundation
 import ObscuraCrypto
 import ObscuraKit
+import ObscuraKeys
 
 extension VectorSet {
     // MARK: Key texts (§4.3)

@@ -3,6 +3,7 @@ import ObscuraCatalog
 import ObscuraCrypto
 import ObscuraKit
 import ObscuraStore
+import ObscuraKeys
 
 /// The test vectors of docs/FORMAT.md §5, generated from seeded random sources so that
 /// they are reproducible byte for byte. `obscura-vectors` writes them to `testdata/`;

@@ -1,6 +1,7 @@
 import Foundation
 import ObscuraCrypto
 import ObscuraKit
+import ObscuraKeys
 
 /// `obscura-bench argon2id`: the unlock sweep's floor for each password KDF suite
 /// (docs/FORMAT.md §2), peak memory included (issue 19, item 4).

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import ObscuraCrypto
 import ObscuraKit
+import ObscuraKeys
 
 /// `obscura-bench container [WORKDIR]`: what one commit costs in a version 4 container
 /// (docs/FORMAT.md §8) beside the version 3 slot files it replaces, measured in the same

@@ -1,6 +1,7 @@
 import Foundation
 import ObscuraCrypto
 import ObscuraKit
+import ObscuraKeys
 
 /// `obscura-bench container-ops [WORKDIR]`: time and bytes written per vault operation in
 /// a version 4 container (docs/FORMAT.md §8.6), beside the version 3 slot files measured

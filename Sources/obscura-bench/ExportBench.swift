@@ -1,6 +1,7 @@
 import Foundation
 import ObscuraCrypto
 import ObscuraKit
+import ObscuraKeys
 
 /// Export and import of an unlocked vault, in process, beside `age` encrypting and
 /// decrypting the same bytes in the same run (docs/BENCHMARKS.md, "Export and import").

@@ -3,6 +3,7 @@ import GRDB
 import ObscuraCatalog
 import ObscuraCrypto
 import ObscuraKit
+import ObscuraKeys
 
 /// `obscura-bench gallery [WORKDIR]`: the web gallery's item listing on a 100,000-item
 /// catalog, in process (`Vault.itemListing`) and over HTTP (`obscura serve`, timed by

@@ -1,6 +1,7 @@
 import Foundation
 import ObscuraCrypto
 import ObscuraKit
+import ObscuraKeys
 
 /// Photo import rate (the whole pipeline: hash, probe, thumbnail, seal, persist) beside
 /// `vipsthumbnail` and ImageMagick `convert -thumbnail` on the same files.

@@ -1,6 +1,7 @@
 import Foundation
 import ObscuraCrypto
 import ObscuraKit
+import ObscuraKeys
 
 /// `obscura-bench keyring-unlock [WORKDIR]`: what the outer key's keyring round trip adds
 /// to opening a version 4 directory and unlocking a vault, at the production PBKDF2 count

@@ -1,6 +1,7 @@
 import Foundation
 import ObscuraCrypto
 import ObscuraKit
+import ObscuraKeys
 
 /// `obscura-bench vault-scale [WORKDIR]`: issue 15's figures for a vault whose catalog is
 /// paged (docs/FORMAT.md §9), in a ten-slot container at the production PBKDF2 count, for

@@ -10,6 +10,7 @@
 import Foundation
 import ObscuraCrypto
 import ObscuraKit
+import ObscuraKeys
 
 // Modes: `unlock` (default), `media [PHOTO_DIR]` (seal throughput and photo import),
 // `gallery [WORKDIR]` (item listing of a 100,000-item catalog, in process and over HTTP),

@@ -4,6 +4,7 @@
 import Foundation
 import ObscuraCrypto
 @testable import ObscuraKit
+import ObscuraKeys
 
 /// The export password of the export vectors (testdata/export, docs/FORMAT.md §5), so
 /// that seeds derived from them pass the password check and reach the payload.

@@ -4,6 +4,7 @@ import ObscuraCrashSupport
 import ObscuraCrypto
 import ObscuraKit
 import ObscuraTestSupport
+import ObscuraKeys
 
 /// The process scripts/crash-kill starts and kills. `setup` makes a workspace; each `op`
 /// picks a write, learns the state it leads to by running it whole on a copy of the

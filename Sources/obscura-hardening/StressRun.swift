@@ -3,6 +3,7 @@ import ObscuraCrashSupport
 import ObscuraCrypto
 import ObscuraKit
 import ObscuraStore
+import ObscuraKeys
 
 /// Imports, reads, deletes, folder writes and a lock racing each other on one vault, for
 /// a Thread Sanitizer build (scripts/tsan). Each round unlocks the vault, lets six

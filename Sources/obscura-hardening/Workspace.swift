@@ -2,6 +2,7 @@ import Foundation
 import ObscuraCrashSupport
 import ObscuraCrypto
 import ObscuraKit
+import ObscuraKeys
 
 /// One kill-loop workspace: a vault directory (a version 4 container) with its outer key
 /// file and device secret, an export folder and the files the loop's writes read, all

@@ -1,6 +1,7 @@
 import Foundation
 import ObscuraCrypto
 import ObscuraKit
+import ObscuraKeys
 
 /// Runs the built `obscura` binary in a temporary home, as a person would.
 final class CLIRunner {

@@ -3,6 +3,7 @@ import ObscuraCrypto
 import ObscuraKit
 import ObscuraTestSupport
 import Testing
+import ObscuraKeys
 
 /// Issue 19 item 5: `keys export --words` prints a key as 24 BIP39 words, and `keys
 /// import` and `keys verify` take the words back (docs/FORMAT.md §4.3, "Words").

@@ -4,6 +4,7 @@ import ObscuraKit
 import ObscuraTestSupport
 import Testing
 @testable import ObscuraStore
+import ObscuraKeys
 
 /// `obscura keys`, `init` and `migrate` with the outer key and decoy secret in key files
 /// and in a real Secret Service (docs/FORMAT.md §4.3, §4.4).

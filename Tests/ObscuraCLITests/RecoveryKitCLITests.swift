@@ -3,6 +3,7 @@ import ObscuraCrypto
 import ObscuraKit
 import ObscuraTestSupport
 import Testing
+import ObscuraKeys
 
 /// Issue 19 item 5: `obscura recovery-kit` writes a one-page HTML sheet with the outer
 /// key's words, the backup repository when one is set up, and the decoy secret only on

@@ -4,6 +4,7 @@ import ObscuraTestSupport
 import Testing
 @testable import ObscuraKit
 @testable import ObscuraStore
+@testable import ObscuraKeys
 
 /// Issue #6 item 6: every command run with the most verbose logging, and everything it
 /// printed (standard output and error, logs included) searched for every secret of the

@@ -5,6 +5,7 @@ import ObscuraKit
 import ObscuraTestSupport
 import Testing
 @testable import ObscuraStore
+import ObscuraKeys
 
 /// Issue 35, one live storage generation: a version 3 directory is opened by a command
 /// that opens a vault, `status --unlock` or `serve` only to be migrated into the version 4

@@ -1,6 +1,7 @@
 import Foundation
 import ObscuraCrypto
 import ObscuraKit
+import ObscuraKeys
 
 /// A vault directory and the export beside it, as found after a write: interrupted by a
 /// crash, failed, or whole. Crash consistency holds when every image is sound and holds

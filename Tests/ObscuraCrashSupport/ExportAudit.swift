@@ -1,6 +1,7 @@
 import Foundation
 import ObscuraCrypto
 import ObscuraKit
+import ObscuraKeys
 
 /// What an interrupted export left at the name it was asked to write.
 public enum ExportState: Codable, Equatable, Sendable {

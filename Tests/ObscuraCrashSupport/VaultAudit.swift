@@ -2,6 +2,7 @@ import Foundation
 import ObscuraCrypto
 import ObscuraKit
 import ObscuraStore
+import ObscuraKeys
 
 /// What one real vault holds, as far as crash consistency is concerned: which of its
 /// candidate passwords opens it, its folders and its items (by folder path and name).

@@ -2,6 +2,7 @@ import Foundation
 import ObscuraCrypto
 import Testing
 @testable import ObscuraKit
+@testable import ObscuraKeys
 
 @Suite struct DeviceSecretTests {
     @Test func createdWithPrivateModes() throws {

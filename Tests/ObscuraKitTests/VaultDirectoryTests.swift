@@ -2,6 +2,7 @@ import Foundation
 import ObscuraCrypto
 import Testing
 @testable import ObscuraKit
+import ObscuraKeys
 @testable import ObscuraStore
 
 @Suite struct VaultDirectoryTests {
@@ -97,7 +98,7 @@ import Testing
         let root = try TestRoot()
         let directory = try root.initialized()
         try FileManager.default.removeItem(atPath: root.secrets.path)
-        #expect(throws: VaultError.deviceSecretMissing(root.secrets.path)) {
+        #expect(throws: KeyError.deviceSecretMissing(root.secrets.path)) {
             try directory.createVault(password: pw("pw"), iterations: testIterations)
         }
     }

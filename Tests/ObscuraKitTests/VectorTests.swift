@@ -5,6 +5,7 @@ import Testing
 @testable import ObscuraCatalog
 @testable import ObscuraKit
 @testable import ObscuraStore
+@testable import ObscuraKeys
 
 /// Runs every file under testdata/ through the readers (docs/FORMAT.md §5).
 @Suite struct VectorTests {

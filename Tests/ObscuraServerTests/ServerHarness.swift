@@ -4,6 +4,7 @@ import HummingbirdTesting
 import ObscuraCrypto
 import ObscuraKit
 @testable import ObscuraServer
+import ObscuraKeys
 
 /// Small PBKDF2 counts keep the API tests fast; the browser suite runs the real ones.
 let testIterations = 1000

@@ -3,6 +3,7 @@ import ObscuraCatalog
 import ObscuraCrypto
 import ObscuraKit
 import ObscuraStore
+import ObscuraKeys
 
 /// Version 3 directories (docs/FORMAT.md §3) for the tests of what reads them: the
 /// migration into the container (§8.10), the conversion of version 3 catalogs (§9.7) and

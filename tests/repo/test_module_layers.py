@@ -12,7 +12,7 @@ REPO = pathlib.Path(__file__).resolve().parents[2]
 LAYERS = [
     ["ObscuraCrypto", "ObscuraPlaces"],
     ["ObscuraStore", "ObscuraImaging"],
-    ["ObscuraPages"],
+    ["ObscuraPages", "ObscuraKeys"],
     ["ObscuraCatalog"],
     ["ObscuraKit"],
     ["ObscuraServer"],
@@ -64,5 +64,5 @@ def test_the_graph_is_read():
     # The parse must see the real graph, or the two tests above pass on nothing.
     targets = declared()
     assert {"ObscuraCrypto", "ObscuraStore"} <= targets["ObscuraCatalog"]
-    assert {"ObscuraCatalog", "ObscuraStore"} <= targets["ObscuraKit"]
+    assert {"ObscuraCatalog", "ObscuraKeys", "ObscuraStore"} <= targets["ObscuraKit"]
     assert "ObscuraKit" not in targets["ObscuraCatalog"]

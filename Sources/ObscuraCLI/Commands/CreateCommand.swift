@@ -1,5 +1,6 @@
 import ArgumentParser
 import ObscuraKit
+import ObscuraKeys
 
 /// `obscura create`: turns a decoy slot into a new vault.
 struct CreateCommand: ParsableCommand {

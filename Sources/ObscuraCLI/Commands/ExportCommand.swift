@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import ObscuraCrypto
 import ObscuraKit
+import ObscuraKeys
 
 /// `obscura export -o FILE`: writes the vault to an `.obscura` file.
 struct ExportCommand: ParsableCommand {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import ObscuraKit
+import ObscuraKeys
 
 /// `obscura folder create|ls|rm`.
 struct FolderCommand: ParsableCommand {

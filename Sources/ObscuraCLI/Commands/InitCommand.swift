@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import ObscuraKit
 import ObscuraStore
+import ObscuraKeys
 
 /// `obscura init`: creates the vault directory, a version 4 container of ten decoy
 /// slots under a new outer key (docs/FORMAT.md §4, §8).

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import ObscuraCrypto
 import ObscuraKit
+import ObscuraKeys
 
 /// `obscura keys export|import|verify|rotate`: the directory's outer key and the decoy secret
 /// (docs/FORMAT.md §4.3, §4.4).

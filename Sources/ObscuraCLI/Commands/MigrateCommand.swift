@@ -1,6 +1,7 @@
 import ArgumentParser
 import ObscuraKit
 import ObscuraStore
+import ObscuraKeys
 
 /// `obscura migrate`: wraps a version 3 directory's slots in the version 4 container
 /// under a new outer key (docs/FORMAT.md §8.10), and moves the decoy secret from its

@@ -1,5 +1,6 @@
 import ArgumentParser
 import ObscuraKit
+import ObscuraKeys
 
 /// `obscura passwd`: changes a vault's password (re-wraps the MEK; no data re-encrypted).
 struct PasswdCommand: ParsableCommand {

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import ObscuraCrypto
 import ObscuraKit
+import ObscuraKeys
 
 /// `obscura recovery-kit -o FILE`: a one-page HTML sheet to print and keep, with the
 /// outer key's 24 words and text, the backup repository if one is set up, and blank

@@ -4,6 +4,7 @@ import ObscuraCrypto
 import ObscuraKit
 import ObscuraServer
 import ObscuraStore
+import ObscuraKeys
 
 /// `obscura serve`: the local web gallery (docs/API.md).
 struct ServeCommand: ParsableCommand {

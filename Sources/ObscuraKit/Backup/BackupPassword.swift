@@ -1,6 +1,7 @@
 import Foundation
 import ObscuraCrypto
 import ObscuraStore
+import ObscuraKeys
 
 /// The password of a backup repository (docs/BACKUP.md, "The backup password"):
 /// generated, 100 bits as 20 Crockford base32 symbols shown in groups of five (the

@@ -1,4 +1,5 @@
 import Foundation
+import ObscuraKeys
 import ObscuraCrypto
 #if os(Linux)
 import CObscuraSecret

@@ -1,6 +1,7 @@
 import Foundation
 import ObscuraCrypto
 import ObscuraStore
+import ObscuraKeys
 
 /// Conversion of version 3 catalogs inside a container to paged catalogs
 /// (docs/FORMAT.md §9.7): a vault's the first time its password is given, every decoy's

@@ -1,5 +1,6 @@
 import ObscuraCrypto
 import ObscuraStore
+import ObscuraKeys
 
 extension VaultDirectory {
     /// Opens the directory at `path` like ``init(path:deviceSecrets:outerKey:create:random:)``,

@@ -3,6 +3,7 @@ import ObscuraCatalog
 import ObscuraCrypto
 import ObscuraPages
 import ObscuraStore
+import ObscuraKeys
 
 extension VaultDirectory {
     /// Opens the vault `password` unlocks, with the fixed sweep: every slot is tried,

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import ObscuraCrypto
 import ObscuraStore
+import ObscuraKeys
 
 /// An opened vault directory: `<vault>/data/` (slot files) and `<vault>/media/` (media
 /// pool), held under an exclusive advisory lock for the life of this object

@@ -1,4 +1,5 @@
 import ObscuraCrypto
+import ObscuraKeys
 
 /// A vault's drop code (docs/FORMAT.md §10.1): its drop public key as a key text in the
 /// manner of §4.3, `DROPS-XXXX-…-XXXX-CCCC`, with its own word and check byte so that a

@@ -1,6 +1,7 @@
 import Foundation
 import ObscuraCrypto
 import ObscuraStore
+import ObscuraKeys
 
 /// The `.obscura` export file (docs/FORMAT.md §7): a 64-byte plaintext header, then a
 /// chunked payload (§6) sealed under the export KEK.

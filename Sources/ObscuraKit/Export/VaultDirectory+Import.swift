@@ -1,4 +1,5 @@
 import Foundation
+import ObscuraKeys
 import ObscuraCrypto
 #if canImport(Darwin)
 import Darwin

@@ -14,9 +14,6 @@ public enum VaultError: ObscuraError, Equatable {
     /// The password already opens a vault in this directory.
     case passwordInUse
     /// The device secret file does not exist.
-    case deviceSecretMissing(String)
-    /// The device secret file is not 32 bytes.
-    case deviceSecretInvalid(String)
     /// The vault was locked; its keys are gone.
     case locked
     /// A slot or catalog failed a check.
@@ -74,10 +71,6 @@ public enum VaultError: ObscuraError, Equatable {
             return "no free decoy slot: every slot holds a vault, or the decoys were made with another device secret (see `obscura keys import decoy`); pass --allow-extended-slots to add an 11th slot, which makes the number of vaults visible"
         case .passwordInUse:
             return "this password already opens a vault in this directory; choose another"
-        case let .deviceSecretMissing(path):
-            return "device secret not found at \(path); import it with `obscura keys import decoy` or run `obscura init`"
-        case let .deviceSecretInvalid(path):
-            return "device secret at \(path) is not 32 bytes"
         case .locked:
             return "the vault is locked"
         case let .corrupt(why):

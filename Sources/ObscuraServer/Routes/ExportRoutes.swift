@@ -3,6 +3,7 @@ import Hummingbird
 import ObscuraCrypto
 import ObscuraKit
 import ObscuraStore
+import ObscuraKeys
 
 /// `/api/export/password` and `/api/export` (docs/API.md): the vault as an `.obscura`
 /// file, sealed while it streams to the browser. Nothing is decrypted and no copy is

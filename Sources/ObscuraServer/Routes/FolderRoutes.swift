@@ -1,5 +1,6 @@
 import Hummingbird
 import ObscuraKit
+import ObscuraKeys
 
 /// `/api/folders...` (docs/API.md, "Folders").
 struct FolderRoutes {

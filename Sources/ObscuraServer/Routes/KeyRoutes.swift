@@ -1,6 +1,7 @@
 import Hummingbird
 import ObscuraCrypto
 import ObscuraKit
+import ObscuraKeys
 
 /// `/api/keys/outer` (docs/API.md, "Outer key"): where the directory's outer key is
 /// kept, the key itself to write down or print, and the check that it was written down

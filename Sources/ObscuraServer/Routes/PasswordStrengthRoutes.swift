@@ -1,6 +1,7 @@
 import Hummingbird
 import ObscuraCrypto
 import ObscuraKit
+import ObscuraKeys
 
 /// `/api/password-strength` (docs/API.md, "Password strength"): the estimate the page
 /// shows while a new password is typed, and the server's own check on every route that

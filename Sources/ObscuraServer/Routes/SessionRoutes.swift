@@ -1,5 +1,6 @@
 import Hummingbird
 import ObscuraKit
+import ObscuraKeys
 
 /// `/api/session`, `/api/unlock`, `/api/vaults`, `/api/lock`, `/api/visibility`
 /// (docs/API.md, "Access token" and "Session, unlock, lock").

@@ -1,5 +1,6 @@
 import Hummingbird
 import ObscuraKit
+import ObscuraKeys
 
 /// `/api/settings` and `/api/password` (docs/API.md, "Settings, password, export").
 struct SettingsRoutes {

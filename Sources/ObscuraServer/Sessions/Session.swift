@@ -1,6 +1,7 @@
 import Foundation
 import ObscuraCrypto
 import ObscuraKit
+import ObscuraKeys
 
 /// One browser's session: a random 256-bit id (the cookie), its CSRF token, and the
 /// vault it unlocked. Tabs of one browser share it through the cookie. Only the launch's

@@ -5,6 +5,7 @@ import ObscuraTestSupport
 import Testing
 @testable import ObscuraKit
 @testable import ObscuraStore
+@testable import ObscuraKeys
 
 /// Drops (issue 19 item 3; docs/FORMAT.md §10): files sealed to a vault's drop code while
 /// it is locked, taken in by that vault at its next unlock and by no other.

@@ -6,6 +6,7 @@ import Testing
 @testable import ObscuraCatalog
 @testable import ObscuraKit
 @testable import ObscuraStore
+@testable import ObscuraKeys
 
 /// Issue #6 item 3: one byte flipped at a time in every slot file (header, sealed catalog,
 /// padding), in chunked originals, in thumbnails (single-shot blobs, with and without a

@@ -2,6 +2,7 @@ import ObscuraCrypto
 import ObscuraVectors
 import Testing
 @testable import ObscuraKit
+@testable import ObscuraKeys
 
 /// Runs testdata/key/ through ``KeyText`` (docs/FORMAT.md §4.3, §5).
 @Suite struct KeyTextVectorTests {

@@ -10,6 +10,7 @@ import ObscuraTestSupport
 import ObscuraStoreTestSupport
 @testable import ObscuraKit
 @testable import ObscuraCatalog
+@testable import ObscuraKeys
 
 /// Small PBKDF2 counts keep tests fast; a few CLI tests run the real 600,000.
 let testIterations = 1000

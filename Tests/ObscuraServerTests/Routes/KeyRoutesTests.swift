@@ -5,6 +5,7 @@ import ObscuraCrypto
 import ObscuraKit
 import Testing
 @testable import ObscuraServer
+import ObscuraKeys
 
 /// docs/API.md, "Outer key": the key's state, shown only to an unlocked session, and the
 /// type-back check of docs/FORMAT.md §4.3. The keyring's side (the item marked

@@ -96,7 +96,7 @@ public struct SecretServiceKeyring: Keyring {
     }
 
     /// Room for the shim's error messages.
-    static let errorCapacity = 512
+    package static let errorCapacity = 512
 
     /// Runs one shim call with `kind`'s schema and the C form of `match`, and turns its
     /// status into an error.
@@ -158,7 +158,7 @@ private final class Collector {
 /// Calls `body` with a C array of `strings` (NULL where nil), valid during the call.
 /// For attribute names and values only: the copies are not wiped. Shared with
 /// ``BackupPasswordKeyring``.
-func withCStrings<R>(_ strings: [String?], _ body: (UnsafePointer<UnsafePointer<CChar>?>) throws -> R) rethrows -> R {
+package func withCStrings<R>(_ strings: [String?], _ body: (UnsafePointer<UnsafePointer<CChar>?>) throws -> R) rethrows -> R {
     let copies: [UnsafeMutablePointer<CChar>?] = strings.map { $0.map { strdup($0)! } }
     defer { copies.forEach { free($0) } }
     let pointers = copies.map { $0.map { UnsafePointer($0) } } + [nil]

@@ -30,13 +30,13 @@ public struct DeviceSecretStore: Sendable {
     /// Whether a secret exists.
     public var exists: Bool { FileManager.default.fileExists(atPath: path) }
 
-    /// Loads the secret. Throws ``VaultError/deviceSecretMissing(_:)`` when absent and
-    /// ``VaultError/deviceSecretInvalid(_:)`` when the file is not 32 bytes.
+    /// Loads the secret. Throws ``KeyError/deviceSecretMissing(_:)`` when absent and
+    /// ``KeyError/deviceSecretInvalid(_:)`` when the file is not 32 bytes.
     public func load() throws -> SecureBytes {
-        guard exists else { throw VaultError.deviceSecretMissing(path) }
+        guard exists else { throw KeyError.deviceSecretMissing(path) }
         var bytes = try FileIO.read(path)
         defer { bytes.withUnsafeMutableBytes { secureZero($0.baseAddress!, $0.count) } }
-        guard bytes.count == Self.size else { throw VaultError.deviceSecretInvalid(path) }
+        guard bytes.count == Self.size else { throw KeyError.deviceSecretInvalid(path) }
         return SecureBytes(copying: bytes)
     }
 

@@ -12,12 +12,12 @@ public enum KeyText {
     /// Body groups: 52 symbols (256 bits and 4 zero padding bits) in groups of 4.
     public static let bodyGroups = 13
     /// The SHA-256 prefix of the check group's input (§4.3).
-    static let checkLabel = "obscura key check v1"
+    package static let checkLabel = "obscura key check v1"
 
-    static let bodySymbols = bodyGroups * groupSize
-    static let wordLength = 5
+    package static let bodySymbols = bodyGroups * groupSize
+    package static let wordLength = 5
     /// Symbols in a text, separators aside: word, body, check group.
-    static let symbolCount = wordLength + bodySymbols + groupSize
+    package static let symbolCount = wordLength + bodySymbols + groupSize
     /// The displayed length: the symbols and a dash before each group.
     public static let displayLength = symbolCount + bodyGroups + 1
 
@@ -79,7 +79,7 @@ public enum KeyText {
 
     /// The 4 check symbols of `key`: the first 20 bits of
     /// SHA-256("obscura key check v1" ‖ kind byte ‖ key) in Crockford base32.
-    static func checkGroup(_ key: SecureBytes, kind: KeyKind) -> SecureBytes {
+    package static func checkGroup(_ key: SecureBytes, kind: KeyKind) -> SecureBytes {
         let label = Array(checkLabel.utf8)
         let input = SecureBytes(count: label.count + 1 + key.count)
         input.withUnsafeMutableBytes { bytes in
@@ -96,7 +96,7 @@ public enum KeyText {
 
     /// The symbols of `text` with every separator removed, or nil when a byte is not
     /// printable ASCII.
-    static func symbols(of text: SecureBytes) -> SecureBytes? {
+    package static func symbols(of text: SecureBytes) -> SecureBytes? {
         let kept = text.withUnsafeBytes { $0.reduce(0) { $0 + (isSeparator($1) ? 0 : 1) } }
         let out = SecureBytes(count: kept)
         let ok: Bool = text.withUnsafeBytes { input in
@@ -115,7 +115,7 @@ public enum KeyText {
 
     /// The 5-bit values of `symbols` (each lenient as §4.2), or nil on a symbol outside
     /// the alphabet. Values rather than symbols, so that `o` and `0` compare equal.
-    static func values(of symbols: SecureBytes) -> SecureBytes? {
+    package static func values(of symbols: SecureBytes) -> SecureBytes? {
         let out = SecureBytes(count: symbols.count)
         let ok: Bool = symbols.withUnsafeBytes { input in
             out.withUnsafeMutableBytes { output in
@@ -129,12 +129,12 @@ public enum KeyText {
         return ok ? out : nil
     }
 
-    static func isSeparator(_ byte: UInt8) -> Bool {
+    package static func isSeparator(_ byte: UInt8) -> Bool {
         byte == UInt8(ascii: "-") || byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t")
             || byte == UInt8(ascii: "\n") || byte == UInt8(ascii: "\r")
     }
 
-    static func upper(_ byte: UInt8) -> UInt8 {
+    package static func upper(_ byte: UInt8) -> UInt8 {
         byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z") ? byte - 32 : byte
     }
 }

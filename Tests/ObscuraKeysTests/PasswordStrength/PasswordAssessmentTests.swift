@@ -1,6 +1,6 @@
 import ObscuraCrypto
 import Testing
-@testable import ObscuraKit
+@testable import ObscuraKeys
 
 /// The attacker's rate follows the key derivation, and the classes follow the time.
 @Suite struct PasswordAssessmentTests {

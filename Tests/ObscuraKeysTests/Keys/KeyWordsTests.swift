@@ -1,7 +1,7 @@
 import Foundation
 import ObscuraCrypto
 import Testing
-@testable import ObscuraKit
+@testable import ObscuraKeys
 
 /// docs/FORMAT.md §4.3, "Words": a key as 24 BIP39 English words.
 @Suite struct KeyWordsTests {

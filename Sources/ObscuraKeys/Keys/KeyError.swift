@@ -1,6 +1,7 @@
 import ObscuraCrypto
 
-/// Errors finding, reading or storing a directory's outer key or decoy secret. Messages
+/// Errors finding, reading or storing a directory's outer key, decoy secret or device
+/// secret. Messages
 /// name files, kinds and reasons, never key bytes or key text.
 public enum KeyError: ObscuraError, Equatable {
     /// Why a key could not be had at all.
@@ -43,6 +44,10 @@ public enum KeyError: ObscuraError, Equatable {
     case keyringItemNotFound
     /// The keyring refused a request for another reason; the text is its own.
     case keyringFailed(String)
+    /// No device secret file at the path (docs/FORMAT.md §4.1).
+    case deviceSecretMissing(String)
+    /// The device secret file is not 32 bytes.
+    case deviceSecretInvalid(String)
 
     /// The unavailability error for `kind`.
     public static func unavailable(_ kind: KeyKind, _ why: Unavailability) -> KeyError {
@@ -77,6 +82,10 @@ public enum KeyError: ObscuraError, Equatable {
             return "key file \(path) does not hold a valid \(wanted.name) text (a typo, or a damaged copy)"
         case .keyringItemNotFound:
             return "the keyring has no such item"
+        case let .deviceSecretMissing(path):
+            return "device secret not found at \(path); import it with `obscura keys import decoy` or run `obscura init`"
+        case let .deviceSecretInvalid(path):
+            return "device secret at \(path) is not 32 bytes"
         case let .keyringFailed(why):
             return "the keyring failed: \(why)"
         }

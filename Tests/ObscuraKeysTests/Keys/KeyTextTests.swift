@@ -1,7 +1,7 @@
 import Foundation
 import ObscuraCrypto
 import Testing
-@testable import ObscuraKit
+@testable import ObscuraKeys
 
 /// Key texts (docs/FORMAT.md §4.3).
 @Suite struct KeyTextTests {

@@ -1,9 +1,9 @@
 #if os(Linux)
 import Foundation
+@testable import ObscuraKeys
 import ObscuraCrypto
 import ObscuraTestSupport
 import Testing
-@testable import ObscuraKit
 @testable import ObscuraStore
 
 /// ``SecretServiceKeyring`` against a real gnome-keyring-daemon on a private session bus

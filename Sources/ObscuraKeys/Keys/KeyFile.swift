@@ -37,7 +37,7 @@ public enum KeyFile {
     /// read only when the file passes the checks on the type (opened without following a
     /// link; a regular file of this user's, mode 0600 or stricter). The backup password
     /// file (docs/BACKUP.md) is read through it too.
-    static func readSecurely(_ path: String) throws -> SecureBytes? {
+    package static func readSecurely(_ path: String) throws -> SecureBytes? {
         // Not through a symbolic link: the link's target may be anyone's file.
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
         guard fd >= 0 else {

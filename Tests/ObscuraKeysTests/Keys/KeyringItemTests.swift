@@ -1,7 +1,7 @@
 import Foundation
 import ObscuraCrypto
 import Testing
-@testable import ObscuraKit
+@testable import ObscuraKeys
 
 /// The candidate order every keyring lists in (docs/FORMAT.md §4.4).
 @Suite struct KeyringItemTests {

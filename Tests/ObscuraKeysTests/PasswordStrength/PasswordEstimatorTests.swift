@@ -1,6 +1,6 @@
 import ObscuraCrypto
 import Testing
-@testable import ObscuraKit
+@testable import ObscuraKeys
 
 /// The estimator finds the patterns people use and ranks passwords in a sensible order.
 @Suite struct PasswordEstimatorTests {
@@ -24,14 +24,6 @@ import Testing
         let assessment = Self.vault(password)
         #expect(assessment.strength >= .fair, "\(password): \(assessment.summary)")
         #expect(!assessment.strength.needsConfirmation)
-    }
-
-    @Test func aGeneratedExportPasswordIsVeryStrong() {
-        for _ in 0..<20 {
-            let password = ExportFormat.generatePassword()
-            let assessment = PasswordAssessment(password, cost: .export)
-            #expect(assessment.strength == .veryStrong, "\(assessment.summary)")
-        }
     }
 
     @Test func theMainWeaknessIsNamed() {
