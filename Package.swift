@@ -80,7 +80,7 @@ let package = Package(
                 .target(name: "CObscuraSecret", condition: .when(platforms: [.linux])),
             ]
         ),
-        // The vault engine: the directory, Hidden Vaults, catalog, media pool, services.
+        // The vault engine: the directory, Hidden Vault slots, media pool, backups, services.
         .target(
             name: "ObscuraKit",
             dependencies: [

@@ -12,9 +12,9 @@ import ObscuraStore
 ///   slot's logical blocks, each page sealed on its own. Every write transaction is one
 ///   container commit; unlock reads the root only, and only SQLite's bounded page cache
 ///   holds plaintext pages.
-/// - **Image** (a version 3 directory, §3.3): the database lives only in memory while the
-///   vault is unlocked, and is persisted as a sealed image of the whole database. The
-///   connection is in-memory and `temp_store = MEMORY`; the image moves in and out through
+/// - **Image** (§3.3): a version 3 catalog, read to be converted into a paged one (and
+///   the tools' empty catalogs): the database lives only in memory, and moves as a
+///   sealed image of the whole database. The connection is in-memory and `temp_store = MEMORY`; the image moves in and out through
 ///   `sqlite3_serialize` / `sqlite3_deserialize`.
 ///
 /// Either way no database file, plaintext or encrypted, ever exists outside the slot.

@@ -114,7 +114,7 @@ enum GalleryBench {
             try ImportBench.seconds { _ = try vault.itemListing(scope: .visible, after: deep, limit: 200) }
         }
         // What one thumbnail request does (GET /api/items/{id}/thumbnail), in its two steps,
-        // and what one favourite toggle costs (it persists the whole catalog).
+        // and what one favourite toggle costs (one paged catalog commit).
         let id = first.items[first.items.count / 2].record.id
         let lookups = try (0..<runs).map { _ in try ImportBench.seconds { _ = try vault.item(id) } }
         let row = try vault.item(id)
@@ -126,7 +126,7 @@ enum GalleryBench {
         print("  page of 200 after \(seen) items        median \(ms(median(deepTimes)))   p95 \(ms(p95(deepTimes)))")
         print("  Vault.item(id), as a thumbnail request   median \(ms(median(lookups)))   p95 \(ms(p95(lookups)))")
         print("  Vault.thumbnail(item): read, decrypt     median \(ms(median(opens)))   p95 \(ms(p95(opens)))")
-        print("  favourite toggle (catalog persist)       median \(ms(median(favorites)))   of 4")
+        print("  favourite toggle (catalog commit)        median \(ms(median(favorites)))   of 4")
         print(String(format: "  walk to item %d (%d pages)            %8.1f ms, %.1f ms a page", seen, pages - 1, walk * 1000, walk * 1000 / Double(max(pages - 1, 1))))
         try searches(vault)
         return deep

@@ -3,7 +3,7 @@ import ObscuraCrypto
 import ObscuraKit
 import ObscuraKeys
 
-/// Photo import rate (the whole pipeline: hash, probe, thumbnail, seal, persist) beside
+/// Photo import rate (the whole pipeline: hash, probe, thumbnail, seal, commit) beside
 /// `vipsthumbnail` and ImageMagick `convert -thumbnail` on the same files.
 enum ImportBench {
     static func run(photos directory: String?) throws {
@@ -63,7 +63,7 @@ enum ImportBench {
         func line(_ name: String, _ t: Double) -> String {
             String(format: "  %-48@ %6.1f images/s   obscura is %.2fx", name as NSString, Double(files.count) / t, t / obscura)
         }
-        print(String(format: "  %-48@ %6.1f images/s", "obscura import (hash, thumbnail, seal, persist)" as NSString, Double(files.count) / obscura))
+        print(String(format: "  %-48@ %6.1f images/s", "obscura import (hash, thumbnail, seal, commit)" as NSString, Double(files.count) / obscura))
         print(line("vipsthumbnail -s 256 (one process, all files)", vips))
         print(line("vipsthumbnail -s 256 (two processes, half each)", vipsParallel))
         print(line("convert -thumbnail 256x256 (\(cores) at a time)", magick))

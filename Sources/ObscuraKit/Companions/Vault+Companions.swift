@@ -91,7 +91,7 @@ extension Vault {
     }
 
     /// Inserts the rows an import made, pairs stills with their other halves among them
-    /// and with the items stored, and persists once. The pool files must already be durable. On failure the
+    /// and with the items stored, and commits once. The pool files must already be durable. On failure the
     /// files the catalog does not name are removed and the session's catalog is what its
     /// slot holds.
     func commitImports(_ imported: [ImportedRow]) throws -> [Committed] {

@@ -49,7 +49,7 @@ public struct DropIntake: Sendable, Equatable {
 /// The vault's drop key and the intake of its drops (docs/FORMAT.md §10).
 extension Vault {
     /// The vault's drop code, the public half of its drop key pair. A vault made before
-    /// drops gets its key pair now, persisted with the catalog.
+    /// drops gets its key pair now, committed with the catalog.
     public func dropCode() throws -> DropCode {
         return try operation {
             // The look-up and the first key's creation under one gate: two requests at once

@@ -7,7 +7,7 @@ import ObscuraCatalog
 /// at every unlock.
 extension Vault {
     /// Gives the items `ids` an end, replacing any they had, or clears it (nil), and
-    /// persists the catalog. All or none.
+    /// commits the catalog. All or none.
     ///
     /// - Throws: ``VaultError/invalidEnd(_:)`` for an end without a time or views, a time
     ///   already past or a count out of range; ``VaultError/ended(_:)`` for an item whose

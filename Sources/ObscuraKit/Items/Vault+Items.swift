@@ -90,7 +90,7 @@ extension Vault {
     }
 
     /// Deletes items for good, in the trash or not: their catalog rows first (one
-    /// persist), then their pool files, so a crash leaves at worst unnamed files, never a
+    /// commit), then their pool files, so a crash leaves at worst unnamed files, never a
     /// row without its media. A person's delete moves to the trash instead
     /// (``trashItems(_:now:)``).
     public func deleteItems(_ ids: [String]) throws {

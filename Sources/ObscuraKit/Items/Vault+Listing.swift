@@ -159,7 +159,7 @@ extension Vault {
             nextCursor: next.map { Self.cursor(after: $0, trash: trash) }, total: total)
     }
 
-    /// Marks or unmarks an item as a favourite, and persists the catalog.
+    /// Marks or unmarks an item as a favourite, and commits the catalog.
     public func setFavorite(_ id: String, _ favorite: Bool) throws -> ItemRecord {
         return try operation {
             var row = try item(id)

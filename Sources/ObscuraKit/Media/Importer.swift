@@ -57,13 +57,13 @@ extension Vault {
     public static let maximumPhotoFileSize = 256 << 20
 
     /// Imports files and directories (recursively, hidden entries skipped) into `folder`,
-    /// in parallel across cores, with one catalog persist for the whole batch.
+    /// in parallel across cores, with one catalog commit for the whole batch.
     ///
     /// Each file is hashed, checked for duplicates against the items this session can open
     /// (a locked folder's are not compared, docs/FORMAT.md §6.7), probed and
     /// thumbnailed (photos with libvips, videos with ffmpeg), sealed into the pool and
     /// recorded. A file that fails is reported and its partial output removed; the others
-    /// go on. If the final persist fails, every file this batch wrote is removed (unless
+    /// go on. If the final commit fails, every file this batch wrote is removed (unless
     /// the failure came after the catalog naming them was already on disk) and the
     /// session's catalog is what its slot holds.
     public func importFiles(

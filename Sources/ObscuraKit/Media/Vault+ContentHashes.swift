@@ -39,9 +39,9 @@ extension Vault {
     /// (docs/FORMAT.md §6.7) with keyed ones, for every item the session can open: those
     /// outside protected folders, and those of protected folders unlocked now. Items of a
     /// locked folder keep theirs until ``unlockFolder(_:password:)`` converts them. One
-    /// catalog write and one persist, and neither when nothing is left to convert.
+    /// catalog write (one commit), and none when nothing is left to convert.
     ///
-    /// Meant to run once the vault is unlocked. A failure changes nothing (a failed persist
+    /// Meant to run once the vault is unlocked. A failure changes nothing (a failed commit
     /// sets the session back to its slot) and the next call tries again, so a caller may
     /// log it and go on.
     ///

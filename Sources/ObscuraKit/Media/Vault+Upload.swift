@@ -19,14 +19,14 @@ extension Vault {
         case failed(ImportFailure)
     }
 
-    /// Imports one uploaded file held in `buffer` under the name `name`, and persists the
+    /// Imports one uploaded file held in `buffer` under the name `name`, and commits the
     /// catalog. A video held in secret memory moves to shared memory first: the video
     /// tools run in other processes, which reach it only through a path.
     ///
     /// - Parameter pairing: false for a file that did not come from the vault's owner (a
     ///   drop, FORMAT.md §10.6): it becomes an item of its own that never pairs, neither
     ///   now with a stored item nor later with one the owner imports.
-    /// - Throws: only when the catalog cannot be persisted (the file's pool output is
+    /// - Throws: only when the catalog cannot be committed (the file's pool output is
     ///   removed); a file that cannot be imported is ``UploadOutcome/failed(_:)``.
     public func importUpload(
         _ buffer: UploadBuffer, name: String, into folder: FolderRecord? = nil, pixelLimit: Int = Imaging.defaultPixelLimit,

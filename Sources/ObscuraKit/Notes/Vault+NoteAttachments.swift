@@ -6,7 +6,7 @@ import ObscuraCatalog
 /// good. A link is no more sealed than an item's folder: a session that sees neither of
 /// its items sees only two ids.
 extension Vault {
-    /// Attaches the items `itemIds` to note `noteId`, after those it has, and persists
+    /// Attaches the items `itemIds` to note `noteId`, after those it has, and commits
     /// the catalog.
     ///
     /// - Throws: ``NoteError/cannotAttach(_:)`` for a note among the items;
@@ -22,7 +22,7 @@ extension Vault {
         }
     }
 
-    /// Detaches the items `itemIds` from note `noteId` (ids in full), and persists the
+    /// Detaches the items `itemIds` from note `noteId` (ids in full), and commits the
     /// catalog. The items themselves stay.
     public func detach(_ itemIds: [String], from noteId: String) throws {
         try operation {

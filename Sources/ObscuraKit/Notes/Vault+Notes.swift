@@ -7,7 +7,7 @@ import ObscuraCrypto
 /// plaintext; an edit seals a new original, commits the catalog that names it, and only
 /// then removes the old one, so a crash at any step leaves the old note or the new one.
 extension Vault {
-    /// Adds a note to `folder` (nil: the top level) and persists the catalog. Its date
+    /// Adds a note to `folder` (nil: the top level) and commits the catalog. Its date
     /// (``ItemRecord/takenAt``, which the journal groups by) is `now`.
     ///
     /// - Parameters:
@@ -66,7 +66,7 @@ extension Vault {
     }
 
     /// Replaces the body of note `id`, and its title when `title` is given (blank: taken
-    /// from the body's first line), and persists the catalog. The note keeps its id, date,
+    /// from the body's first line), and commits the catalog. The note keeps its id, date,
     /// folder and attachments.
     ///
     /// - Returns: the note as it now stands.

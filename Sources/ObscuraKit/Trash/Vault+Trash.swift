@@ -8,7 +8,7 @@ extension Vault {
     /// How long an item stays in the trash: 30 days.
     public static let trashRetention: TimeInterval = 30 * 24 * 3600
 
-    /// Moves items to the trash, and persists the catalog. Their files stay; they leave
+    /// Moves items to the trash, and commits the catalog. Their files stay; they leave
     /// every view but the trash's, every count and every search.
     ///
     /// - Throws: ``VaultError/noSuchItem(_:)`` for an id this session cannot see; then
@@ -25,7 +25,7 @@ extension Vault {
     }
 
     /// Takes items out of the trash, back to the folder they were deleted from, and
-    /// persists the catalog.
+    /// commits the catalog.
     public func restoreItems(_ ids: [String]) throws {
         try operation {
             try rowsGate.withLock {

@@ -39,8 +39,8 @@ extension Vault {
     /// After a failed write, removes the files it `created` that the catalog on disk does
     /// not name, and the files it `replaced` once that catalog no longer names them.
     /// When the catalog cannot be read (the vault locked since), nothing is removed, even
-    /// for a failure before any commit: another thread's persist may have written this
-    /// write's rows already (the in-memory catalog is shared), and a stray file costs
+    /// for a failure before any commit: another thread's commit may have written this
+    /// write's rows already (the catalog is shared), and a stray file costs
     /// space where a removed one that the slot names would lose an item (scripts/tsan
     /// caught exactly that when locked failures removed their files).
     func cleanUp(created: [String], replaced: [String] = []) {

@@ -17,7 +17,7 @@ extension Vault {
     }
 
     /// Registers an operation. Throws ``VaultError/locked`` once ``lock()`` has begun:
-    /// an operation that needs another one (an import's persist, say) fails cleanly
+    /// an operation that needs another one (an export's slot read, say) fails cleanly
     /// rather than waiting, so `lock()` never waits on work that waits on it.
     private func enter() throws {
         activity.lock()

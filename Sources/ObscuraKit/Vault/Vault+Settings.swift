@@ -15,7 +15,7 @@ extension Vault {
         return stored.flatMap { Self.autoLockChoices.contains($0) ? $0 : nil } ?? Self.defaultAutoLockMinutes
     }
 
-    /// Sets the auto-lock delay and persists the catalog.
+    /// Sets the auto-lock delay and commits the catalog.
     ///
     /// - Throws: ``VaultError/invalidSetting(_:)`` for a value outside ``autoLockChoices``.
     public func setAutoLockMinutes(_ minutes: Int) throws {

@@ -3,7 +3,7 @@ import ObscuraCatalog
 import ObscuraCrypto
 import ObscuraStore
 
-/// An unlocked vault: its MEK, its in-memory catalog, and the slot it persists to.
+/// An unlocked vault: its MEK, its catalog, and the slot the catalog commits to.
 ///
 /// ``lock()`` zeroes the MEK and closes the catalog; every later operation throws
 /// ``VaultError/locked``.

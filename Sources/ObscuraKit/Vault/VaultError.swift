@@ -13,7 +13,6 @@ public enum VaultError: ObscuraError, Equatable {
     case noFreeSlot
     /// The password already opens a vault in this directory.
     case passwordInUse
-    /// The device secret file does not exist.
     /// The vault was locked; its keys are gone.
     case locked
     /// A slot or catalog failed a check.

@@ -1,6 +1,5 @@
 import Foundation
 import ObscuraCrypto
-import ObscuraStore
 
 /// The slot files of one vault directory (`<vault>/data/{uuid}.db.enc`) and the single
 /// way they are written (docs/FORMAT.md §8).
@@ -156,7 +155,7 @@ package final class SlotStore {
     }
 
     /// Runs `body` holding the directory's write lock: the slots it reads cannot change
-    /// before the commit it makes (persists from two sessions, two vault creations).
+    /// before the commit it makes (commits from two sessions, two vault creations).
     package func serialized<T>(_ body: () throws -> T) rethrows -> T {
         try writeLock.withLock(body)
     }

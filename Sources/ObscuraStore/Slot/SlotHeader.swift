@@ -1,5 +1,4 @@
 import ObscuraCrypto
-import ObscuraStore
 
 /// The header at the start of every slot: the 172 bytes of a version 3 slot
 /// (docs/FORMAT.md §3.1), or the 136-byte prefix of a paged slot's header block (§9.5).

@@ -2,7 +2,7 @@ import Foundation
 
 /// The levels of the vault's lock order, outermost first (docs/ARCHITECTURE.md, "Locks,
 /// outermost first"). A thread that holds a lock of one level may take only locks of a
-/// deeper level, or again the very lock it holds (the recursive ones).
+/// deeper level than every lock it holds, or again a recursive lock it holds.
 package enum LockLevel: Int, Sendable, CustomStringConvertible {
     /// `VaultDirectory.credentialLock`: a vault's creation, a password change.
     case credentials = 1
@@ -29,12 +29,23 @@ package enum LockLevel: Int, Sendable, CustomStringConvertible {
 /// so the inversion is reported instead of deadlocking one run in many. Release builds
 /// keep no record and check nothing.
 package enum LockOrder {
-    /// A lock of level `taking` asked for while the thread held one of level `holding`.
+    /// A lock of level `taking` asked for while the thread held one of level `holding`
+    /// (the deepest it held), or, with `reentered`, a lock that is not recursive asked for
+    /// again by the thread that holds it.
     package struct Violation: Equatable, Sendable, CustomStringConvertible {
         package let taking: LockLevel
         package let holding: LockLevel
+        package var reentered = false
 
-        package var description: String { "took \(taking) while holding \(holding)" }
+        package init(taking: LockLevel, holding: LockLevel, reentered: Bool = false) {
+            self.taking = taking
+            self.holding = holding
+            self.reentered = reentered
+        }
+
+        package var description: String {
+            reentered ? "took \(taking) again while holding it (it is not recursive)" : "took \(taking) while holding \(holding)"
+        }
     }
 
     /// Whether the check runs in this build.
@@ -47,12 +58,14 @@ package enum LockOrder {
     }
 
     /// Runs `body` as holding the lock `lock` of level `level` on this thread; the caller
-    /// takes the lock itself inside `body`. `lock` tells a recursive re-entry (the same
-    /// lock again) from a second lock of the same level.
-    package static func holding<T>(_ level: LockLevel, _ lock: AnyObject, _ body: () throws -> T) rethrows -> T {
+    /// takes the lock itself inside `body`. `lock` tells a re-entry (the same lock again,
+    /// allowed only when `recursive`) from a second lock of the same level.
+    package static func holding<T>(
+        _ level: LockLevel, _ lock: AnyObject, recursive: Bool = false, _ body: () throws -> T
+    ) rethrows -> T {
         #if DEBUG
         let held = HeldLocks.current
-        held.check(level, ObjectIdentifier(lock))
+        held.check(level, ObjectIdentifier(lock), recursive: recursive)
         held.stack.append((level, ObjectIdentifier(lock)))
         defer { held.stack.removeLast() }
         #endif
@@ -93,12 +106,20 @@ private final class HeldLocks {
         return held
     }
 
-    func check(_ level: LockLevel, _ lock: ObjectIdentifier) {
-        guard let innermost = stack.last else { return }
-        if innermost.level.rawValue < level.rawValue { return }
-        // Re-entering a lock this thread already holds is no inversion: it cannot wait.
-        if stack.contains(where: { $0.lock == lock }) { return }
-        let violation = LockOrder.Violation(taking: level, holding: innermost.level)
+    func check(_ level: LockLevel, _ lock: ObjectIdentifier, recursive: Bool) {
+        let violation: LockOrder.Violation
+        if stack.contains(where: { $0.lock == lock }) {
+            // Re-entering a recursive lock this thread holds cannot wait; any other lock
+            // taken again by its holder waits forever.
+            if recursive { return }
+            violation = .init(taking: level, holding: level, reentered: true)
+        } else {
+            // Every lock held counts, not only the innermost: a recursive outer lock taken
+            // again sits on top of deeper ones that are still held.
+            guard let deepest = stack.max(by: { $0.level.rawValue < $1.level.rawValue }),
+                  deepest.level.rawValue >= level.rawValue else { return }
+            violation = .init(taking: level, holding: deepest.level)
+        }
         if recorded != nil {
             recorded?.append(violation)
         } else {
@@ -113,16 +134,18 @@ package final class OrderedLock: @unchecked Sendable {
     // @unchecked: the lock itself is the only state.
     private let lock: NSLocking
     private let level: LockLevel
+    private let recursive: Bool
 
     /// A lock of `level`; `recursive` lets the thread that holds it take it again.
     package init(_ level: LockLevel, recursive: Bool = false) {
         self.level = level
+        self.recursive = recursive
         lock = recursive ? NSRecursiveLock() : NSLock()
     }
 
     /// Runs `body` holding the lock.
     package func withLock<T>(_ body: () throws -> T) rethrows -> T {
-        try LockOrder.holding(level, self) {
+        try LockOrder.holding(level, self, recursive: recursive) {
             lock.lock()
             defer { lock.unlock() }
             return try body()

@@ -7,7 +7,7 @@ import Foundation
 /// The one way the product starts a thread of its own (issue 35): work that blocks for
 /// long (a backup, a video conversion, an export's sealing loop, a restore's progress
 /// walk) runs here rather than on the concurrency pool, whose few threads it would hold.
-/// ObscuraImaging, below this module, keeps two raw threads that feed and drain a
+/// ObscuraImaging, beside this module (neither sees the other), keeps two raw threads that feed and drain a
 /// tool's pipes.
 ///
 /// Waits on a condition variable, for the reason ``BoundedHandoff`` gives.

@@ -38,6 +38,30 @@ import Testing
         #expect(violations == [.init(taking: .rows, holding: .rows)])
     }
 
+    /// Review of issue 35, M1: a recursive outer lock taken again does not hide the deeper
+    /// locks still held under it.
+    @Test(.enabled(if: LockOrder.isChecked, "the check runs in debug builds"))
+    func aReenteredOuterLockHidesNoDeeperOne() {
+        let credentials = OrderedLock(.credentials, recursive: true)
+        let writes = OrderedLock(.slotWrites, recursive: true)
+        let catalog = NSObjectLike()
+        let violations = LockOrder.recordingViolations {
+            credentials.withLock { writes.withLock { credentials.withLock { LockOrder.holding(.catalog, catalog) {} } } }
+        }
+        #expect(violations == [.init(taking: .catalog, holding: .slotWrites)])
+    }
+
+    /// Review of issue 35, M1b: a lock that is not recursive, taken again by its holder,
+    /// would wait forever; it is reported (here without taking a real lock, which would).
+    @Test(.enabled(if: LockOrder.isChecked, "the check runs in debug builds"))
+    func aPlainLockTakenAgainIsReported() {
+        let rows = NSObjectLike()
+        let violations = LockOrder.recordingViolations {
+            LockOrder.holding(.rows, rows) { LockOrder.holding(.rows, rows) {} }
+        }
+        #expect(violations == [.init(taking: .rows, holding: .rows, reentered: true)])
+    }
+
     @Test func theRecordEndsWithTheLocks() {
         let rows = OrderedLock(.rows)
         let writes = OrderedLock(.slotWrites)
