@@ -108,6 +108,7 @@ let package = Package(
                 "CZlib",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             resources: [.copy("Resources/web")]
         ),
@@ -183,7 +184,10 @@ let sanitizer = Context.environment["OBSCURA_SANITIZE"]
 if sanitizer == "fuzzer" {
     package.targets.append(.executableTarget(
         name: "obscura-fuzz",
-        dependencies: ["ObscuraKit", "ObscuraKeys", "ObscuraCatalog", "ObscuraPages", .product(name: "GRDB", package: "GRDB.swift")]))
+        dependencies: [
+            "ObscuraKit", "ObscuraKeys", "ObscuraCatalog", "ObscuraPages", "ObscuraStore", "ObscuraImaging", "ObscuraCrypto",
+            .product(name: "GRDB", package: "GRDB.swift"),
+        ]))
 }
 if let sanitizer, ["fuzzer", "thread"].contains(sanitizer) {
     // libFuzzer's coverage and ASan go together; TSan stands alone.
