@@ -140,7 +140,7 @@ let package = Package(
             ]
         ),
         .executableTarget(name: "obscura-vectors", dependencies: ["ObscuraVectors", "ObscuraKit", "ObscuraCrypto"]),
-        .testTarget(name: "ObscuraCryptoTests", dependencies: ["ObscuraCrypto"]),
+        .testTarget(name: "ObscuraCryptoTests", dependencies: ["ObscuraCrypto", .product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(name: "ObscuraPlacesTests", dependencies: ["ObscuraPlaces"]),
         .testTarget(name: "ObscuraPagesTests", dependencies: ["ObscuraPages", "ObscuraCrypto", .product(name: "GRDB", package: "GRDB.swift")]),
         // Test media made at run time, shared by the test targets.

@@ -1,0 +1,22 @@
+import Foundation
+
+/// The members of `clientDataJSON` the checks read (docs/FORMAT.md §9.9). Decoded with
+/// `JSONDecoder`, which refuses a number where a boolean is expected, so that
+/// `"crossOrigin": 0` is not taken for false. Other members are ignored, as WebAuthn
+/// allows the client to add them.
+struct ClientData: Decodable {
+    /// The largest `clientDataJSON` accepted.
+    static let maximumSize = 2_048
+
+    let type: String
+    let challenge: String
+    let origin: String
+    let crossOrigin: Bool?
+    let topOrigin: String?
+
+    /// Nil unless `json` is one JSON object with string `type`, `challenge` and `origin`.
+    static func parse(_ json: [UInt8]) -> ClientData? {
+        guard json.count <= maximumSize else { return nil }
+        return try? JSONDecoder().decode(ClientData.self, from: Data(json))
+    }
+}
