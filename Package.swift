@@ -164,7 +164,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .testTarget(name: "ObscuraCLITests", dependencies: ["ObscuraCLI", "ObscuraKit", "ObscuraKeys", "ObscuraCatalog", "ObscuraStore", "ObscuraTestSupport"]),
+        .testTarget(name: "ObscuraCLITests", dependencies: ["ObscuraCLI", "ObscuraServer", "ObscuraKit", "ObscuraKeys", "ObscuraCatalog", "ObscuraStore", "ObscuraTestSupport"]),
         // Audits a vault directory after an interrupted write; used by the crash tests
         // and by obscura-hardening's kill loop.
         .target(name: "ObscuraCrashSupport", dependencies: ["ObscuraKit", "ObscuraKeys", "ObscuraCatalog", "ObscuraStore"], path: "Tests/ObscuraCrashSupport"),

@@ -6,12 +6,13 @@ import Logging
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOSSL
+import ServiceLifecycle
 import ObscuraCrypto
 import ObscuraKit
 import ObscuraKeys
 
 /// `obscura serve`: the local web gallery over one vault directory (docs/API.md).
-public struct GalleryServer {
+public struct GalleryServer: Sendable {
     /// How the server is started.
     public struct Configuration: Sendable {
         /// Address to bind; loopback unless told otherwise.
@@ -100,10 +101,47 @@ public struct GalleryServer {
         return router
     }
 
-    /// Builds the application; `onRunning` gets the link to open once the socket is
-    /// bound: the URL with this launch's access token in its fragment, in a zeroing
-    /// buffer (docs/API.md, "Access token").
-    public func application(onRunning: @escaping @Sendable (SecureBytes) -> Void = { _ in }) throws -> some ApplicationProtocol {
+    /// Serves until SIGINT or SIGTERM. `onRunning` gets the link to open once every
+    /// socket listens: the URL with this launch's access token in its fragment, in a
+    /// zeroing buffer (docs/API.md, "Access token").
+    ///
+    /// On loopback the gallery listens on 127.0.0.1 and [::1] at one port and links to
+    /// `localhost` (docs/API.md, "Loopback"): passkeys need a host name, and browsers
+    /// may reach `localhost` through either address, so both are held before the link
+    /// is printed. Elsewhere it listens on the one address it was given.
+    public func run(onRunning: @escaping @Sendable (SecureBytes) -> Void) async throws {
+        guard configuration.isLoopback else {
+            try await application(onRunning: onRunning).runService()
+            return
+        }
+        let choice = try LoopbackPort.choose(requested: configuration.port)
+        let ready = LoopbackReadiness(expected: choice.ipv6 ? 2 : 1)
+        let scheme = configuration.usesTLS ? "https" : "http"
+        let access = self.access
+        let announce: @Sendable (any Channel) async -> Void = { _ in
+            if ready.arrived() { onRunning(access.link("\(scheme)://localhost:\(choice.port)/")) }
+        }
+        let parts = try parts()
+        var applications = [Application(
+            responder: parts.responder, server: parts.server,
+            configuration: .init(address: .hostname("127.0.0.1", port: choice.port), serverName: nil),
+            services: [AutoLockService(store: store), BackupService(scheduler: backups)],
+            onServerRunning: announce, logger: parts.logger)]
+        if choice.ipv6 {
+            applications.append(Application(
+                responder: parts.responder, server: parts.server,
+                configuration: .init(address: .hostname("::1", port: choice.port), serverName: nil),
+                onServerRunning: announce, logger: parts.logger))
+        }
+        allowedHosts.withLockedValue { $0 = OriginMiddleware<GalleryContext>.hosts(bound: "127.0.0.1", port: choice.port) }
+        let group = ServiceGroup(configuration: .init(
+            services: applications.map { .init(service: $0) }, gracefulShutdownSignals: [.sigterm, .sigint], logger: parts.logger))
+        try await group.run()
+    }
+
+    /// What every listening socket of this server shares: one responder (one router,
+    /// one session store), the HTTP or HTTPS server, and the logger.
+    private func parts() throws -> (responder: RouterResponder<GalleryContext>, server: HTTPServerBuilder, logger: Logger) {
         guard let webRoot = configuration.webRoot ?? StaticRoutes.defaultRoot() else {
             throw ServerError.webRootMissing
         }
@@ -117,15 +155,21 @@ public struct GalleryServer {
         } else {
             server = .http1()
         }
+        // The level is the command line's (--verbose, OBSCURA_LOG_LEVEL).
+        return (router(webRoot: webRoot).buildResponder(), server, Logger(label: "obscura.server"))
+    }
+
+    /// The application on the one address of the configuration (tests drive it in
+    /// process; ``run(onRunning:)`` serves a loopback configuration on both loopbacks).
+    public func application(onRunning: @escaping @Sendable (SecureBytes) -> Void = { _ in }) throws -> some ApplicationProtocol {
+        let parts = try parts()
         let scheme = configuration.usesTLS ? "https" : "http"
         let host = configuration.host
         let allowedHosts = self.allowedHosts
         let access = self.access
-        // The level is the command line's (--verbose, OBSCURA_LOG_LEVEL).
-        let logger = Logger(label: "obscura.server")
         return Application(
-            router: router(webRoot: webRoot),
-            server: server,
+            responder: parts.responder,
+            server: parts.server,
             configuration: .init(address: .hostname(host, port: configuration.port), serverName: nil),
             services: [AutoLockService(store: store), BackupService(scheduler: backups)],
             onServerRunning: { channel in
@@ -134,7 +178,7 @@ public struct GalleryServer {
                 let shown = host.contains(":") ? "[\(host)]" : host
                 onRunning(access.link("\(scheme)://\(shown):\(port)/"))
             },
-            logger: logger
+            logger: parts.logger
         )
     }
 
@@ -149,11 +193,23 @@ public struct GalleryServer {
 public enum ServerError: ObscuraError {
     /// The app's files were not found.
     case webRootMissing
+    /// `--port P` is taken on 127.0.0.1 or [::1].
+    case loopbackPortInUse(Int)
+    /// Sixteen ports in a row were taken on [::1] by another program.
+    case noFreeLoopbackPort
+    /// A loopback socket could not be made (the errno).
+    case loopbackUnavailable(Int32)
 
     public var description: String {
         switch self {
         case .webRootMissing:
             return "the web gallery's files were not found beside the executable; set OBSCURA_WEB_ROOT to Sources/ObscuraServer/Resources/web"
+        case .loopbackPortInUse(let port):
+            return "port \(port) is in use on 127.0.0.1 or ::1 (another program may be listening there); choose another with --port, or --port 0"
+        case .noFreeLoopbackPort:
+            return "no free port on both 127.0.0.1 and ::1: another program holds the ::1 side of every port tried"
+        case .loopbackUnavailable(let code):
+            return "cannot listen on the loopback address: \(String(cString: strerror(code)))"
         }
     }
 }

@@ -38,7 +38,7 @@ def test_https_sets_secure_cookies_and_hsts(tmp_path):
     process = start(tmp_path, "--port", "0", "--tls-cert", str(tmp_path / "cert.pem"), "--tls-key", str(tmp_path / "key.pem"))
     try:
         link = banner_link(process, 90)
-        assert link.startswith("https://127.0.0.1:")
+        assert link.startswith("https://localhost:")  # loopback links name localhost (passkeys need a host name)
         url, _, fragment = link.partition("#token=")
         port = int(url.rstrip("/").rsplit(":", 1)[1])
         context = ssl.create_default_context(cafile=str(tmp_path / "cert.pem"))

@@ -12,8 +12,9 @@ struct ServeCommand: ParsableCommand {
         commandName: "serve",
         abstract: "Open the web gallery on this vault directory (initialised on first run).",
         discussion: """
-            Binds to 127.0.0.1 unless told otherwise. Binding to another address needs \
-            --tls-cert and --tls-key, or --insecure-lan.
+            Listens on this computer only unless told otherwise: on 127.0.0.1 and ::1 at one \
+            port, and prints a http://localhost link (passkeys need a host name). Binding to \
+            another address needs --tls-cert and --tls-key, or --insecure-lan.
             """)
 
     @OptionGroup var global: GlobalOptions
@@ -108,7 +109,7 @@ struct ServeCommand: ParsableCommand {
                 : "Backups: to \(backup.repository.shown), \(BackupDuration.spoken(backup.afterSeconds)) after the last change.")
         }
         let server = GalleryServer(directory: directory, configuration: configuration)
-        let app = try server.application { link in
+        let onRunning: @Sendable (SecureBytes) -> Void = { link in
             // Written straight to the descriptor (scripts wait for this line), from the
             // zeroing buffer: the access token never passes through a String.
             var line = Array("Obscura gallery: ".utf8)
@@ -121,7 +122,7 @@ struct ServeCommand: ParsableCommand {
         let failure = FailureBox()
         Task {
             do {
-                try await app.runService()
+                try await server.run(onRunning: onRunning)
             } catch {
                 failure.error = error
             }
@@ -129,6 +130,8 @@ struct ServeCommand: ParsableCommand {
         }
         done.wait()
         server.lockAll()
+        // A loopback port that cannot be held is refused before anything is served.
+        if let error = failure.error as? ServerError { throw CLIError("the web gallery did not start: \(error)") }
         if let error = failure.error { throw CLIError("the web gallery stopped: \(error)") }
         withExtendedLifetime(directory) {}
     }

@@ -1,0 +1,128 @@
+import Foundation
+import Testing
+@testable import ObscuraServer
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `obscura serve` on loopback holds 127.0.0.1 and [::1] at one port before it prints
+/// its `localhost` link (docs/API.md, "Loopback"; PK2, PK21): a browser that reaches
+/// `localhost` through [::1] must find this server there, not another program.
+@Suite(.serialized) struct ServeLoopbackCLITests {
+    /// A socket another program holds on [::1]: bound with SO_REUSEADDR, and listening or not.
+    struct Squatter {
+        let descriptor: Int32
+        let port: Int
+
+        init(listening: Bool) throws {
+            let held = try LoopbackPort.listening(family: AF_INET6, port: 0)
+            if listening {
+                (descriptor, port) = held
+                return
+            }
+            // Bound only: close the listener and bind again without listening, on the same port.
+            close(held.descriptor)
+            let fresh = socket(AF_INET6, Int32(SOCK_STREAM.rawValue), 0)
+            var one: Int32 = 1
+            setsockopt(fresh, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
+            setsockopt(fresh, Int32(IPPROTO_IPV6), IPV6_V6ONLY, &one, socklen_t(MemoryLayout<Int32>.size))
+            var address = sockaddr_in6()
+            address.sin6_family = sa_family_t(AF_INET6)
+            address.sin6_port = in_port_t(UInt16(held.port).bigEndian)
+            address.sin6_addr = in6addr_loopback
+            let bound = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fresh, $0, socklen_t(MemoryLayout<sockaddr_in6>.size)) }
+            }
+            try #require(bound == 0, "bind [::1]:\(held.port): errno \(errno)")
+            (descriptor, port) = (fresh, held.port)
+        }
+
+        /// Whether this socket can now start listening (false: someone else listens).
+        func canListen() -> Bool { listen(descriptor, 1) == 0 }
+    }
+
+    static func hasIPv6Loopback() -> Bool {
+        guard let probe = try? LoopbackPort.listening(family: AF_INET6, port: 0) else { return false }
+        close(probe.descriptor)
+        return true
+    }
+
+    @Test func itServesBothLoopbacksAndLinksToLocalhost() throws {
+        let cli = try CLIRunner()
+        try cli.initializeQuickly()
+        let serving = try cli.start(["serve", "--port", "0"])
+        let served = serving.waitForOutput("Obscura gallery: ")
+        // The link is in the output read so far; the process is then stopped.
+        serving.process.terminate()
+        let output = serving.finish()
+        #expect(served, "\(output.stderr)")
+        let link = try #require(output.stdout.split(separator: "\n").first { $0.hasPrefix("Obscura gallery: ") })
+        #expect(link.hasPrefix("Obscura gallery: http://localhost:"), "\(link.prefix(40))")
+        let ipv6 = Self.hasIPv6Loopback()
+        #expect(output.stderr.contains("listening on 127.0.0.1:"))
+        #expect(output.stderr.contains("listening on ::1:") == ipv6, "this machine's ::1: \(ipv6)")
+    }
+
+    /// Another program listening on [::1]:P: `--port P` is refused with no link.
+    @Test func aPortHeldOnIPv6LoopbackIsRefused() throws {
+        guard Self.hasIPv6Loopback() else {
+            Issue.record("no IPv6 loopback on this machine: the ::1 refusal cannot be shown here")
+            return
+        }
+        let squatter = try Squatter(listening: true)
+        defer { close(squatter.descriptor) }
+        let cli = try CLIRunner()
+        try cli.initializeQuickly()
+        let refused = try cli.run(["serve", "--port", String(squatter.port)])
+        #expect(refused.code == 1)
+        #expect(!refused.stdout.contains("Obscura gallery"), "\(refused.stdout)")
+        #expect(refused.stderr.contains("port \(squatter.port) is in use on 127.0.0.1 or ::1"), "\(refused.stderr)")
+    }
+
+    /// Another program that has bound [::1]:P with SO_REUSEADDR but not yet listened
+    /// (PK21): the gallery listens first and keeps the port, and the other program's
+    /// listen fails; a request to [::1]:P reaches the gallery.
+    @Test func aPortBoundButNotListenedOnIsTakenAndKept() throws {
+        guard Self.hasIPv6Loopback() else {
+            Issue.record("no IPv6 loopback on this machine: the ::1 case cannot be shown here")
+            return
+        }
+        let squatter = try Squatter(listening: false)
+        defer { close(squatter.descriptor) }
+        let cli = try CLIRunner()
+        try cli.initializeQuickly()
+        let serving = try cli.start(["serve", "--port", String(squatter.port)])
+        let served = serving.waitForOutput("Obscura gallery: http://localhost:\(squatter.port)/")
+        let squatterListens = squatter.canListen()
+        let answer = served ? Self.headers(port: squatter.port) : ""
+        serving.process.terminate()
+        let output = serving.finish()
+        #expect(served, "\(output.stderr)")
+        #expect(!squatterListens)
+        #expect(answer.lowercased().contains("content-security-policy"), "\(answer)")
+    }
+
+    /// The response head of `GET /` at [::1]:`port`, with a `localhost` Host.
+    static func headers(port: Int) -> String {
+        let client = socket(AF_INET6, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(client) }
+        var address = sockaddr_in6()
+        address.sin6_family = sa_family_t(AF_INET6)
+        address.sin6_port = in_port_t(UInt16(port).bigEndian)
+        address.sin6_addr = in6addr_loopback
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(client, $0, socklen_t(MemoryLayout<sockaddr_in6>.size)) }
+        }
+        guard connected == 0 else { return "connect failed: errno \(errno)" }
+        let request = Array("GET / HTTP/1.1\r\nHost: localhost:\(port)\r\nConnection: close\r\n\r\n".utf8)
+        _ = request.withUnsafeBytes { send(client, $0.baseAddress, $0.count, 0) }
+        var answer = [UInt8]()
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while answer.count < 65_536 {
+            let count = buffer.withUnsafeMutableBytes { recv(client, $0.baseAddress, $0.count, 0) }
+            if count <= 0 { break }
+            answer += buffer[0..<count]
+        }
+        return String(decoding: answer, as: UTF8.self).components(separatedBy: "\r\n\r\n").first ?? ""
+    }
+}
