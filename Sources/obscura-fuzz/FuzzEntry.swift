@@ -35,7 +35,7 @@ struct FuzzTarget: Sendable {
 /// Every target, by name.
 let fuzzTargets: [FuzzTarget] = [
     slotTarget, catalogTarget, chunkedTarget, blobTarget, exportHeaderTarget, manifestTarget, imageProbeTarget,
-    pagesTarget, pagesPlainTarget, vfsTarget,
+    pagesTarget, pagesPlainTarget, vfsTarget, passkeyAssertionTarget, passkeyEnrolTarget,
 ]
 
 nonisolated(unsafe) var selectedTarget: FuzzTarget?
