@@ -104,6 +104,18 @@ public final class PagedCatalog: @unchecked Sendable {
     /// The header prefix the root is sealed under now.
     public var headerPrefix: [UInt8] { file.lock.withLock { file.prefix } }
 
+    /// The layout of block 0 as last opened or committed (docs/FORMAT.md §9.5, §9.8).
+    public var headerLayout: HeaderLayout { file.lock.withLock { file.root.layout } }
+
+    /// Sets what every later commit writes between the prefix and the root: `provider`
+    /// returns the 240 bytes of passkey fields, drawn afresh for that commit (layout B),
+    /// or nil (layout A); without a provider every commit is layout A (docs/FORMAT.md
+    /// §9.8). The provider runs inside the store commit, under the file's lock: it must
+    /// not use this catalog.
+    public func setHeaderFields(_ provider: (@Sendable () throws -> [UInt8]?)?) {
+        file.lock.withLock { file.headerFields = provider }
+    }
+
     /// Runs `body` in a read transaction.
     public func read<T>(_ body: (Database) throws -> T) throws -> T {
         try queue.read { db in try mapErrors { try body(db) } }

@@ -164,12 +164,18 @@ extension PagedFile {
         }
     }
 
-    /// Seals the root under the prefix and makes one store commit of `blocks` and the
-    /// header; on success the new root is current and the stage is empty.
-    private func commit(_ next: CatalogRoot, blocks: [Int: [UInt8]]) throws {
+    /// Seals the root under the prefix (and in layout B the fields, drawn afresh for this
+    /// commit) and makes one store commit of `blocks` and the header; on success the new
+    /// root is current and the stage is empty.
+    private func commit(_ proposed: CatalogRoot, blocks: [Int: [UInt8]]) throws {
         var all = blocks
+        var next = proposed
         let sealingPrefix = nextPrefix ?? prefix
-        all[PageLayout.header] = try next.sealHeader(prefix: sealingPrefix, rootKey: keys.root, random: random)
+        let fields = try headerFields?() ?? []
+        next.layout = fields.isEmpty ? .a : .b
+        // Layout B's root has room for fewer upper tags (§9.5).
+        guard next.pageCount <= next.layout.maxPages else { throw PagesError.tooLarge(pages: next.pageCount) }
+        all[PageLayout.header] = try next.sealHeader(prefix: sealingPrefix, fields: fields, rootKey: keys.root, random: random)
         try store.commit(all, logicalCount: PageLayout.logicalCount(pages: next.pageCount))
         prefix = sealingPrefix
         nextPrefix = nil

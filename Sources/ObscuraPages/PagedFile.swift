@@ -26,6 +26,10 @@ package final class PagedFile: @unchecked Sendable {
     var nextPrefix: [UInt8]?
     /// The root as last committed.
     var root: CatalogRoot
+    /// Draws the passkey fields of the next commit's block 0 (docs/FORMAT.md §9.8): 240
+    /// bytes for layout B, nil for layout A; none set means layout A. Called under the
+    /// lock, inside SQLite's commit: it must not touch the catalog.
+    var headerFields: (@Sendable () throws -> [UInt8]?)?
     /// Sealed pages written since the last commit, under `root.generation`.
     var staged: [Int: [UInt8]] = [:]
     /// The file's size in pages as SQLite sees it (after writes past the end, truncates).

@@ -17,9 +17,9 @@ package enum PagesFormat {
     package static let tagSize = AESGCM.tagSize
     /// §9.3 "Tag tree": a node's plaintext, T tags then 8 zero bytes.
     package static let nodePlaintextSize = usableBytes
-    /// §9.5 "Header and root": upper-node tags the root holds.
+    /// §9.5 "Header and root": upper-node tags the root holds (layout A).
     package static let rootUpperTags = 240
-    /// §9.5 "Header and root": the most pages a catalog can hold, 240·T².
+    /// §9.5 "Header and root": the most pages a catalog can hold, 240·T² (layout A).
     package static let maxPages = rootUpperTags * tagsPerNode * tagsPerNode
     /// §9.6 "Reading and committing": w may not reach this; the commit that would starts generation g+1.
     package static let sealBudget: UInt64 = 1 << 31
@@ -36,11 +36,35 @@ package enum PagesFormat {
     package static let vaultIDSize = 16
 }
 
+/// The two layouts of block 0 (docs/FORMAT.md §9.5 "Header and root", §9.8): A, the
+/// prefix and then the sealed root; B, the prefix, four passkey fields of 60 bytes, and
+/// then a root with room for 225 upper tags instead of 240. A vault's block 0 is in
+/// layout B exactly while it holds a passkey; readers try B first, then A.
+public enum HeaderLayout: Sendable, Equatable {
+    /// Prefix ‖ sealed root (3904-byte root).
+    case a
+    /// Prefix ‖ 240 bytes of passkey fields ‖ sealed root (3664-byte root).
+    case b
+
+    /// The header bytes the root is sealed under: the prefix, and in layout B the fields.
+    var headerSize: Int { self == .a ? HeaderFormat.prefixSize : HeaderFormat.prefixSize + HeaderFormat.fieldsSize }
+    /// §9.5: the root plaintext's size, 4068 − header − 28.
+    var rootPlaintextSize: Int { PagesFormat.blockPayload - headerSize - AESGCM.overhead }
+    /// §9.5: upper tags the root holds, 240 (A) or 225 (B).
+    var upperTagCapacity: Int { (rootPlaintextSize - HeaderFormat.upperTagsOffset - HeaderFormat.trailingZeroSize) / PagesFormat.tagSize }
+    /// §9.5: the most pages a catalog in this layout holds, capacity · T².
+    var maxPages: Int { upperTagCapacity * PagesFormat.tagsPerNode * PagesFormat.tagsPerNode }
+}
+
 /// The header block's layout (docs/FORMAT.md §9.5 "Header and root").
 package enum HeaderFormat {
     /// §9.5 "Header and root": bytes [0, 136), built by the vault layer and opaque to the pager.
     package static let prefixSize = 136
-    /// §9.5 "Header and root": the root plaintext's size.
+    /// §9.8: the passkey fields after the prefix in layout B, 4 × 60 bytes, opaque to the pager.
+    package static let fieldsSize = 240
+    /// §9.5 "Header and root": the root's trailing zero bytes, in either layout.
+    package static let trailingZeroSize = 20
+    /// §9.5 "Header and root": the root plaintext's size (layout A).
     package static let rootPlaintextSize = 3904
     /// §9.5 "Header and root": the sealed root at offset 136, 12 + 3904 + 16 bytes.
     package static let sealedRootSize = rootPlaintextSize + AESGCM.overhead
@@ -59,6 +83,6 @@ package enum HeaderFormat {
     package static let zeroAfterCountOffset = 40
     /// §9.5 "Header and root", root plaintext: 240 upper tags at 44.
     package static let upperTagsOffset = 44
-    /// §9.5 "Header and root", root plaintext: 20 zero bytes at 3884, to the end.
+    /// §9.5 "Header and root", root plaintext: 20 zero bytes at 3884 (layout A), to the end.
     package static let trailingZeroOffset = upperTagsOffset + PagesFormat.rootUpperTags * PagesFormat.tagSize
 }
