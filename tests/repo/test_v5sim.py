@@ -12,6 +12,7 @@ if ROOT not in sys.path:
 
 from tools.v5sim.model import DESIGN, FIXED, grid_ceil, shape, window_F  # noqa: E402
 from tools.v5sim.report import SEP_THRESHOLD, gates, n4_check, run_all  # noqa: E402
+from tools.v5sim.traces import MEASUREMENT, ROUND3, trace_table  # noqa: E402
 
 TINY = 10_000          # the largest real vault, items
 S = 1                  # trace length multiplier (the full runs use 4)
@@ -32,7 +33,9 @@ def test_constants_match_the_design_doc():
 
 
 def test_fixed_design_passes_every_gate(capsys):
-    res = run_all("fixed", TINY, S, [], [], seed=3)
+    # S0's traces (the round-3 traces need revision 3.1's transaction bound: see below)
+    s0 = [t for t in trace_table(TINY) if t not in ROUND3 + sorted(MEASUREMENT)]
+    res = run_all("fixed", TINY, S, s0, [], seed=3)
     ok = gates(res)
     out = capsys.readouterr().out
     by = _by_name(res)
@@ -75,3 +78,99 @@ def test_simulator_detects_a_forced_postponement():
 def test_padding_off_lets_imports_tell_vault_sizes():
     res = run_all("fixed", TINY, 2, ["imports-1/10/100"], ["pad_imports=false"], seed=3)
     assert res["traces"][0]["sep"] > SEP_THRESHOLD
+
+
+# ---------------------------------------------------------------- review round 3 (S0'')
+# R3-5's traces (batches on every vault, batch operations, destroy and purge sweeps) at a
+# tiny size; revision 3 as written ("r3") must fail the gates the review says it fails, and
+# revision 3.1 ("r31") must pass them.
+
+
+
+def test_round3_traces_pass_on_revision_3_1(capsys):
+    from tools.v5sim.model import R31, pad_batch
+    res = run_all("r31", TINY, S, ROUND3, [], seed=3)
+    ok = gates(res)
+    out = capsys.readouterr().out
+    by = _by_name(res)
+    for name, r in by.items():
+        assert r["postponed"] == 0 and r["live_dropped"] == 0, name
+        assert r["max_window_cost"] <= r["B"], name
+        assert r["abandoned"] == 0 and r["stalls"] == 0, name          # no transaction deadlocks
+        assert r["staged_rule_mismatch"] == 0, name                   # R3-2: the rule is computable from disk
+        assert r["pacing_per_10k_single"] <= 1.0, name                # R3-5(1): not exempt
+        assert r["sep"] <= SEP_THRESHOLD and r["ctime_sep"] <= SEP_THRESHOLD, name
+    # R3-5(2): every batch operation takes exactly P_b(m) commits
+    mb = by["batches-10/50/200"]
+    assert mb["batch_ops"] > 0 and mb["pad_overflow"] == 0
+    for key, dist in mb["commits_per_op"].items():
+        if key.startswith(("bdel", "bmove")):
+            m = int(key.split("@")[0].lstrip("bdelmov"))
+            assert set(dist) == {pad_batch(m, R31)}, (key, dist)
+    # R3-1: both sweeps complete the window's turnover, the decoy survives, no residue; the
+    # destroy sweep has a window growth inside it, and takes F' + ΔF commits (owed)
+    sw = by["destroy-sweep"]["sweeps"]
+    assert len(sw) == 2 and sw[0]["growth"] > 0
+    for w in sw:
+        assert w["short"] == 0 and w["residue"] == 0 and w["decoy_broken"] == 0
+        assert w["commits"] == w["F"]
+    assert ok, out
+
+
+def test_revision_3_as_written_fails_round3_gates():
+    res = run_all("r3", TINY, S, ["batches-10/50/200", "destroy-sweep"], [], seed=3)
+    by = _by_name(res)
+    b = by["batches-10/50/200"]
+    # the transaction bound (F - 1)(B - U_AVG)/4 deadlocks: operations abandoned; while they
+    # wait the cleaner moves their staged entries, and the rev3 liveness rule then counts the
+    # stale copies (R3-2): its recount would refuse healthy commits
+    assert b["abandoned"] > 0
+    assert b["staged_moved"] > 0 and b["staged_rule_mismatch"] > 0 and b["staged_stale_due"] > 0
+    assert b["batch_ops"] > 0
+    # R3-1: revision 3's first commit leaves no decoy (block 0 random)
+    assert by["destroy-sweep"]["sweep_decoy_broken"] > 0
+    assert not gates(res)
+
+
+def test_a_decoy_written_first_is_erased_by_revision_3s_rewrite_rule():
+    res = run_all("r31", TINY, S, ["destroy-sweep"], ["sweep_rule=rev3-decoy"], seed=3)
+    assert res["traces"][0]["sweep_decoy_broken"] > 0
+    assert not gates(res)
+
+
+def test_a_sweep_that_ignores_growth_ends_before_the_window_turned_over():
+    res = run_all("r31", TINY, S, ["destroy-sweep"], ["sweep_owed_growth=false"], seed=3)
+    assert res["traces"][0]["sweep_short"] > 0
+    assert not gates(res)
+
+
+def test_import_pool_ctimes_separate_vault_sizes_unless_written_first():
+    # R3-4: each transaction's pool files before its pieces, padding at the end: one copy's
+    # ctime order shows commits per transaction, which name the vault's size
+    bad = run_all("r3", TINY, 2, ["imports-1/10/100"], [], seed=3)
+    assert bad["traces"][0]["ctime_sep"] > SEP_THRESHOLD
+    assert not gates(bad)
+    good = run_all("r31", TINY, 2, ["imports-1/10/100"], [], seed=3)
+    assert good["traces"][0]["ctime_sep"] <= SEP_THRESHOLD
+    assert gates(good)
+
+
+def test_unpadded_batches_name_the_vault_and_make_single_item_operations_pace():
+    # R3-5(1,2): without P_b, commits per batch name the vault's size (TV 1.0: a batch of 50
+    # on the largest vault takes several commits, on the smallest one), and the cleaner falls
+    # behind, so the single-item operations that follow pace; both gates catch it
+    res = run_all("r31", TINY, 4, ["batches-10/50/200"], ["pad_batches=false"], seed=3)
+    r = res["traces"][0]
+    assert r["sep"] > SEP_THRESHOLD
+    assert r["pacing_per_10k_single"] > 1.0
+    assert not gates(res)
+
+
+def test_the_unique_staged_rule_agrees_with_the_writer_when_staged_entries_move():
+    # R3-2: in the deadlocking configuration the cleaner moves staged entries many times;
+    # revision 3.1's rule ("no newer staged copy in (f, f_h]") still names exactly the
+    # writer's copy, where revision 3's rule counts every stale copy
+    res = run_all("r3", TINY, S, ["batches-10/50/200"], ["staged_rule=unique"], seed=3)
+    r = res["traces"][0]
+    assert r["staged_moved"] > 0 and r["staged_stale_copies"] > 0
+    assert r["staged_rule_mismatch"] == 0

@@ -74,6 +74,30 @@ class Config:
     pad_div: int = 5             #        (sized on the 1,000,000-item catalog: 1, 3, 19 measured)
     epoch_adaptive: bool = False  # N10: EPOCH = min(64, largest power of two <= F/2)
     T_fixed: int = 0             # N4: 0 = T = ceil(F/4068) (as written); 2 = fixed per directory
+    # --- review-3 items (the defaults are revision 3 as written; R31 switches the fixes on) ---
+    sweep_rule: str = "rev3"     # R3-1: "rev3" = the first commit replaces block 0 by random bytes, every
+    #                              later commit writes every moved entry of the slot as random bytes;
+    #                              "rev3-decoy" = the first commit writes a paged decoy, later as rev3;
+    #                              "fs" = the fix: a paged decoy first, and every data entry of the slot
+    #                              whose source file is below f_s (the sweep's first file) written random
+    sweep_owed_growth: bool = True  # R3-1/N8: a window growth inside a sweep adds its ΔF to owed
+    staged_rule: str = "rev3"    # R3-2: liveness of a staged entry read from disk: "rev3" = marked staged,
+    #                              pieces set and f >= f_op; "unique" = also no newer staged copy in (f, f_h]
+    import_pool: str = "per_txn"  # R3-4: "per_txn" = each transaction's pool files before its pieces, the
+    #                              padding after the last one; "all_first" = every pool file of the import
+    #                              written before its first commit (the fix (a))
+    pad_batches: bool = False    # R3-5(2): a batch operation of m items takes exactly P_b(m) commits,
+    padb_a1: float = 1.1         #          P_b(m) = min(ceil(a1 m) + b1, ceil(a2 m) + b2): fitted on the
+    padb_b1: int = 1             #          synthetic J at the largest catalog T = 2 admits (1,346,000
+    padb_a2: float = 0.6         #          items; 9 / 37 / 105 commits for 10 / 50 / 200 deletes) with
+    padb_b2: int = 15            #          >= 20 % margin; writer policy, refitted at S3 (R3-6)
+    overflow_double: bool = False  # R3-6: a padded operation whose real commits exceed P pads to 2 P
+    abandon: bool = False        # N3 (§7.1): an operation at grant 0 for F commits running is abandoned
+    #                              (its staged entries die) and retried split in two; False = count a
+    #                              stall after 1,000 commits (S0's model)
+    txn_bound: str = "public"    # a batch transaction's need: "public" = (F - 1)(B - U_AVG)/4 positions
+    #                              (revision 3 §7.1); "headroom" = max(U_MAX, H/2), H = (F - 1)(B - U_AVG)
+    #                              minus the window's total drain cost (S0'' finding, revision 3.1)
     name: str = "design"
 
     def with_(self, **kw) -> "Config":
@@ -84,6 +108,21 @@ DESIGN = Config()
 FIXED = Config(invariant=True, staged_live=True, back_to_back=True, pad_imports=True,
                epoch_adaptive=True, T_fixed=2, whole_spread=True, whole_tail=0.25,
                split_imports=True, name="fixed")
+# revision 3 exactly as written: the S0-prime configuration (no adaptive epoch) with §7.1's abandonment
+R3 = FIXED.with_(epoch_adaptive=False, abandon=True, name="r3")
+# revision 3.1: revision 3 with the round-3 fixes and the S0-second transaction bound
+R31 = R3.with_(sweep_rule="fs", staged_rule="unique", import_pool="all_first", pad_batches=True,
+               overflow_double=True, txn_bound="headroom", name="r31")
+
+
+def pad_import(k: int, cfg: Config) -> int:
+    """P(k): commits an import of k photos takes (writer policy, R3-6)."""
+    return max(1, math.ceil((k + cfg.pad_c) / cfg.pad_div))
+
+
+def pad_batch(m: int, cfg: Config) -> int:
+    """P_b(m): commits a batch operation on m items takes (writer policy, R3-5(2))."""
+    return max(1, min(math.ceil(cfg.padb_a1 * m) + cfg.padb_b1, math.ceil(cfg.padb_a2 * m) + cfg.padb_b2))
 
 
 def epoch_of(F: int, cfg: Config) -> int:
@@ -133,6 +172,19 @@ class Stats:
     g7_violations: int = 0
     max_files: int = 0
     F_values: list = field(default_factory=list)
+    # --- review 3 ---
+    pad_overflow2: int = 0        # R3-6: a padded operation needed more than 2 P commits (a count leaks)
+    sweeps: list = field(default_factory=list)   # one dict per sweep (R3-1, R3-5(4))
+    staged_moved: int = 0         # R3-2: staged entries the cleaner moved while their operation ran
+    staged_stale_copies: int = 0  # R3-2: stale staged copies in [f_op, f_h] that the rev3 rule counts live
+    staged_stale_due: int = 0     # R3-2: due files holding a stale staged copy while pieces are set:
+    #                               the rev3 rule's recount disagrees with the table (refused commit)
+    staged_rule_mismatch: int = 0  # R3-2: the chosen rule's live copy differs from the writer's memory
+    m0_checks: int = 0            # R3-5(7): paced commits whose dry-run m0 was compared with the real cover
+    m0_over: int = 0              #          commits whose real cover moved fewer entries than the dry run
+    m0_over_max: int = 0
+    m0_under_sum: int = 0         #          total entries the real cover moved beyond the dry run
+    abandoned: int = 0            # N3: operations abandoned after F commits at grant 0 (public bursts)
 
 
 class Directory:
@@ -158,6 +210,8 @@ class Directory:
         self.st = Stats()
         self.last_whole_f = -10 ** 9
         self.settled = False     # G7 is checked once the window has reached F(L)
+        self.sweep = None        # R3-1: state of a destroy or purge sweep in progress
+        self.no_pieces = False
 
     # ---------------- helpers ----------------
     def anc(self, key: int, d: int | None = None) -> list[int]:
@@ -426,6 +480,7 @@ class Directory:
         a = (len(op.queue) - op.pos) if op else 0
         umax = min(a, cfg.U_MAX, max(0, cap - dcost))
         u = umax
+        m0_dry = None
         if cfg.pacing and op and umax > 0:
             _, _, cum = self._cover(cap - dcost, mand_set | e0, tnew)
             mult = 1.0 if cfg.invariant else 1 + self.eps_hat()
@@ -446,6 +501,9 @@ class Directory:
                 if m0 >= need_m:
                     u = cand
                     break
+            m0_dry = bisect.bisect_right(cum, cap - dcost - u)
+        if self.no_pieces and op and u < a:
+            u = 0              # R3-1: a sweep's first commit is never a piece (maintenance first)
         # ----- what the operation writes -----
         commit_keys, stage_keys = [], []
         completes = False
@@ -474,6 +532,8 @@ class Directory:
                 op.maint += 1
             elif stage_keys:
                 st.pieces += 1
+                if op.f_op is None:
+                    op.f_op = f            # the head field f_op of §5.2
         wset = set(commit_keys) | set(k | SB for k in stage_keys)
         new_top = []
         if completes and op.d > self.d:
@@ -491,6 +551,18 @@ class Directory:
         wset |= mand_set | e0
         room = max(0, cap - len(wset) - charge)
         moves, extra, _ = self._cover(room, wset, tnew)
+        if m0_dry is not None:
+            # R3-5(7): is the dry run's m0 (no J, no D) ever more than the real cover moves?
+            st.m0_checks += 1
+            if len(moves) < m0_dry:
+                st.m0_over += 1
+                st.m0_over_max = max(st.m0_over_max, m0_dry - len(moves))
+            else:
+                st.m0_under_sum += len(moves) - m0_dry
+        sw = self.sweep
+        if sw is not None and sw["f_s"] is None and completes:
+            sw["f_s"] = f                  # R3-1: f_s, the sweep's first file
+        jset = set(commit_keys)
         wset |= set(moves) | set(extra)
         nmoved = len(mand) + len(moves)
         nextra = len(e0 - set(commit_keys)) + len(extra)
@@ -504,7 +576,12 @@ class Directory:
         order = sorted(wset, key=lambda k: (k & SB, (k & ~SB) >> LV, k & MASK))
         for i, k in enumerate(order):
             ents[i] = k
-            self._kill(self.loc.get(k))
+            src = self.loc.get(k)
+            if k & SB and src is not None:
+                st.staged_moved += 1         # R3-2: the cleaner moved a staged entry
+            if sw is not None and not k & SB and k >> LV == 0:
+                self._sweep_write(k, src, k in jset, f)
+            self._kill(src)
             self.loc[k] = (f, i)
             if not k & SB or cfg.staged_live:
                 self.live[f] += 1
@@ -532,6 +609,13 @@ class Directory:
                 self.clean_ptr = min(self.clean_ptr, p[0])
             op.staged.clear()
         # ----- drop -----
+        if op is not None and op.f_op is not None and op.f_op < f:
+            # R3-2: the previous head had *pieces* set; a due file at or above f_op holding a
+            # stale staged copy is one whose recount under the rev3 rule disagrees with the table
+            for g in due:
+                if g >= op.f_op and any(e is not None and e & SB and self.loc.get(e) != (g, i)
+                                        for i, e in enumerate(self.files[g])):
+                    st.staged_stale_due += 1
         for g in due:
             for i, e in enumerate(self.files[g]):
                 if e is None or self.loc.get(e) != (g, i):
@@ -565,6 +649,8 @@ class Directory:
             m_, e_ = self.recent.popleft()
             self.rec_m -= m_
             self.rec_e -= e_
+        if op is not None and op.staged and not completes and op.f_op is not None:
+            self._check_staged(op)
         if st.regular % 8 == 0:
             for g in self.files:
                 st.max_window_cost = max(st.max_window_cost, self.file_cost(g))
@@ -588,6 +674,20 @@ class Directory:
                 idle = 0
             else:
                 idle += 1
+                if self.cfg.abandon and idle >= self.F:
+                    # §7.1: abandoned, its staged entries dead; the inner layer retries split in two
+                    self.st.abandoned += 1
+                    for s_ in op.staged:
+                        self._kill(self.loc.pop(s_, None))
+                        self.owner.pop(s_, None)
+                    op.staged.clear()
+                    data = sorted(J)
+                    if len(data) < 2:
+                        self.st.stalls += 1
+                        break
+                    h = len(data) // 2
+                    n += self.run_op(data[:h]) + self.run_op(data[h:])
+                    break
                 if idle > 1000:
                     self.st.stalls += 1
                     break
@@ -598,13 +698,108 @@ class Directory:
                     self.st.lost_updates += len(stale)
                     self.run_op(J2)
         if pad_to:
-            if n > pad_to:
-                self.st.pad_overflow += 1
-            while n < pad_to:
-                self.commit(None)
-                self.st.pad_commits += 1
-                n += 1
+            n = self.pad(n, pad_to)
         return n
+
+    def pad(self, n: int, P: int) -> int:
+        """Padding of an import (P(k)) or a batch operation (P_b(m)) that took n real commits."""
+        if n > P:
+            self.st.pad_overflow += 1
+            if self.cfg.overflow_double:       # R3-6: an overflow pads to the public 2 P
+                if n > 2 * P:
+                    self.st.pad_overflow2 += 1
+                P = 2 * P
+        while n < P:
+            self.commit(None)
+            self.st.pad_commits += 1
+            n += 1
+        return n
+
+    def txn_bound(self) -> int:
+        """Most positions of need (J and D) one batch transaction may carry."""
+        cfg = self.cfg
+        if cfg.txn_bound == "headroom":
+            H = (self.F - 1) * (cfg.B - cfg.U_AVG) - sum(self.file_cost(g) for g in self.files)
+            return max(cfg.U_MAX, H // 2)
+        return (self.F - 1) * (cfg.B - cfg.U_AVG) // 4
+
+    # ---------------- R3-2: staged liveness computed from disk ----------------
+    def _check_staged(self, op):
+        """Every staged copy in [f_op, f_h], as a reader (recount, cover, verify --repair) finds
+        it from the summaries, against the writer's memory (self.loc)."""
+        copies: dict[int, list] = {}
+        for g in range(max(op.f_op, self.t), self.f + 1):
+            ents = self.files.get(g)
+            if not ents:
+                continue
+            for i, e in enumerate(ents):
+                if e is not None and e & SB:
+                    copies.setdefault(e, []).append((g, i))
+        for e, locs in copies.items():
+            self.st.staged_stale_copies += len(locs) - 1
+            live = [max(locs)] if self.cfg.staged_rule == "unique" else locs
+            if live != [self.loc.get(e)]:
+                self.st.staged_rule_mismatch += 1
+
+    # ---------------- R3-1, N8: sweeps ----------------
+    def _sweep_write(self, k, src, in_j, f):
+        sw = self.sweep
+        if sw["slot"] is None or sw["f_s"] is None:
+            return                          # a purge, or pacing before the sweep's first commit
+        state, rule = sw["state"], self.cfg.sweep_rule
+        if f == sw["f_s"] and in_j:
+            state[k] = "rand" if rule == "rev3" else "decoy"
+            return
+        if rule == "fs":
+            if src is not None and src[0] < sw["f_s"]:
+                state[k] = "rand"           # an entry from a pre-sweep file: fresh random bytes
+        elif f > sw["f_s"]:
+            state[k] = "rand"               # revision 3: every later move of the slot's entries
+
+    def run_sweep(self, J, slot=None, slot_pages=0) -> dict:
+        """A destroy (slot given: its data ids below slot_pages are the destroyed vault's) or
+        purge sweep: a first commit carrying J (the new decoy, or the new header), never a
+        piece, then maintenance commits while owed > 0 (owed = F' - 1 at the first commit,
+        + ΔF at every window growth inside). Returns the sweep's record."""
+        cfg = self.cfg
+        sw = {"slot": slot, "f_s": None, "state": None}
+        if slot is not None:
+            sw["state"] = {j: "old" for j in range(slot_pages) if j in self.loc}
+        self.sweep = sw
+        self.no_pieces = True
+        c0 = self.st.commits
+        op = Op(self, J)
+        pre = 0
+        while not self.commit(op):
+            pre += 1                        # pacing before the sweep: ordinary maintenance commits
+            if pre > 1000:
+                self.st.stalls += 1
+                break
+        self.no_pieces = False
+        owed = self.F - 1
+        n, grow = 1, 0
+        while owed > 0:
+            F0 = self.F
+            self.commit(None)
+            n += 1
+            dF = self.F - F0
+            grow += dF
+            owed -= 1
+            if cfg.sweep_owed_growth:
+                owed += dF
+        rec = {"slot": slot, "commits": n, "pre": pre, "growth": grow,
+               "short": int(self.t < sw["f_s"]), "F": self.F}
+        if slot is not None:
+            st = sw["state"]
+            rec["residue"] = sum(1 for j, v in st.items() if v == "old" and j in self.loc)
+            rec["decoy_broken"] = int(cfg.sweep_rule == "rev3" or
+                                      any(st.get(j) != "decoy" for j in J))
+        else:
+            rec["residue"] = rec["decoy_broken"] = 0
+        self.st.sweeps.append(rec)
+        self.sweep = None
+        self.last_whole_f = self.f
+        return rec
 
 
 class Op:
@@ -617,6 +812,7 @@ class Op:
         self.pos = 0
         self.maint = 0
         self.staged = set()
+        self.f_op = None
         self._last = 0
 
     def take(self, k):

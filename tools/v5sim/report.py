@@ -3,8 +3,8 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 
-from .model import DESIGN, FIXED, Config
-from .traces import ADVERSARIAL, Sim, trace_table
+from .model import DESIGN, FIXED, R3, R31, Config
+from .traces import ADVERSARIAL, MEASUREMENT, Sim, trace_table
 
 SINGLE = {"favourite", "delete", "passwd", "create"}
 SEP_THRESHOLD = 0.05       # N2 gate: total-variation distance (a one-observation distinguisher's advantage)
@@ -13,7 +13,7 @@ MIN_SAMPLES = 20
 
 
 def make_config(name: str, overrides) -> Config:
-    base = {"design": DESIGN, "fixed": FIXED}[name]
+    base = {"design": DESIGN, "fixed": FIXED, "r3": R3, "r31": R31}[name]
     kw = {}
     for o in overrides:
         k, v = o.split("=", 1)
@@ -39,9 +39,11 @@ def tv(a, b):
 
 
 def separation(ops):
-    """Max TV distance of commits-per-operation between vaults of different sizes, per kind."""
+    """Max TV distance of commits-per-operation between vaults of different sizes, per kind.
+    (ops may also be (kind, vault, observation) triples: R3-4's ctime observations.)"""
     by = defaultdict(lambda: defaultdict(list))
-    for kind, vi, _cls, n in ops:
+    for o in ops:
+        kind, vi, n = o[0], o[1], o[-1]
         if vi >= 0:
             by[kind][vi].append(n)
     worst, where = 0.0, ""
@@ -55,8 +57,9 @@ def separation(ops):
     return worst, where
 
 
-def run_trace(cfg, name, sizes, fn, s, seed):
+def run_trace(cfg, name, sizes, fn, s, seed, cycles=0):
     sim = Sim(cfg, sizes, seed)
+    sim.cycles = cycles
     fn(sim, s)
     st = sim.dr.st
     single = [o for o in sim.ops if o[0] in SINGLE]
@@ -69,6 +72,9 @@ def run_trace(cfg, name, sizes, fn, s, seed):
         if vi >= 0:
             pieces_by["%s@v%d" % (kind, vi)].append(n)
     sep, where = separation(sim.ops)
+    csep, cwhere = separation(sim.ctime_obs)
+    sweeps = st.sweeps
+    batch_ops = [o for o in sim.ops if o[0].startswith(("bdel", "bmove"))]
     return {
         "trace": name,
         "sizes": [v.items for v in sim.vaults],
@@ -106,6 +112,26 @@ def run_trace(cfg, name, sizes, fn, s, seed):
         "sep": sep,
         "sep_where": where,
         "commits_per_op": {k: dict(Counter(v)) for k, v in sorted(pieces_by.items())},
+        # review round 3
+        "ctime_sep": csep,
+        "ctime_where": cwhere,
+        "batch_ops": len(batch_ops),
+        "batch_commits": sum(o[3] for o in batch_ops),
+        "pad_overflow2": st.pad_overflow2,
+        "abandoned": st.abandoned,
+        "sweeps": sweeps,
+        "sweep_residue": sum(w["residue"] for w in sweeps),
+        "sweep_decoy_broken": sum(w["decoy_broken"] for w in sweeps),
+        "sweep_short": sum(w["short"] for w in sweeps),
+        "staged_moved": st.staged_moved,
+        "staged_stale_copies": st.staged_stale_copies,
+        "staged_stale_due": st.staged_stale_due,
+        "staged_rule": cfg.staged_rule,
+        "staged_rule_mismatch": st.staged_rule_mismatch,
+        "m0_checks": st.m0_checks,
+        "m0_over": st.m0_over,
+        "m0_over_max": st.m0_over_max,
+        "m0_under_sum": st.m0_under_sum,
         "adversarial": name in ADVERSARIAL,
         "ops_raw": sim.ops,
     }
@@ -156,14 +182,14 @@ def n4_check(cfg):
     return mixed
 
 
-def run_all(config, items, s, only, overrides, seed):
+def run_all(config, items, s, only, overrides, seed, cycles=0):
     cfg = make_config(config, overrides)
     table = trace_table(items)
-    names = only or list(table)
+    names = only or [t for t in table if t not in MEASUREMENT]
     res = []
     for name in names:
         sizes, fn = table[name]
-        res.append(run_trace(cfg, name, sizes, fn, s, seed))
+        res.append(run_trace(cfg, name, sizes, fn, s, seed, cycles))
     gsep, gwhere = grid_separation(res)
     return {"config": cfg.name, "cfg": cfg.__dict__ if hasattr(cfg, "__dict__") else str(cfg),
             "items": items, "s": s, "traces": res, "grid_sep": gsep, "grid_where": gwhere,
@@ -196,6 +222,18 @@ def gates(res):
             fails.append("G7 x%d" % r["g7_violations"])
         if r["stalls"]:
             fails.append("stalls=%d" % r["stalls"])
+        # review round 3
+        if r["abandoned"]:
+            fails.append("abandoned=%d" % r["abandoned"])
+        if r["ctime_sep"] > SEP_THRESHOLD and not r["adversarial"]:
+            fails.append("R3-4 ctime sep %.3f (%s)" % (r["ctime_sep"], r["ctime_where"]))
+        if r["staged_rule_mismatch"]:
+            fails.append("R3-2 staged rule (%s) disagrees %d×" % (r["staged_rule"], r["staged_rule_mismatch"]))
+        if r["staged_rule"] != "unique" and r["staged_stale_due"]:
+            fails.append("R3-2 recount refuses %d healthy commits" % r["staged_stale_due"])
+        if r["sweep_residue"] or r["sweep_decoy_broken"] or r["sweep_short"]:
+            fails.append("R3-1 sweep residue=%d decoy_broken=%d short=%d" % (
+                r["sweep_residue"], r["sweep_decoy_broken"], r["sweep_short"]))
         lines.append("%-22s %s" % (r["trace"], "PASS" if not fails else "FAIL: " + "; ".join(fails)))
         ok &= not fails
     if res["grid_sep"] is not None:
@@ -237,6 +275,19 @@ def render(res):
     if res["grid_sep"] is not None:
         out.append("N2 by grid position (grid-low vs grid-high): TV %.3f (%s)" % (res["grid_sep"], res["grid_where"]))
     out.append("N4: commits with two file sizes in the window when F crosses 4,068: %d" % res["n4_mixed_commits"])
+    out.append("")
+    out.append("Review round 3 (R3-1 sweeps, R3-2 staged liveness, R3-4 ctime order, R3-5 batches, m0):")
+    h2 = ("| trace | batch ops (commits) | sweeps: commits (pre, ΔF inside) | residue / decoy broken / short "
+          "| staged moved | stale staged copies / stale due (rule) | rule mismatch | ctime sep (where) "
+          "| P overflow (> 2P) | abandoned | m0 dry > real (max) / checks |")
+    out += [h2, "|" + "---|" * (h2.count("|") - 1)]
+    for r in res["traces"]:
+        sw = ", ".join("%d (%d, %d)" % (w["commits"], w["pre"], w["growth"]) for w in r["sweeps"]) or "-"
+        out.append("| %s | %d (%d) | %s | %d / %d / %d | %d | %d / %d (%s) | %d | %.3f (%s) | %d (%d) | %d | %d (%d) / %d |" % (
+            r["trace"], r["batch_ops"], r["batch_commits"], sw, r["sweep_residue"], r["sweep_decoy_broken"],
+            r["sweep_short"], r["staged_moved"], r["staged_stale_copies"], r["staged_stale_due"], r["staged_rule"],
+            r["staged_rule_mismatch"], r["ctime_sep"], r["ctime_where"] or "-", r["pad_overflow"],
+            r["pad_overflow2"], r["abandoned"], r["m0_over"], r["m0_over_max"], r["m0_checks"]))
     for r in res["traces"]:
         r.pop("ops_raw", None)
     return "\n".join(out)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 import random
 
-from .model import Config, Directory, FANOUT, grid_ceil
+from .model import Config, Directory, FANOUT, grid_ceil, pad_batch, pad_import
 
 PAGES_PER_ITEM = 0.1638
 
@@ -56,6 +56,14 @@ class Vault:
         self.items += k
         return J
 
+    def batch(self, kind, m):
+        """R3-5(1,2): a batch operation on m items scattered over the vault (a search result,
+        a date range): per item, the J of the single-item operation (bdel: a delete, bmove: a
+        move, modelled as a favourite); the batch's J is their union. Returns the per-item
+        sets, so that the inner layer can split the batch into transactions."""
+        one = self.delete if kind == "bdel" else self.favourite
+        return [one() for _ in range(m)]
+
     def scattered(self, m):
         """Adversarial: m changed blocks on distinct leaves (a batch delete or move)."""
         nleaves = max(1, self.pages // FANOUT)
@@ -77,6 +85,9 @@ class Sim:
         self._seed_layout()
         self.ops = []          # (kind, vault index, items at the time, commits)
         self.after_whole = []  # whether the operation started within F commits of a whole commit
+        self.active = list(range(len(self.vaults)))   # real vaults (a destroy removes one)
+        self.ctime_obs = []    # R3-4: (kind, vault, what one copy's ctime order shows of an import)
+        self.cycles = 0        # R3-5(3): traces that support it run for this many window cycles
 
     def _seed_layout(self):
         dr = self.dr
@@ -105,6 +116,8 @@ class Sim:
             J = None
         elif kind == "scatter":
             J = v.scattered(k)
+        elif kind in ("bdel", "bmove"):
+            return self._batch(kind, vi, k)
         else:
             raise ValueError(kind)
         if kind == "import":
@@ -112,24 +125,29 @@ class Sim:
                                / (4 * self.cfg.split_per_photo)))
             if self.cfg.split_imports and k > chunk:
                 # N3(4): the importer bounds a transaction by the window (public: F)
-                n, left = 0, k
+                ns, left = [], k
                 while left:
                     c = min(chunk, left)
-                    n += self.do(kind, vi, c, interleave, no_pad=True)
+                    ns.append(self.do(kind, vi, c, interleave, no_pad=True))
                     self.ops.pop()
                     self.after_whole.pop()
+                    self.ctime_obs.pop()
                     left -= c
+                n = sum(ns)
                 if self.cfg.pad_imports:
                     # P(k) pads the import as a whole, whatever F split it into
-                    pad = max(1, math.ceil((k + self.cfg.pad_c) / self.cfg.pad_div))
-                    if n > pad:
-                        self.dr.st.pad_overflow += 1
-                    while n < pad:
-                        self.dr.commit(None)
-                        self.dr.st.pad_commits += 1
-                        n += 1
+                    n = self.dr.pad(n, pad_import(k, self.cfg))
+                # R3-4: what one copy's ctime order shows. per_txn: each transaction's pool
+                # files precede its pieces, so the commits between two batches of pool files are
+                # that transaction's commits; the padding follows the last one. all_first: every
+                # pool file precedes the import's first commit.
+                if self.cfg.import_pool == "all_first":
+                    obs = (n,)
+                else:
+                    obs = tuple(ns[:-1]) + (n - sum(ns[:-1]),)
                 self.ops.append(("%s%d" % (kind, k), vi, cls, n))
                 self.after_whole.append(False)
+                self.ctime_obs.append(("%s%d" % (kind, k), vi, obs))
                 return n
             J = v.import_(k)
         self.dr.set_need(v.pages)
@@ -140,7 +158,68 @@ class Sim:
         n = self.dr.run_op(J, interleave=interleave, pad_to=pad)
         self.ops.append((kind if not k else "%s%d" % (kind, k), vi, cls, n))
         self.after_whole.append(after_whole)
+        if kind == "import":
+            self.ctime_obs.append(("%s%d" % (kind, k), vi, (n,)))
         return n
+
+    def _batch(self, kind, vi, m):
+        """R3-5(2): a batch operation on m scattered items. The inner layer splits it into
+        transactions of at most (F - 1)(B - U_AVG)/4 positions of need (V5 §7.1), run back
+        to back; with pad_batches the batch takes exactly P_b(m) commits. Its pool files (a
+        batch delete's) are unlinked after its last commit, so one copy's ctimes show nothing
+        of it; between two copies the pool shows m, as it shows k for an import."""
+        v = self.vaults[vi]
+        cls = v.items
+        dr, cfg = self.dr, self.cfg
+        after_whole = dr.f - dr.last_whole_f < dr.F
+        d = dr.target_L()[1]
+        n = 0
+        bound = dr.txn_bound()
+        cur, curD = set(), set()
+        for Ji in v.batch(kind, m):
+            newJ = Ji - cur
+            newD = set(a for j in newJ for a in dr.anc(j, d)) - curD
+            if cur and len(cur) + len(curD) + len(newJ) + len(newD) > bound:
+                n += dr.run_op(cur)            # one transaction; the next is bounded afresh
+                bound = dr.txn_bound()
+                cur, curD = set(), set()
+                newJ = Ji
+                newD = set(a for j in Ji for a in dr.anc(j, d))
+            cur |= newJ
+            curD |= newD
+        n += dr.run_op(cur)
+        if cfg.pad_batches:
+            n = dr.pad(n, pad_batch(m, cfg))
+        self.ops.append(("%s%d" % (kind, m), vi, cls, n))
+        self.after_whole.append(after_whole)
+        return n
+
+    # ---------------- R3-1, R3-5(4): sweeps ----------------
+    def destroy_sweep(self, vi):
+        """Destroy vault vi as a sweep: the first commit writes a new paged decoy into its slot
+        (ids 0-32, FORMAT.md §9.7; revision 3 as written: block 0 replaced by random bytes)."""
+        v = self.vaults[vi]
+        J = {0} if self.cfg.sweep_rule == "rev3" else set(range(33))
+        rec = self.dr.run_sweep(J, slot=vi, slot_pages=v.pages)
+        self.active.remove(vi)
+        self.ops.append(("destroy-sweep", -1, 0, rec["commits"]))
+        self.after_whole.append(False)
+        return rec
+
+    def purge_sweep(self, vi):
+        rec = self.dr.run_sweep(self.vaults[vi].passwd())
+        self.ops.append(("purge-sweep", -1, 0, rec["commits"]))
+        self.after_whole.append(False)
+        return rec
+
+    def create_from_decoy(self, items=200):
+        """A new real vault in a decoy's slot (a new index, so its operations are not mixed
+        with the destroyed vault's)."""
+        self.vaults.append(Vault(items, self.rng))
+        vi = len(self.vaults) - 1
+        self.active.append(vi)
+        self.do("create", vi)
+        return vi
 
     def whole(self, kind):
         self.dr.whole_commit()
@@ -155,7 +234,7 @@ def _mix(sim, n, kinds, weights):
     rng = sim.rng
     for _ in range(n):
         kind = rng.choices(kinds, weights)[0]
-        vi = rng.randrange(len(sim.vaults))
+        vi = rng.choice(sim.active)
         if kind.startswith("import"):
             sim.do("import", vi, int(kind[6:]))
         else:
@@ -167,6 +246,9 @@ def t_favourites(sim, s):
 
 
 def t_deletes(sim, s):
+    if sim.cycles:
+        _until(sim, sim.cycles, lambda: _mix(sim, 1, ["delete"], [1]))
+        return
     _mix(sim, 2000 * s // 4, ["delete"], [1])
 
 
@@ -250,6 +332,67 @@ def t_grid(sim, s):
     _mix(sim, 2000 * s // 4, ["favourite", "delete", "passwd"], [6, 3, 1])
 
 
+MIXED_KINDS = ["favourite", "delete", "passwd", "import1", "import10", "import100", "create"]
+MIXED_WEIGHTS = [60, 20, 3, 8, 4, 1, 1]
+BATCH_SIZES = [10, 20, 50, 100, 200]
+
+
+def t_mixed_batches(sim, s):
+    # R3-5(1): ordinary use with batch operations (delete or move of 10-200 scattered items)
+    # on every real vault, about one operation in 50; not exempt from any gate
+    rng = sim.rng
+
+    def step():
+        if rng.random() < 0.02:
+            sim.do(rng.choice(["bdel", "bmove"]), rng.choice(sim.active), rng.choice(BATCH_SIZES))
+        else:
+            _mix(sim, 1, MIXED_KINDS, MIXED_WEIGHTS)
+    if sim.cycles:
+        _until(sim, sim.cycles, step)
+        return
+    for _ in range(2500 * s // 4):
+        step()
+
+
+def t_batches(sim, s):
+    # R3-5(2): batch operations of 10, 50 and 200 items on every real vault (N2 by vault size
+    # needs >= 20 samples per kind and vault), single-item operations between them
+    rng = sim.rng
+    for _ in range(480 * s // 4):
+        sim.do(rng.choice(["bdel", "bmove"]), rng.choice(sim.active), rng.choice([10, 50, 200]))
+        _mix(sim, 2, ["favourite", "delete"], [3, 1])
+
+
+def t_batch_sizing(sim, s):
+    # R3-5(2), R3-6: the commits a batch takes on the largest vault, unpadded, to size P_b(m)
+    # (run with --set pad_batches=false; a measurement, not a gated workload)
+    for _ in range(max(1, s)):
+        for m in (10, 50, 200):
+            for kind in ("bdel", "bmove"):
+                sim.do(kind, 0, m)
+                _mix(sim, 20, ["favourite"], [1])
+
+
+def t_sweep(sim, s):
+    # R3-1, R3-5(4): a destroy sweep with a window growth inside it, a vault created from the
+    # new decoy, then a purge sweep, with ordinary operations between
+    from .model import epoch_of
+    dr = sim.dr
+    n = 300 * s // 4
+    _mix(sim, n, ["favourite", "delete", "passwd"], [6, 3, 1])
+    # the largest vault sits exactly at a grid value: an import of 10 photos steps L, and F
+    # follows at the next epoch boundary, which this places inside the sweep
+    while (dr.f + 1) % epoch_of(dr.F, dr.cfg) != 48 % epoch_of(dr.F, dr.cfg):
+        sim.do("favourite", 0)
+    sim.do("import", 0, 10)
+    sim.destroy_sweep(1)
+    _mix(sim, n, ["favourite", "delete", "passwd"], [6, 3, 1])
+    sim.create_from_decoy()
+    _mix(sim, n, ["favourite", "delete", "passwd", "import10"], [6, 3, 1, 1])
+    sim.purge_sweep(0)
+    _mix(sim, n, ["favourite", "delete", "passwd"], [6, 3, 1])
+
+
 def sizes_for(scale_items):
     """Three real vaults of different sizes: the largest, 1/10 and 1/100 of it."""
     return [scale_items, max(10, scale_items // 10), max(10, scale_items // 100)]
@@ -265,6 +408,17 @@ def grid_sizes(big, pos):
     else:
         Lp = 64 * math.ceil(4 * 2 ** ((j - 1) / 4))
         items = int(Lp * 1.01 / 0.1638)
+    return [items, items // 10, items // 100]
+
+
+def exact_grid_sizes(big):
+    """The largest vault's pages exactly a grid value: the next import steps L."""
+    L, _ = grid_ceil(round(big * PAGES_PER_ITEM))
+    items = int(L / PAGES_PER_ITEM)
+    while round(items * PAGES_PER_ITEM) < L:
+        items += 1
+    while round(items * PAGES_PER_ITEM) > L:
+        items -= 1
     return [items, items // 10, items // 100]
 
 
@@ -287,7 +441,14 @@ def trace_table(big: int):
         "depth-increase": ([depth_start, big // 10, big // 100], t_depth),
         "grid-low": (grid_sizes(big, "low"), t_grid),
         "grid-high": (grid_sizes(big, "high"), t_grid),
+        # review round 3 (R3-5)
+        "mixed-with-batches": (sizes_for(big), t_mixed_batches),
+        "batches-10/50/200": (sizes_for(big), t_batches),
+        "destroy-sweep": (exact_grid_sizes(big), t_sweep),
+        "batch-sizing": (sizes_for(big), t_batch_sizing),
     }
 
 
 ADVERSARIAL = {"adversarial-scatter", "adversarial-scatter-d2", "whole-then-heavy", "depth-increase"}
+ROUND3 = ["mixed-with-batches", "batches-10/50/200", "destroy-sweep"]   # R3-5's traces
+MEASUREMENT = {"batch-sizing"}     # not run unless named: it fits P_b, it is not a gated workload
