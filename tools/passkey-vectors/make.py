@@ -275,8 +275,10 @@ def main():
     for kind, cases in (("fields", field_vectors()), ("assertion", assertion_vectors()), ("enrol", enrol_vectors())):
         folder = OUT / kind
         folder.mkdir(parents=True, exist_ok=True)
+        # chromium-*.json are captures from a browser (chromium.py): kept.
         for old in folder.glob("*.json"):
-            old.unlink()
+            if not old.name.startswith("chromium-"):
+                old.unlink()
         for name, body in cases.items():
             (folder / f"{name}.json").write_text(json.dumps(dict(case=name, **body), indent=1, sort_keys=True) + "\n")
     print(f"wrote {OUT}")
