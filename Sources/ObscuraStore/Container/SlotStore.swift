@@ -140,6 +140,20 @@ package final class SlotStore {
         try containerRead(name, count: SlotFormat.headerSize) ?? FileIO.read(file(name), limit: SlotFormat.headerSize)
     }
 
+    /// The container's directory id (docs/FORMAT.md §8.4), readable only under O, and for
+    /// every slot the first `count` bytes of its stream: what the passkey sweep reads
+    /// (§9.8). A slot whose stream cannot be read is nil there, as a slot without a
+    /// readable header is to the password sweep.
+    package func directoryHeads(count: Int) throws -> (directoryID: [UInt8], heads: [(name: String, slotID: [UInt8], head: [UInt8]?)]) {
+        try serialized {
+            guard let container else { throw ContainerError.notAContainer }
+            let heads = container.slots.map { slot in
+                (slot.fileName, slot.bytes, try? container.readStream(slot, count: count))
+            }
+            return (container.state.directoryID, heads)
+        }
+    }
+
     /// Removes temporaries left by an interrupted commit. Their slots still hold the old
     /// or the new bytes, whole, because temporaries only ever replace slots by rename.
     /// A slot an interrupted destroy was erasing is overwritten before it goes.
