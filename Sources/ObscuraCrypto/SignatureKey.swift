@@ -4,11 +4,28 @@ import Foundation
 /// A public key that verifies signatures: the two algorithms a passkey may use to sign
 /// (docs/FORMAT.md §9.9): ECDSA over P-256 with SHA-256 (COSE ES256, -7) and Ed25519
 /// (COSE -8). Every other algorithm is refused where a key is made.
-public enum SignatureKey: Sendable, Equatable {
-    /// ES256: the uncompressed point 04 ‖ x ‖ y, 65 bytes, on the curve.
-    case p256(x963: [UInt8])
-    /// Ed25519: the 32-byte encoded point, canonical and not of small order.
-    case ed25519(raw: [UInt8])
+///
+/// A key exists only through ``p256(point:)`` and ``ed25519(publicKey:)``, which check it:
+/// there is no way to hold an unchecked one (a small-order Ed25519 key verifies forgeries).
+public struct SignatureKey: Sendable, Equatable {
+    private enum Kind: Sendable, Equatable {
+        /// ES256: the uncompressed point 04 ‖ x ‖ y, 65 bytes, on the curve.
+        case p256([UInt8])
+        /// Ed25519: the 32-byte encoded point, canonical and not of small order.
+        case ed25519([UInt8])
+    }
+
+    private let kind: Kind
+
+    /// The algorithm: 1 for ES256, 2 for Ed25519 (the record's numbering, docs/PASSKEY.md §P4.1).
+    public var algorithm: Int { if case .p256 = kind { return 1 } else { return 2 } }
+    /// The key's bytes: the 65-byte point for ES256, the 32-byte key for Ed25519.
+    public var bytes: [UInt8] {
+        switch kind {
+        case .p256(let point): return point
+        case .ed25519(let raw): return raw
+        }
+    }
 
     /// Size of an uncompressed P-256 point.
     public static let p256PointSize = 65
@@ -20,7 +37,7 @@ public enum SignatureKey: Sendable, Equatable {
     /// An ES256 key from its uncompressed point; nil unless the point is on the curve.
     public static func p256(point: [UInt8]) -> SignatureKey? {
         guard point.count == p256PointSize, (try? P256.Signing.PublicKey(x963Representation: point)) != nil else { return nil }
-        return .p256(x963: point)
+        return SignatureKey(kind: .p256(point))
     }
 
     /// An Ed25519 key from its 32 bytes; nil for a non-canonical encoding or a point of
@@ -31,7 +48,7 @@ public enum SignatureKey: Sendable, Equatable {
     public static func ed25519(publicKey raw: [UInt8]) -> SignatureKey? {
         guard raw.count == ed25519KeySize, isCanonical(raw), !smallOrder.contains(raw),
               (try? Curve25519.Signing.PublicKey(rawRepresentation: raw)) != nil else { return nil }
-        return .ed25519(raw: raw)
+        return SignatureKey(kind: .ed25519(raw))
     }
 
     /// Whether `signature` is valid over `message`. ES256 takes a strict DER signature
@@ -39,7 +56,7 @@ public enum SignatureKey: Sendable, Equatable {
     /// SHA-256 itself; a high-S signature is valid, as WebAuthn does not require low S.
     /// Ed25519 takes exactly 64 bytes, pure Ed25519 over `message`.
     public func isValidSignature(_ signature: [UInt8], for message: [UInt8]) -> Bool {
-        switch self {
+        switch kind {
         case .p256(let point):
             guard let key = try? P256.Signing.PublicKey(x963Representation: point),
                   let parsed = try? P256.Signing.ECDSASignature(derRepresentation: signature) else { return false }

@@ -87,13 +87,17 @@ public final class PagedCatalog: @unchecked Sendable {
     /// Opens a catalog from its header block: only the root is opened here (wrong key or
     /// altered header throw ``PagesError/damagedRoot(_:)``); pages are read and verified
     /// when SQLite asks for them.
+    ///
+    /// `headerFields` is set before SQLite opens the file, so that a commit made while
+    /// opening (a migration) already writes the fields (``setHeaderFields(_:)``).
     public static func open(
         store: PageStore, mek: SecureBytes, headerBlock: [UInt8], random: RandomSource = SystemRandom(),
-        configuration: Configuration = Configuration()
+        configuration: Configuration = Configuration(), headerFields: (@Sendable () throws -> [UInt8]?)? = nil
     ) throws -> PagedCatalog {
         let keys = try PageKeys(mek: mek)
         let (prefix, root) = try CatalogRoot.openHeader(headerBlock, rootKey: keys.root)
         let file = PagedFile(store: store, keys: keys, prefix: prefix, root: root, random: random)
+        file.headerFields = headerFields
         return try PagedCatalog(file: file, configuration: configuration)
     }
 
@@ -109,9 +113,10 @@ public final class PagedCatalog: @unchecked Sendable {
 
     /// Sets what every later commit writes between the prefix and the root: `provider`
     /// returns the 240 bytes of passkey fields, drawn afresh for that commit (layout B),
-    /// or nil (layout A); without a provider every commit is layout A (docs/FORMAT.md
-    /// §9.8). The provider runs inside the store commit, under the file's lock: it must
-    /// not use this catalog.
+    /// or nil (layout A, explicitly). Without a provider a catalog opened in layout A
+    /// commits layout A, and one opened in layout B refuses to commit, since its fields
+    /// would be lost (docs/FORMAT.md §9.8). The provider runs inside the store commit,
+    /// under the file's lock: it must not use this catalog.
     public func setHeaderFields(_ provider: (@Sendable () throws -> [UInt8]?)?) {
         file.lock.withLock { file.headerFields = provider }
     }

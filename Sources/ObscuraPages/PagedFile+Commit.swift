@@ -171,7 +171,17 @@ extension PagedFile {
         var all = blocks
         var next = proposed
         let sealingPrefix = nextPrefix ?? prefix
-        let fields = try headerFields?() ?? []
+        // A layout-B block 0 holds the vault's passkey fields: committing it without a
+        // provider would write layout A and drop every passkey, so that is refused
+        // (PC1). Going back to A is the provider's explicit nil.
+        let fields: [UInt8]
+        if let headerFields {
+            fields = try headerFields() ?? []
+        } else if root.layout == .b {
+            throw PagesError.unsupported("a commit of a layout-B header without its passkey fields")
+        } else {
+            fields = []
+        }
         next.layout = fields.isEmpty ? .a : .b
         // Layout B's root has room for fewer upper tags (§9.5).
         guard next.pageCount <= next.layout.maxPages else { throw PagesError.tooLarge(pages: next.pageCount) }

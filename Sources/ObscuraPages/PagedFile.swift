@@ -27,8 +27,9 @@ package final class PagedFile: @unchecked Sendable {
     /// The root as last committed.
     var root: CatalogRoot
     /// Draws the passkey fields of the next commit's block 0 (docs/FORMAT.md §9.8): 240
-    /// bytes for layout B, nil for layout A; none set means layout A. Called under the
-    /// lock, inside SQLite's commit: it must not touch the catalog.
+    /// bytes for layout B, nil for layout A. None set means layout A for a file opened in
+    /// layout A, and a refused commit for one opened in layout B (its fields would be
+    /// lost). Called under the lock, inside SQLite's commit: it must not touch the catalog.
     var headerFields: (@Sendable () throws -> [UInt8]?)?
     /// Sealed pages written since the last commit, under `root.generation`.
     var staged: [Int: [UInt8]] = [:]

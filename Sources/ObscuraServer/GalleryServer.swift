@@ -17,8 +17,13 @@ public struct GalleryServer: Sendable {
     public struct Configuration: Sendable {
         /// Address to bind; loopback unless told otherwise.
         public var host = "127.0.0.1"
+        /// The port used when none is given.
+        public static let defaultPort = 8750
         /// Port; 0 picks a free one.
-        public var port = 8750
+        public var port = defaultPort
+        /// Whether `port` is the default rather than the user's: on loopback, a default port
+        /// another program holds gives way to a free one instead of a refusal.
+        public var portIsDefault = false
         /// PEM certificate chain and private key for HTTPS.
         public var tlsCertificate: String?
         /// The private key matching ``tlsCertificate``.
@@ -114,7 +119,13 @@ public struct GalleryServer: Sendable {
             try await application(onRunning: onRunning).runService()
             return
         }
-        let choice = try LoopbackPort.choose(requested: configuration.port)
+        let choice: LoopbackPort.Choice
+        do {
+            choice = try LoopbackPort.choose(requested: configuration.port)
+        } catch ServerError.loopbackPortInUse where configuration.portIsDefault {
+            // Someone holds 8750 on 127.0.0.1 or ::1: the default gives way (the link says where).
+            choice = try LoopbackPort.choose(requested: 0)
+        }
         let ready = LoopbackReadiness(expected: choice.ipv6 ? 2 : 1)
         let scheme = configuration.usesTLS ? "https" : "http"
         let access = self.access

@@ -79,6 +79,33 @@ import Glibc
         #expect(refused.stderr.contains("port \(squatter.port) is in use on 127.0.0.1 or ::1"), "\(refused.stderr)")
     }
 
+    /// Without `--port`, a default port another program holds on [::1] gives way to a
+    /// free one instead of stopping the gallery (PC6).
+    @Test func theDefaultPortGivesWayWhenHeld() throws {
+        guard Self.hasIPv6Loopback() else {
+            Issue.record("no IPv6 loopback on this machine: the ::1 case cannot be shown here")
+            return
+        }
+        // Held by this test, or already by another program: held either way.
+        let squatter = try? LoopbackPort.listening(family: AF_INET6, port: 8750)
+        defer { squatter.map { _ = close($0.descriptor) } }
+        let cli = try CLIRunner()
+        try cli.initializeQuickly()
+        let serving = try cli.start(["serve"])
+        let served = serving.waitForOutput("Obscura gallery: http://localhost:")
+        serving.process.terminate()
+        let output = serving.finish()
+        #expect(served, "\(output.stderr)")
+        #expect(!output.stdout.contains("localhost:8750/"), "\(output.stdout.prefix(60))")
+    }
+
+    @Test func aPortOutOfRangeIsAUsageError() throws {
+        let cli = try CLIRunner()
+        let refused = try cli.run(["serve", "--port", "70000"])
+        #expect(refused.code == 64)
+        #expect(refused.stderr.contains("--port must be between 0 and 65535"), "\(refused.stderr)")
+    }
+
     /// Another program that has bound [::1]:P with SO_REUSEADDR but not yet listened
     /// (PK21): the gallery listens first and keeps the port, and the other program's
     /// listen fails; a request to [::1]:P reaches the gallery.

@@ -49,14 +49,28 @@ import Testing
         #expect(reopened.headerLayout == .b)
         #expect(try reopened.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM t") } == 5)
         try reopened.close()
+        // Opened in layout B without the fields, a commit is refused: layout A would drop
+        // them (PC1). Opened with a provider, it writes them.
+        let blind = try Fixture.reopen(store)
+        #expect(throws: (any Error).self) { try Fixture.fill(blind, rows: 1, from: 100) }
+        #expect(Array(store.header[136..<376]) == fields.drawn.last)
+        try? blind.close()
+        let informed = try PagedCatalog.open(store: store, mek: Fixture.mek, headerBlock: store.header, headerFields: fields.provider())
+        try Fixture.fill(informed, rows: 1, from: 100)
+        #expect(informed.headerLayout == .b && fields.drawn.count == 3)
+        #expect(Array(store.header[136..<376]) == fields.drawn.last)
+        try informed.close()
+        try catalog.close()
+        // Back to layout A: the provider's explicit nil.
         fields.layoutB = false
-        try Fixture.fill(catalog, rows: 1, from: 5)
-        #expect(catalog.headerLayout == .a)
+        let leaving = try PagedCatalog.open(store: store, mek: Fixture.mek, headerBlock: store.header, headerFields: fields.provider())
+        try Fixture.fill(leaving, rows: 1, from: 5)
+        #expect(leaving.headerLayout == .a)
+        try leaving.close()
         let back = try Fixture.reopen(store)
         #expect(back.headerLayout == .a)
-        #expect(try back.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM t") } == 6)
+        #expect(try back.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM t") } == 7)
         try back.close()
-        try catalog.close()
     }
 
     /// The root covers the fields: a flipped field byte leaves a root that opens under
@@ -67,7 +81,7 @@ import Testing
         try Fixture.fill(catalog, rows: 1)
         try catalog.close()
         let keys = try PageKeys(mek: Fixture.mek)
-        for offset in [136, 200, 375] {
+        for offset in 136..<376 {
             var header = store.header
             header[offset] ^= 0x01
             #expect(throws: PagesError.self) { try CatalogRoot.openHeader(header, rootKey: keys.root) }

@@ -152,37 +152,47 @@ def upper_count(pages: int) -> int:
     return -(-leaf_count(pages) // T)
 
 
-def parse_root(plain: bytes) -> Root:
+FIELDS = 240                     # §9.5 layout B, §9.8: four 60-byte passkey fields
+UPPER_B = 225                    # upper tags in a layout-B root
+ROOT_B = ROOT - FIELDS           # 3664
+
+
+def parse_root(plain: bytes, upper: int = UPPER) -> Root:
     """§9.5: a reader MUST refuse nonzero zero fields or unused tags, g or sequence 0, and
-    P past MAX_PAGES."""
-    if len(plain) != ROOT:
-        raise Damaged("the root is not 3904 bytes")
+    P past MAX_PAGES (of the root's layout: UPPER = 240 in A, 225 in B)."""
+    if len(plain) != 44 + upper * TAG + 20:
+        raise Damaged(f"the root is not {44 + upper * TAG + 20} bytes")
     vault_id = plain[0:16]
     sequence, generation, seals, pages, zero = struct.unpack(">QIQII", plain[16:44])
-    if zero or any(plain[44 + UPPER * TAG:]):
+    if zero or any(plain[44 + upper * TAG:]):
         raise Damaged("a zero field of the root is not zero")
-    if pages > MAX_PAGES:
+    if pages > upper * T * T:
         raise Damaged("the root's page count is out of range")
     if generation == 0 or sequence == 0:
         raise Damaged("the root's generation or sequence is zero")
     used = upper_count(pages)
-    if any(plain[44 + used * TAG:44 + UPPER * TAG]):
+    if any(plain[44 + used * TAG:44 + upper * TAG]):
         raise Damaged("an unused upper tag of the root is not zero")
     tags = [plain[44 + m * TAG:44 + (m + 1) * TAG] for m in range(used)]
     return Root(vault_id, sequence, generation, seals, pages, tags)
 
 
 def open_root(block: bytes, mek: bytes):
-    """§9.5, §9.6: the header block's prefix and its root, opened under K_root with the
-    prefix as associated data."""
+    """§9.5, §9.6: the header block's prefix and its root, opened under K_root, layout B
+    first (the prefix and the passkey fields as associated data), then layout A (the
+    prefix alone). Once B opens, its root is the root: a B root that fails its checks is
+    damage, never a reason to try A."""
     if len(block) != PAYLOAD:
         raise Damaged("the header block is not 4068 bytes")
-    prefix, sealed = block[:PREFIX], block[PREFIX:]
-    try:
-        plain = AESGCM(root_key(mek)).decrypt(sealed[:NONCE], sealed[NONCE:], prefix)
-    except InvalidTag:
-        raise Damaged("the root does not open (another key, or an altered header)")
-    return prefix, parse_root(plain)
+    prefix = block[:PREFIX]
+    for header, upper in ((PREFIX + FIELDS, UPPER_B), (PREFIX, UPPER)):
+        sealed = block[header:]
+        try:
+            plain = AESGCM(root_key(mek)).decrypt(sealed[:NONCE], sealed[NONCE:], block[:header])
+        except InvalidTag:
+            continue
+        return prefix, parse_root(plain, upper)
+    raise Damaged("the root does not open (another key, or an altered header)")
 
 
 class Catalog:

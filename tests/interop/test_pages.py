@@ -350,3 +350,35 @@ def test_a_lost_superblock_rolls_forward_and_an_older_slot_is_refused(tmp_path):
         f.write(os.urandom(oc.BLOCK))
     with pytest.raises(oc.Rollback):
         oc.Container(str(tmp_path), outer)
+
+
+def test_a_layout_b_header_opens_first_and_covers_its_fields():
+    """§9.5 layout B: prefix ‖ 240 bytes of passkey fields ‖ a root of 225 upper tags sealed
+    with the prefix and the fields as associated data; read B first, then A. Built here from
+    the vector's own root, re-sealed in layout B."""
+    block = bytes.fromhex(CATALOG["header"]["block"])
+    prefix, sealed = block[:op.PREFIX], block[op.PREFIX:]
+    plain = AESGCM(op.root_key(MEK)).decrypt(sealed[:12], sealed[12:], prefix)
+    fields = bytes(range(240))
+    root_b = plain[:44 + 225 * 16] + bytes(20)
+
+    def layout_b(fields, root_plain):
+        nonce = bytes(12)
+        return prefix + fields + nonce + AESGCM(op.root_key(MEK)).encrypt(nonce, root_plain, prefix + fields)
+
+    b = layout_b(fields, root_b)
+    assert len(b) == op.PAYLOAD
+    _, root = op.open_root(b, MEK)
+    _, root_a = op.open_root(block, MEK)
+    assert root == root_a
+    # The fields are covered: one flipped byte and the root opens under neither layout.
+    for offset in (op.PREFIX, op.PREFIX + 100, op.PREFIX + 239):
+        altered = bytearray(b)
+        altered[offset] ^= 1
+        with pytest.raises(op.Damaged):
+            op.open_root(bytes(altered), MEK)
+    # A layout-B root past 225·T² pages is damage, and no reason to try layout A.
+    too_many = bytearray(root_b)
+    too_many[36:40] = struct.pack(">I", 225 * op.T * op.T + 1)
+    with pytest.raises(op.Damaged):
+        op.open_root(layout_b(fields, bytes(too_many)), MEK)

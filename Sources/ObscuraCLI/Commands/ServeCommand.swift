@@ -22,8 +22,8 @@ struct ServeCommand: ParsableCommand {
     @Option(help: "Address to listen on.")
     var host = "127.0.0.1"
 
-    @Option(help: "Port to listen on (0: any free port).")
-    var port = 8750
+    @Option(help: "Port to listen on (0: any free port; default 8750, or a free one when 8750 is taken on this computer).")
+    var port: Int?
 
     @Option(name: .customLong("tls-cert"), help: ArgumentHelp("PEM certificate chain for HTTPS.", valueName: "file"))
     var tlsCert: String?
@@ -48,6 +48,7 @@ struct ServeCommand: ParsableCommand {
             throw ValidationError("serving on \(host) needs --tls-cert and --tls-key, or --insecure-lan")
         }
         if minuteSeconds <= 0 { throw ValidationError("--auto-lock-unit-seconds must be positive") }
+        if let port, !(0...65535).contains(port) { throw ValidationError("--port must be between 0 and 65535") }
     }
 
     func run() throws {
@@ -90,7 +91,8 @@ struct ServeCommand: ParsableCommand {
         }
         var configuration = GalleryServer.Configuration()
         configuration.host = host
-        configuration.port = port
+        configuration.port = port ?? GalleryServer.Configuration.defaultPort
+        configuration.portIsDefault = port == nil
         configuration.tlsCertificate = tlsCert
         configuration.tlsKey = tlsKey
         configuration.minuteSeconds = minuteSeconds

@@ -38,20 +38,21 @@ import Testing
                 publicKey: try #require(PasskeyVectors.bytes(fields["publicKey"])),
                 algorithm: try #require(fields["algorithm"] as? Int))
             let user = try #require(PasskeyVectors.bytes(body["userHandle"]))
-            let outcome: Result<PasskeyCredential, PasskeyEnrolError> = Result {
-                try registration.verify(
-                    assertion: try PasskeyVectors.assertion(body["assertion"]),
-                    createChallenge: PasskeyVectors.bytes(body["createChallenge"]),
-                    getChallenge: PasskeyVectors.bytes(body["getChallenge"]), userHandle: user, party: try Self.party(body))
-            }.mapError { $0 as? PasskeyEnrolError ?? .notVerified }
+            let outcome = registration.check(
+                assertion: try PasskeyVectors.assertion(body["assertion"]),
+                createChallenge: PasskeyVectors.bytes(body["createChallenge"]),
+                getChallenge: PasskeyVectors.bytes(body["getChallenge"]), userHandle: user, party: try Self.party(body))
             switch (outcome, body["expect"] as? String) {
             case (.success(let credential), "valid"):
                 let stored = try #require(body["stored"] as? [String: Bool])
                 #expect(credential.id == registration.credentialID && credential.userHandle == user, "\(name)")
                 #expect(credential.backupEligible == stored["be"] && credential.backedUp == stored["bs"], "\(name)")
-            case (.failure(.notVerified), "not-verified"), (.failure(.unsupportedKey), "unsupported-key"),
-                 (.failure(.credentialIDTooLong), "id-too-long"):
-                break
+            case (.failure(let refusal), let expected?):
+                // Each refusal comes from the step the vector was made for, with its error.
+                #expect(refusal.step == body["step"] as? String, "\(name): refused at \(refusal.step)")
+                let error: PasskeyEnrolError? = ["not-verified": .notVerified, "unsupported-key": .unsupportedKey,
+                                                 "id-too-long": .credentialIDTooLong][expected]
+                #expect(refusal.error == error, "\(name)")
             default:
                 Issue.record("\(name): \(outcome), expected \(body["expect"] ?? "?")")
             }

@@ -69,10 +69,18 @@ import Testing
         let reopened = try directory.unlock(password: pw("passkey vault"))
         #expect(try reopened.catalog.counts().items == 1)
         #expect(reopened.catalog.pagedCatalog?.headerLayout == .b)
-        // Its next commit, without a provider, is layout A again, and the field is gone.
-        _ = try reopened.addNote(title: "back in layout A", body: "body")
-        #expect(reopened.catalog.pagedCatalog?.headerLayout == .a)
-        #expect(try directory.sweepPasskey(prf: prf) == nil)
+        // Opened without the vault's fields, it refuses to write rather than drop them
+        // (PC1): the passkey still opens it afterwards, and nothing was lost.
+        #expect(throws: (any Error).self) { try reopened.addNote(title: "would drop the fields", body: "body") }
         reopened.lock()
+        #expect(try directory.sweepPasskey(prf: prf)?.slotName == slotName)
+        let again = try directory.unlock(password: pw("passkey vault"))
+        #expect(try again.catalog.counts().items == 1)
+        // Leaving layout B is explicit: a provider that says nil. Then the field is gone.
+        again.catalog.pagedCatalog?.setHeaderFields { nil }
+        _ = try again.addNote(title: "back in layout A", body: "body")
+        #expect(again.catalog.pagedCatalog?.headerLayout == .a)
+        #expect(try directory.sweepPasskey(prf: prf) == nil)
+        again.lock()
     }
 }

@@ -41,7 +41,9 @@ public struct PasskeyAssertion: Sendable {
         let flags = data?.flags ?? []
         // Compared over the record's full width, so the time does not depend on the length.
         let storedID = credential?.id ?? []
-        let paddedStored = storedID + [UInt8](repeating: 0, count: PasskeyCredential.maximumIDSize + 1 - storedID.count)
+        // Clamped as the sent id is: a record can never hold more, but a bad one must not trap.
+        let keptID = Array(storedID.prefix(PasskeyCredential.maximumIDSize + 1))
+        let paddedStored = keptID + [UInt8](repeating: 0, count: PasskeyCredential.maximumIDSize + 1 - keptID.count)
         let sentID = Array(credentialID.prefix(PasskeyCredential.maximumIDSize + 1))
         let paddedSent = sentID + [UInt8](repeating: 0, count: PasskeyCredential.maximumIDSize + 1 - sentID.count)
         let expectedChallenge = challenge.map(Base64URL.encode) ?? []
@@ -52,7 +54,8 @@ public struct PasskeyAssertion: Sendable {
         let signed = credential.map { $0.key.isValidSignature(signature, for: message) } ?? false
         return [
             ("V1", credential != nil),
-            ("V2", ConstantTime.equals(paddedStored, paddedSent) && credentialID.count == storedID.count && credential != nil),
+            ("V2", ConstantTime.equals(paddedStored, paddedSent) && credentialID.count == storedID.count
+                && storedID.count <= PasskeyCredential.maximumIDSize && credential != nil),
             ("V3", userHandle.map { ConstantTime.equals($0, credential?.userHandle ?? []) } ?? true),
             ("V4", client != nil),
             ("V5", client?.type == "webauthn.get"),

@@ -47,30 +47,52 @@ public struct PasskeyRegistration: Sendable {
         assertion: PasskeyAssertion, createChallenge: [UInt8]?, getChallenge: [UInt8]?,
         userHandle: [UInt8], party: RelyingParty
     ) throws -> PasskeyCredential {
+        switch check(assertion: assertion, createChallenge: createChallenge, getChallenge: getChallenge,
+                     userHandle: userHandle, party: party) {
+        case .success(let credential): return credential
+        case .failure(let refusal): throw refusal.error
+        }
+    }
+
+    /// Why a registration was refused: the step (`E1`, `E3`, `E4`, `E5`, `PK19`) and the error.
+    package struct Refusal: Error {
+        package let step: String
+        package let error: PasskeyEnrolError
+    }
+
+    /// ``verify(assertion:createChallenge:getChallenge:userHandle:party:)`` naming the step
+    /// that refused (the tests hold each step to the vector made for it).
+    package func check(
+        assertion: PasskeyAssertion, createChallenge: [UInt8]?, getChallenge: [UInt8]?,
+        userHandle: [UInt8], party: RelyingParty
+    ) -> Result<PasskeyCredential, Refusal> {
+        func refuse(_ step: String, _ error: PasskeyEnrolError = .notVerified) -> Result<PasskeyCredential, Refusal> {
+            .failure(Refusal(step: step, error: error))
+        }
         // E1: the creation's client data.
         guard let client = ClientData.parse(clientDataJSON), client.type == "webauthn.create",
               let createChallenge, ConstantTime.equals(Array(client.challenge.utf8), Base64URL.encode(createChallenge)),
               Array(client.origin.utf8) == Array(party.origin.utf8), client.crossOrigin != true, client.topOrigin == nil
-        else { throw PasskeyEnrolError.notVerified }
+        else { return refuse("E1") }
         // E3: the creation's authenticator data, fixed offsets only.
         guard let data = AuthenticatorData(authenticatorData), ConstantTime.equals(data.rpIDHash, party.idHash),
               data.flags.isSuperset(of: [.userPresent, .userVerified, .attestedData]), data.flagsConsistent
-        else { throw PasskeyEnrolError.notVerified }
+        else { return refuse("E3") }
         let (id, tooLong) = data.credentialID()
-        if tooLong { throw PasskeyEnrolError.credentialIDTooLong }
-        guard let id, id == credentialID else { throw PasskeyEnrolError.notVerified }
+        if tooLong { return refuse("E3", .credentialIDTooLong) }
+        guard let id, id == credentialID else { return refuse("E3") }
         // E4: the key, from its SubjectPublicKeyInfo.
-        guard let key = Self.key(spki: publicKey, algorithm: algorithm) else { throw PasskeyEnrolError.unsupportedKey }
+        guard let key = Self.key(spki: publicKey, algorithm: algorithm) else { return refuse("E4", .unsupportedKey) }
         // E5: the restricted get(), signed by that key, against a provisional record.
         let provisional = PasskeyCredential(
             id: id, userHandle: userHandle, key: key, backupEligible: data.flags.contains(.backupEligible))
-        guard assertion.verify(against: provisional, challenge: getChallenge, party: party) else { throw PasskeyEnrolError.notVerified }
+        guard assertion.verify(against: provisional, challenge: getChallenge, party: party) else { return refuse("E5") }
         // PK19: the record's flags come from the signed assertion, and must agree with the creation's.
         let signed = assertion.flags
-        guard signed.contains(.backedUp) == data.flags.contains(.backedUp) else { throw PasskeyEnrolError.notVerified }
-        return PasskeyCredential(
+        guard signed.contains(.backedUp) == data.flags.contains(.backedUp) else { return refuse("PK19") }
+        return .success(PasskeyCredential(
             id: id, userHandle: userHandle, key: key,
-            backupEligible: signed.contains(.backupEligible), backedUp: signed.contains(.backedUp))
+            backupEligible: signed.contains(.backupEligible), backedUp: signed.contains(.backedUp)))
     }
 
     /// The key of an SPKI with exactly one of the two accepted prefixes and the algorithm
