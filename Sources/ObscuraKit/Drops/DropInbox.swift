@@ -124,9 +124,20 @@ public struct DropInbox: Sendable {
         }
     }
 
+    /// Makes the inbox directory if it is missing. A new directory's entry is synced in
+    /// the vault directory: without that, a power cut could lose the directory, and with
+    /// it the first drop, whose own rename and sync were in the directory.
+    func makeDirectory() throws {
+        if mkdir(path, 0o700) == 0 {
+            try FileIO.syncParentDirectory(of: path)
+        } else if errno != EEXIST {
+            throw StorageError.io(path, errno)
+        }
+    }
+
     /// Writes a blob through a fsynced temporary renamed to a new `{uuid}.data.enc`.
     private func write(_ fill: ((UnsafeRawBufferPointer) throws -> Void) throws -> Void) throws -> String {
-        if mkdir(path, 0o700) != 0, errno != EEXIST { throw StorageError.io(path, errno) }
+        try makeDirectory()
         let temporary = path + "/" + MediaPool.temporaryPrefix + UUID().uuidString.lowercased()
         try FileIO.createDurably(temporary) { fd in
             try fill { bytes in try FileIO.writeAll(fd, bytes, path: temporary) }

@@ -85,7 +85,7 @@ extension DropInbox {
         return try Self.addLock.withLock {
             let (count, bytes) = usage()
             guard count < Self.maximumBlobs, bytes + Int64(size) <= Self.maximumBytes else { throw DropError.inboxFull }
-            if mkdir(path, 0o700) != 0, errno != EEXIST { throw StorageError.io(path, errno) }
+            try makeDirectory()
             let temporary = path + "/" + MediaPool.temporaryPrefix + UUID().uuidString.lowercased()
             let fd = try FileIO.openOrThrow(temporary, O_WRONLY | O_CREAT | O_EXCL, 0o600)
             guard ftruncate(fd, off_t(size)) == 0 else {
