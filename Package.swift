@@ -154,7 +154,7 @@ let package = Package(
         // The container's own tests, and the fixtures they share with the vault's tests.
         .target(name: "ObscuraStoreTestSupport", dependencies: ["ObscuraStore", "ObscuraCrypto"], path: "Tests/ObscuraStoreTestSupport"),
         .testTarget(name: "ObscuraStoreTests", dependencies: ["ObscuraStore", "ObscuraCrypto", "ObscuraStoreTestSupport", "ObscuraTestSupport"]),
-        .testTarget(name: "ObscuraKeysTests", dependencies: ["ObscuraKeys", "ObscuraCrypto", "ObscuraStore", "ObscuraStoreTestSupport", "ObscuraTestSupport"]),
+        .testTarget(name: "ObscuraKeysTests", dependencies: ["ObscuraKeys", "ObscuraCrypto", "ObscuraStore", "ObscuraStoreTestSupport", "ObscuraTestSupport", .product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(name: "ObscuraKitTests", dependencies: ["ObscuraKit", "ObscuraKeys", "ObscuraCatalog", "ObscuraStore", "ObscuraStoreTestSupport", "ObscuraVectors", "ObscuraTestSupport", "ObscuraCrashSupport"]),
         .testTarget(
             name: "ObscuraServerTests",

@@ -1,3 +1,5 @@
+import ObscuraCrypto
+
 /// base64url without padding (RFC 4648 §5), as WebAuthn writes challenges into
 /// `clientDataJSON` and as the passkey API carries binary fields.
 public enum Base64URL {
@@ -37,6 +39,32 @@ public enum Base64URL {
         }
         guard value & ((1 << UInt32(bits)) - 1) == 0 else { return nil }
         return out
+    }
+
+    /// The bytes of unpadded base64url `text` decoded straight into zeroing memory, for a
+    /// secret such as a PRF output (docs/PASSKEY.md §P4.5): no other copy of the bytes is
+    /// made. Nil under the same rules as ``decode(_:)``.
+    public static func decodeSecret(_ text: some Collection<UInt8>) -> SecureBytes? {
+        let remainder = text.count % 4
+        guard remainder != 1 else { return nil }
+        let count = text.count / 4 * 3 + (remainder == 0 ? 0 : remainder - 1)
+        let out = SecureBytes(count: count)
+        let valid = out.withUnsafeMutableBytes { output -> Bool in
+            var value = UInt32(0), bits = 0, written = 0
+            defer { value = 0 }
+            for character in text {
+                guard let digit = Self.value(of: character) else { return false }
+                value = value << 6 | UInt32(digit)
+                bits += 6
+                if bits >= 8 {
+                    bits -= 8
+                    output[written] = UInt8(truncatingIfNeeded: value >> UInt32(bits))
+                    written += 1
+                }
+            }
+            return value & ((1 << UInt32(bits)) - 1) == 0 && written == count
+        }
+        return valid ? out : nil
     }
 
     private static func value(of character: UInt8) -> UInt8? {
