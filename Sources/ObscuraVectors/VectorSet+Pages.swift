@@ -74,6 +74,13 @@ extension VectorSet {
         page.replaceSubrange(0..<PagesFormat.usableBytes, with: secondImage[((samplePage - 1) * PagesFormat.pageSize)...].prefix(PagesFormat.usableBytes))
         let header = last[PageLayout.header]!
         let (_, opened) = try CatalogRoot.openHeader(header, rootKey: keys.root)
+        // The same root re-sealed in layout B (§9.5, §9.8), from a stream of its own so that
+        // every other byte of this vector stays as it was.
+        let layoutB = SeededRandom(seed: seed + " layout b")
+        let fields = layoutB.bytes(HeaderFormat.fieldsSize)
+        var rootB = opened
+        rootB.layout = .b
+        let headerB = try rootB.sealHeader(prefix: prefix, fields: fields, rootKey: keys.root, random: layoutB)
         let catalog = JSONText.object([
             ("comment", .string(
                 "the paged catalog in the first slot of container (§9): its SQLite database has P pages, "
@@ -91,6 +98,14 @@ extension VectorSet {
                 ("upper_tags", .array(opened.upperTags.map { .string(hex($0)) })),
                 ("root", .string(hex(opened.encoded()))),
                 ("block", .string(hex(header))),
+            ])),
+            ("header_layout_b", .object([
+                ("comment", .string(
+                    "the same root in layout B (§9.5): prefix ‖ fields (240 bytes) ‖ Seal(K_root, root B, "
+                        + "AD = prefix ‖ fields); a reader tries B first, then A")),
+                ("fields", .string(hex(fields))),
+                ("root", .string(hex(rootB.encoded()))),
+                ("block", .string(hex(headerB))),
             ])),
             ("page", .object([
                 ("comment", .string("sealed page `number` (§9.2): plaintext_sha256 is of its 4096 bytes, the last 56 zero")),

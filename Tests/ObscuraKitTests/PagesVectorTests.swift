@@ -67,6 +67,27 @@ import Testing
         (catalogFields["rows"] as! [[Any]]).map { $0.map { "\($0)" } }
     }
 
+    /// The layout-B header (§9.5): opened B first, the same root, the fields as they are;
+    /// a catalog whose block 0 is this one reads the same rows.
+    @Test func theLayoutBHeaderOpensFirstAsTheSameRoot() throws {
+        let b = Self.object("catalog", "header_layout_b")
+        let block = Self.bytes(b["block"])
+        let mek = try Self.mek(prefix: Array(block[0..<136]))
+        let keys = try PageKeys(mek: mek)
+        let (prefix, root) = try CatalogRoot.openHeader(block, rootKey: keys.root)
+        let (_, rootA) = try CatalogRoot.openHeader(Self.bytes(Self.object("catalog", "header")["block"]), rootKey: keys.root)
+        #expect(root.layout == HeaderLayout.b && rootA.layout == HeaderLayout.a)
+        #expect(prefix == Array(block[0..<136]) && Array(block[136..<376]) == Self.bytes(b["fields"]))
+        #expect(root.encoded() == Self.bytes(b["root"]))
+        var withB = rootA
+        withB.layout = HeaderLayout.b
+        #expect(root == withB)
+        var blocks = try Self.blocks()
+        let rowsA = try Self.read(blocks, mek: mek)
+        blocks[0] = block
+        #expect(try Self.read(blocks, mek: mek) == rowsA)
+    }
+
     @Test func keysIdsAndTheCatalogOpen() throws {
         let mek = SecureBytes(copying: Self.bytes(Self.vector["mek"]))
         let keys = try PageKeys(mek: mek)

@@ -382,3 +382,19 @@ def test_a_layout_b_header_opens_first_and_covers_its_fields():
     too_many[36:40] = struct.pack(">I", 225 * op.T * op.T + 1)
     with pytest.raises(op.Damaged):
         op.open_root(layout_b(fields, bytes(too_many)), MEK)
+
+
+def test_the_swift_written_layout_b_header():
+    """The vector's root re-sealed in layout B by the Swift engine (§9.5): this reader opens
+    it B first, finds the same root, and sees the fields in the clear after the prefix."""
+    b = CATALOG["header_layout_b"]
+    block = bytes.fromhex(b["block"])
+    assert len(block) == op.PAYLOAD
+    assert block[:op.PREFIX].hex() == VECTOR["header_prefix"]["prefix"]
+    assert block[op.PREFIX:op.PREFIX + 240].hex() == b["fields"]
+    _, root = op.open_root(block, MEK)
+    _, root_a = op.open_root(bytes.fromhex(CATALOG["header"]["block"]), MEK)
+    assert root == root_a
+    sealed = block[op.PREFIX + 240:]
+    assert AESGCM(op.root_key(MEK)).decrypt(sealed[:12], sealed[12:], block[:op.PREFIX + 240]).hex() == b["root"]
+    assert len(bytes.fromhex(b["root"])) == 3664
