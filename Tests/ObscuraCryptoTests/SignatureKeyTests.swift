@@ -4,13 +4,6 @@ import Testing
 
 /// The two signature algorithms of passkey unlock (docs/FORMAT.md §9.9).
 @Suite struct SignatureKeyTests {
-    static func bytes(_ hex: String) -> [UInt8] {
-        stride(from: 0, to: hex.count, by: 2).map { i in
-            let start = hex.index(hex.startIndex, offsetBy: i)
-            return UInt8(hex[start..<hex.index(start, offsetBy: 2)], radix: 16)!
-        }
-    }
-
     @Test func p256VerifiesDEROnlyAndHashesTheMessageItself() throws {
         let privateKey = P256.Signing.PrivateKey()
         let key = try #require(SignatureKey.p256(point: Array(privateKey.publicKey.x963Representation)))
@@ -55,8 +48,8 @@ import Testing
             "eeffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f",
             "edffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f",
         ]
-        for hex in refused {
-            #expect(SignatureKey.ed25519(publicKey: Self.bytes(hex)) == nil, "\(hex)")
+        for text in refused {
+            #expect(SignatureKey.ed25519(publicKey: hex(text)) == nil, "\(text)")
         }
         #expect(SignatureKey.ed25519(publicKey: Array(Curve25519.Signing.PrivateKey().publicKey.rawRepresentation)) != nil)
     }

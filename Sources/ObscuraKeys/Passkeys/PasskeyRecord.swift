@@ -76,7 +76,9 @@ public struct PasskeyRecord {
             record[Self.nameLengthOffset] = UInt8(name.count)
             record[Self.idLengthOffset] = UInt8(id.count)
             for (i, byte) in tag.enumerated() { record[Self.tagOffset + i] = byte }
-            for i in 0..<8 { record[Self.createdOffset + i] = UInt8(truncatingIfNeeded: createdAt >> (56 - 8 * i)) }
+            var created = [UInt8]()
+            created.appendBigEndian(createdAt)
+            for (i, byte) in created.enumerated() { record[Self.createdOffset + i] = byte }
             wrapKey.withUnsafeBytes { key in
                 UnsafeMutableRawBufferPointer(rebasing: record[Self.wrapKeyOffset..<(Self.wrapKeyOffset + 32)]).copyMemory(from: key)
             }
@@ -128,8 +130,7 @@ public struct PasskeyRecord {
         guard let name = String(validating: nameBytes, as: UTF8.self), validName(name) == name else {
             throw damaged("a name that is not valid")
         }
-        var created: UInt64 = 0
-        for i in 0..<8 { created = created << 8 | UInt64(bytes[createdOffset + i]) }
+        let created = Array(bytes[createdOffset..<(createdOffset + 8)]).readBigEndian(UInt64.self, at: 0)
         let credential = PasskeyCredential(
             id: Array(bytes[idOffset..<(idOffset + idLength)]),
             userHandle: Array(bytes[userHandleOffset..<(userHandleOffset + PasskeyCredential.userHandleSize)]),

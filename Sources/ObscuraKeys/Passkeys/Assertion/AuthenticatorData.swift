@@ -1,3 +1,5 @@
+import ObscuraCrypto
+
 /// The fixed-offset fields of WebAuthn authenticator data (docs/FORMAT.md §9.9): the
 /// rpId hash [0, 32), the flags byte 32 and the sign counter [33, 37). Nothing here
 /// parses CBOR: the unlock reads no extension output, and enrolment stops after the
@@ -48,7 +50,7 @@ struct AuthenticatorData {
     /// `tooLong` is set when the id is longer than the record holds.
     func credentialID() -> (id: [UInt8]?, tooLong: Bool) {
         guard bytes.count >= Self.credentialIDOffset else { return (nil, false) }
-        let length = Int(bytes[Self.credentialIDLengthOffset]) << 8 | Int(bytes[Self.credentialIDLengthOffset + 1])
+        let length = Int(bytes.readBigEndian(UInt16.self, at: Self.credentialIDLengthOffset))
         guard length >= 1 else { return (nil, false) }
         if length > PasskeyCredential.maximumIDSize { return (nil, true) }
         guard bytes.count >= Self.credentialIDOffset + length else { return (nil, false) }

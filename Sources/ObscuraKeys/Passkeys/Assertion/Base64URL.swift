@@ -23,48 +23,43 @@ public enum Base64URL {
     /// The bytes of unpadded base64url `text`; nil for any other character, padding, a
     /// length of 1 mod 4, or unused bits that are not zero (one text per byte string).
     public static func decode(_ text: some Collection<UInt8>) -> [UInt8]? {
-        guard text.count % 4 != 1 else { return nil }
-        var out = [UInt8]()
-        out.reserveCapacity(text.count * 3 / 4)
-        var value = UInt32(0)
-        var bits = 0
-        for character in text {
-            guard let digit = Self.value(of: character) else { return nil }
-            value = value << 6 | UInt32(digit)
-            bits += 6
-            if bits >= 8 {
-                bits -= 8
-                out.append(UInt8(truncatingIfNeeded: value >> UInt32(bits)))
-            }
-        }
-        guard value & ((1 << UInt32(bits)) - 1) == 0 else { return nil }
-        return out
+        guard let count = decodedCount(text) else { return nil }
+        var out = [UInt8](repeating: 0, count: count)
+        return out.withUnsafeMutableBytes { decode(text, into: $0) } ? out : nil
     }
 
     /// The bytes of unpadded base64url `text` decoded straight into zeroing memory, for a
     /// secret such as a PRF output (docs/PASSKEY.md §P4.5): no other copy of the bytes is
     /// made. Nil under the same rules as ``decode(_:)``.
     public static func decodeSecret(_ text: some Collection<UInt8>) -> SecureBytes? {
+        guard let count = decodedCount(text) else { return nil }
+        let out = SecureBytes(count: count)
+        return out.withUnsafeMutableBytes { decode(text, into: $0) } ? out : nil
+    }
+
+    /// The number of bytes `text` decodes to; nil for a length of 1 mod 4.
+    private static func decodedCount(_ text: some Collection<UInt8>) -> Int? {
         let remainder = text.count % 4
         guard remainder != 1 else { return nil }
-        let count = text.count / 4 * 3 + (remainder == 0 ? 0 : remainder - 1)
-        let out = SecureBytes(count: count)
-        let valid = out.withUnsafeMutableBytes { output -> Bool in
-            var value = UInt32(0), bits = 0, written = 0
-            defer { value = 0 }
-            for character in text {
-                guard let digit = Self.value(of: character) else { return false }
-                value = value << 6 | UInt32(digit)
-                bits += 6
-                if bits >= 8 {
-                    bits -= 8
-                    output[written] = UInt8(truncatingIfNeeded: value >> UInt32(bits))
-                    written += 1
-                }
+        return text.count / 4 * 3 + (remainder == 0 ? 0 : remainder - 1)
+    }
+
+    /// Decodes `text` into `output`, which holds exactly ``decodedCount(_:)`` bytes;
+    /// false for any other character or unused bits that are not zero.
+    private static func decode(_ text: some Collection<UInt8>, into output: UnsafeMutableRawBufferPointer) -> Bool {
+        var value = UInt32(0), bits = 0, written = 0
+        defer { value = 0 }
+        for character in text {
+            guard let digit = Self.value(of: character) else { return false }
+            value = value << 6 | UInt32(digit)
+            bits += 6
+            if bits >= 8 {
+                bits -= 8
+                output[written] = UInt8(truncatingIfNeeded: value >> UInt32(bits))
+                written += 1
             }
-            return value & ((1 << UInt32(bits)) - 1) == 0 && written == count
         }
-        return valid ? out : nil
+        return value & ((1 << UInt32(bits)) - 1) == 0 && written == output.count
     }
 
     private static func value(of character: UInt8) -> UInt8? {

@@ -39,13 +39,15 @@ public struct PasskeyAssertion: Sendable {
         let client = ClientData.parse(clientDataJSON)
         let data = AuthenticatorData(authenticatorData)
         let flags = data?.flags ?? []
-        // Compared over the record's full width, so the time does not depend on the length.
+        // Both ids are compared over the record's full width, so the time does not depend
+        // on their lengths; each is clamped to it (a record never holds more, but a bad
+        // one must not trap).
         let storedID = credential?.id ?? []
-        // Clamped as the sent id is: a record can never hold more, but a bad one must not trap.
-        let keptID = Array(storedID.prefix(PasskeyCredential.maximumIDSize + 1))
-        let paddedStored = keptID + [UInt8](repeating: 0, count: PasskeyCredential.maximumIDSize + 1 - keptID.count)
-        let sentID = Array(credentialID.prefix(PasskeyCredential.maximumIDSize + 1))
-        let paddedSent = sentID + [UInt8](repeating: 0, count: PasskeyCredential.maximumIDSize + 1 - sentID.count)
+        func padded(_ id: [UInt8]) -> [UInt8] {
+            let kept = id.prefix(PasskeyCredential.maximumIDSize + 1)
+            return Array(kept) + [UInt8](repeating: 0, count: PasskeyCredential.maximumIDSize + 1 - kept.count)
+        }
+        let paddedStored = padded(storedID), paddedSent = padded(credentialID)
         let expectedChallenge = challenge.map(Base64URL.encode) ?? []
         let sentChallenge = client.map { Array($0.challenge.utf8) } ?? []
         let hasExtensions = flags.contains(.extensionData)
