@@ -133,17 +133,16 @@ public struct GalleryServer: Sendable {
             if ready.arrived() { onRunning(access.link("\(scheme)://localhost:\(choice.port)/")) }
         }
         let parts = try parts()
-        var applications = [Application(
-            responder: parts.responder, server: parts.server,
-            configuration: .init(address: .hostname("127.0.0.1", port: choice.port), serverName: nil),
-            services: [AutoLockService(store: store), BackupService(scheduler: backups)],
-            onServerRunning: announce, logger: parts.logger)]
-        if choice.ipv6 {
-            applications.append(Application(
+        // One responder for both: the same sessions, host check and router. The services
+        // (auto-lock, backups) run once, beside the 127.0.0.1 listener.
+        func listener(_ host: String, services: [any Service]) -> Application<RouterResponder<GalleryContext>> {
+            Application(
                 responder: parts.responder, server: parts.server,
-                configuration: .init(address: .hostname("::1", port: choice.port), serverName: nil),
-                onServerRunning: announce, logger: parts.logger))
+                configuration: .init(address: .hostname(host, port: choice.port), serverName: nil),
+                services: services, onServerRunning: announce, logger: parts.logger)
         }
+        var applications = [listener("127.0.0.1", services: [AutoLockService(store: store), BackupService(scheduler: backups)])]
+        if choice.ipv6 { applications.append(listener("::1", services: [])) }
         allowedHosts.withLockedValue { $0 = OriginMiddleware<GalleryContext>.hosts(bound: "127.0.0.1", port: choice.port) }
         let group = ServiceGroup(configuration: .init(
             services: applications.map { .init(service: $0) }, gracefulShutdownSignals: [.sigterm, .sigint], logger: parts.logger))

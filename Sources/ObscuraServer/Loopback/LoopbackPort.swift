@@ -68,9 +68,22 @@ package enum LoopbackPort {
         case other(Int32)
     }
 
-    /// A socket listening on the loopback address of `family` at `port`, with
-    /// SO_REUSEADDR (as NIO sets it) and never SO_REUSEPORT; for IPv6, IPV6_V6ONLY.
+    /// A socket listening on the loopback address of `family` at `port`: ``bound(family:port:)``,
+    /// then `listen`.
     package static func listening(family: Int32, port: Int) throws -> (descriptor: Int32, port: Int) {
+        let socket = try bound(family: family, port: port)
+        guard listen(socket.descriptor, 1) == 0 else {
+            let error = failure(errno)
+            close(socket.descriptor)
+            throw error
+        }
+        return socket
+    }
+
+    /// A socket bound, not listening, to the loopback address of `family` at `port` (0:
+    /// the system's choice), and the port it got; with SO_REUSEADDR (as NIO sets it) and
+    /// never SO_REUSEPORT; for IPv6, IPV6_V6ONLY.
+    package static func bound(family: Int32, port: Int) throws -> (descriptor: Int32, port: Int) {
         #if canImport(Glibc)
         let descriptor = socket(family, Int32(SOCK_STREAM.rawValue), 0)
         #else
@@ -88,13 +101,13 @@ package enum LoopbackPort {
                 address.sin6_family = sa_family_t(AF_INET6)
                 address.sin6_port = in_port_t(UInt16(port).bigEndian)
                 address.sin6_addr = in6addr_loopback
-                try bindAndListen(descriptor, &address)
+                try bind(descriptor, &address)
             } else {
                 var address = sockaddr_in()
                 address.sin_family = sa_family_t(AF_INET)
                 address.sin_port = in_port_t(UInt16(port).bigEndian)
                 address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
-                try bindAndListen(descriptor, &address)
+                try bind(descriptor, &address)
             }
             var bound = sockaddr_storage()
             var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
@@ -113,11 +126,17 @@ package enum LoopbackPort {
         }
     }
 
-    private static func bindAndListen<Address>(_ descriptor: Int32, _ address: inout Address) throws {
+    private static func bind<Address>(_ descriptor: Int32, _ address: inout Address) throws {
         let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<Address>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                #if canImport(Glibc)
+                Glibc.bind(descriptor, $0, socklen_t(MemoryLayout<Address>.size))
+                #else
+                Darwin.bind(descriptor, $0, socklen_t(MemoryLayout<Address>.size))
+                #endif
+            }
         }
-        guard bound == 0, listen(descriptor, 1) == 0 else { throw failure(errno) }
+        guard bound == 0 else { throw failure(errno) }
     }
 
     private static func failure(_ code: Int32) -> SocketFailure {
