@@ -13,7 +13,7 @@ extension VaultDirectory {
     /// before and after an outer-key rotation, since the directory id does not change.
     public func passkeyPRFInput() throws -> [UInt8] {
         try requireContainer()
-        return PasskeyFields.prfInput(directoryID: try store.directoryHeads(count: 0).directoryID)
+        return PasskeyFields.prfInput(directoryID: try store.directoryID())
     }
 
     /// What the sweep found: the slot, the field's index (its catalog row) and the MEK.

@@ -140,6 +140,14 @@ package final class SlotStore {
         try containerRead(name, count: SlotFormat.headerSize) ?? FileIO.read(file(name), limit: SlotFormat.headerSize)
     }
 
+    /// The container's directory id (docs/FORMAT.md §8.4), readable only under O.
+    package func directoryID() throws -> [UInt8] {
+        try serialized {
+            guard let container else { throw ContainerError.notAContainer }
+            return container.state.directoryID
+        }
+    }
+
     /// The container's directory id (docs/FORMAT.md §8.4), readable only under O, and for
     /// every slot the first `count` bytes of its stream: what the passkey sweep reads
     /// (§9.8). A slot whose stream cannot be read is nil there, as a slot without a

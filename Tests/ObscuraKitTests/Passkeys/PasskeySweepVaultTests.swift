@@ -42,7 +42,7 @@ import Testing
         let vault = try directory.createVault(password: pw("passkey vault"), iterations: testIterations)
         let slotName = vault.slotName
         let slotID = try #require(SlotID(fileName: slotName)).bytes
-        let directoryID = try directory.store.directoryHeads(count: 0).directoryID
+        let directoryID = try directory.store.directoryID()
         let prf = SecureBytes(randomCount: 32)
         let wrap = PasskeyFields.wrapKey(prf: prf, directoryID: directoryID, slotID: slotID)
         let mek = vault.key.copy()
