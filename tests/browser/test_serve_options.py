@@ -146,12 +146,13 @@ def test_a_wildcard_bind_serves_the_machines_own_address_only(tmp_path):
         ip addr add 10.77.0.1/8 dev lo
         "$0" --vault "{tmp_path}/vault" serve --host 0.0.0.0 --port 0 --insecure-lan --test-kdf-iterations 1000 \\
             > "{tmp_path}/serve.out" 2>&1 &
+        server=$!
         for i in $(seq 1 900); do grep -q "{BANNER}" "{tmp_path}/serve.out" && break; sleep 0.1; done
         port=$(grep "{BANNER}" "{tmp_path}/serve.out" | sed -E 's/.*:([0-9]+)\\/.*/\\1/')
         curl -s -o /dev/null -w "own %{{http_code}}\\n" "http://10.77.0.1:$port/"
         curl -s -o /dev/null -w "loopback %{{http_code}}\\n" "http://127.0.0.1:$port/"
         curl -s -o /dev/null -w "foreign %{{http_code}}\\n" -H "Host: evil.example:$port" "http://10.77.0.1:$port/"
-        kill %1
+        kill $server; wait $server || true
     """
     env = dict(os.environ, XDG_CONFIG_HOME=str(tmp_path / "config"),
                OBSCURA_OUTER_KEY_FILE=str(tmp_path / "outer.key"), OBSCURA_DECOY_SECRET_FILE=str(tmp_path / "decoy.key"))
