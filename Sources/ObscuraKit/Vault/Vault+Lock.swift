@@ -115,6 +115,9 @@ extension Vault {
     /// where it waits for this one to end.
     func lockWhenIdle() {
         activity.withLock { doomed = true }
-        DispatchQueue.global().async { self.lock() }
+        // Weak: a session its owner has let go locks in its deinit; holding it here would
+        // keep the directory's flock until a busy global queue got round to this block,
+        // and the same process reopening the directory would find it in use.
+        DispatchQueue.global().async { [weak self] in self?.lock() }
     }
 }
