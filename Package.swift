@@ -155,7 +155,15 @@ let package = Package(
         .target(name: "ObscuraStoreTestSupport", dependencies: ["ObscuraStore", "ObscuraCrypto"], path: "Tests/ObscuraStoreTestSupport"),
         .testTarget(name: "ObscuraStoreTests", dependencies: ["ObscuraStore", "ObscuraCrypto", "ObscuraStoreTestSupport", "ObscuraTestSupport"]),
         .testTarget(name: "ObscuraKeysTests", dependencies: ["ObscuraKeys", "ObscuraCrypto", "ObscuraStore", "ObscuraStoreTestSupport", "ObscuraTestSupport", .product(name: "Crypto", package: "swift-crypto")]),
-        .testTarget(name: "ObscuraKitTests", dependencies: ["ObscuraKit", "ObscuraKeys", "ObscuraCatalog", "ObscuraStore", "ObscuraStoreTestSupport", "ObscuraVectors", "ObscuraTestSupport", "ObscuraCrashSupport"]),
+        .testTarget(
+            name: "ObscuraKitTests",
+            dependencies: [
+                "ObscuraKit", "ObscuraKeys", "ObscuraCatalog", "ObscuraStore", "ObscuraStoreTestSupport", "ObscuraVectors",
+                "ObscuraTestSupport", "ObscuraCrashSupport",
+                // Passkey tests make real P-256 keys for the credentials they enrol.
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
         .testTarget(
             name: "ObscuraServerTests",
             dependencies: [

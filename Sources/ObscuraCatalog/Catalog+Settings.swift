@@ -15,7 +15,7 @@ extension Catalog {
         try write { db in try Self.setSetting(key, to: value, in: db) }
     }
 
-    private static func setSetting(_ key: String, to value: String, in db: Database) throws {
+    static func setSetting(_ key: String, to value: String, in db: Database) throws {
         try db.execute(sql: "INSERT INTO setting(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
                        arguments: [key, value])
     }
@@ -61,15 +61,7 @@ extension Catalog {
         try setSetting(Self.exportHeaderKey, to: Self.encodedExportHeader(header))
     }
 
-    /// Commits a paged catalog's new header prefix (a password change) with the export
-    /// header of the same key derivation, in one commit (docs/FORMAT.md §9.5, §9.7).
-    package func replaceHeader(prefix: [UInt8], exportHeader: SlotHeader) throws {
-        try write(headerPrefix: prefix) { db in
-            try Self.setSetting(Self.exportHeaderKey, to: Self.encodedExportHeader(exportHeader), in: db)
-        }
-    }
-
-    private static func encodedExportHeader(_ header: SlotHeader) -> String {
+    static func encodedExportHeader(_ header: SlotHeader) -> String {
         Data(header.prefixThroughWrappedKey).base64EncodedString()
     }
 

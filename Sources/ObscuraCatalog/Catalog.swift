@@ -38,9 +38,19 @@ public final class Catalog: @unchecked Sendable {
     /// container needs recovery): the session can no longer match its slot.
     package var onLost: (() -> Void)?
 
-    private init(storage: Storage, reopen: (() throws -> PagedCatalog)? = nil) throws {
+    /// The passkey fields a paged catalog's commits draw, made from its `passkey` rows
+    /// (docs/FORMAT.md §9.8); see ``paged(_:reopen:headerFields:)``.
+    package typealias HeaderFieldsFromRows = ([SecureBytes]) throws -> (@Sendable () throws -> [UInt8]?)
+
+    private init(storage: Storage, reopen: (() throws -> PagedCatalog)? = nil, headerFields: HeaderFieldsFromRows? = nil) throws {
         self.storage = storage
         self.reopen = reopen
+        // Before the migrations: a migration's commit rewrites block 0, and one made
+        // without the vault's fields would drop its passkeys (or, in layout B, be refused).
+        if let headerFields, case let .paged(paged) = storage {
+            let rows = try paged.read { db in try Self.passkeyRows(in: db) }
+            paged.setHeaderFields(try headerFields(rows ?? []))
+        }
         try CatalogSchema.migrator.migrate(database)
     }
 
@@ -73,8 +83,15 @@ public final class Catalog: @unchecked Sendable {
 
     /// A catalog over a paged database (docs/FORMAT.md §9), applying the schema's
     /// migrations; `reopen` opens it again from its store after a failed commit.
-    package static func paged(_ catalog: PagedCatalog, reopen: (() throws -> PagedCatalog)? = nil) throws -> Catalog {
-        try Catalog(storage: .paged(catalog), reopen: reopen)
+    ///
+    /// `headerFields` makes, from the `passkey` rows (none before migration v11), the
+    /// provider of the passkey fields every commit seals into block 0; it runs before
+    /// any commit, and a catalog reopened after a failed commit keeps the provider.
+    /// Without it, a catalog opened in layout B refuses to commit (its fields would be lost).
+    package static func paged(
+        _ catalog: PagedCatalog, reopen: (() throws -> PagedCatalog)? = nil, headerFields: HeaderFieldsFromRows? = nil
+    ) throws -> Catalog {
+        try Catalog(storage: .paged(catalog), reopen: reopen, headerFields: headerFields)
     }
 
     /// Whether the catalog is paged rather than an in-memory image.
@@ -124,6 +141,9 @@ public final class Catalog: @unchecked Sendable {
         let fresh: PagedCatalog
         do {
             fresh = try reopen()
+            // The fields follow the rows the store holds, which the failed commit did not
+            // change: the provider before it (a credential commit replaces it only once landed).
+            fresh.setHeaderFields(old.headerFields)
         } catch {
             close()
             let lost = state.withLock { onLost }
@@ -198,12 +218,15 @@ public final class Catalog: @unchecked Sendable {
     }
 
     /// Runs `body` in a write transaction of a paged catalog whose commit also seals the
-    /// root under `headerPrefix` (a password change, docs/FORMAT.md §9.5).
-    func write<T>(headerPrefix: [UInt8], _ body: (Database) throws -> T) throws -> T {
+    /// root under `headerPrefix` (a password change, docs/FORMAT.md §9.5), and with
+    /// `headerFields`, block 0's passkey fields from that provider from then on (§9.7).
+    func write<T>(
+        headerPrefix: [UInt8], headerFields: (@Sendable () throws -> [UInt8]?)? = nil, _ body: (Database) throws -> T
+    ) throws -> T {
         try ordered {
             guard case let .paged(paged) = try current() else { throw CatalogError.closed }
             return try committing(paged) {
-                try paged.write(headerPrefix: headerPrefix) { db in
+                try paged.write(headerPrefix: headerPrefix, headerFields: headerFields) { db in
                     try checkOpen()
                     return try body(db)
                 }

@@ -1,4 +1,6 @@
+import Foundation
 import GRDB
+import ObscuraCrypto
 
 /// The catalog's tables, designed once for every feature (docs/FORMAT.md §3.3).
 ///
@@ -191,6 +193,19 @@ package enum CatalogSchema {
                 \(searchFill(noteSearchColumns, hidingViewLimited: true))
                 \(searchTriggers(noteSearchColumns, hidingViewLimited: true))
                 """)
+        }
+        migrator.registerMigration("v11") { db in
+            // Passkey unlock (docs/FORMAT.md §3.3, §9.8): one fixed row per field of block 0,
+            // free until a credential commit enrols it, and never inserted or deleted
+            // again, so that every later credential commit rewrites the same one page. No
+            // other column and no index: the rowid is the field's index.
+            try db.execute(sql: "CREATE TABLE passkey (field INTEGER PRIMARY KEY, rec BLOB NOT NULL)")
+            let random = SystemRandom()
+            for field in 0..<Catalog.passkeyRowCount {
+                try db.execute(sql: "INSERT INTO passkey (field, rec) VALUES (?, ?)",
+                               arguments: [field, Data(Catalog.freePasskeyRecord(using: random))])
+            }
+            try db.execute(sql: "INSERT INTO setting (key, value) VALUES (?, '0')", arguments: [Catalog.passwordChangedAtKey])
         }
         return migrator
     }

@@ -121,6 +121,11 @@ public final class PagedCatalog: @unchecked Sendable {
         file.lock.withLock { file.headerFields = provider }
     }
 
+    /// The field provider later commits use (``setHeaderFields(_:)``), for whoever opens
+    /// this catalog again from its store after a failed commit: the reopened catalog must
+    /// write the same fields, or its next commit would drop them.
+    public var headerFields: (@Sendable () throws -> [UInt8]?)? { file.lock.withLock { file.headerFields } }
+
     /// Runs `body` in a read transaction.
     public func read<T>(_ body: (Database) throws -> T) throws -> T {
         try queue.read { db in try mapErrors { try body(db) } }
@@ -143,14 +148,30 @@ public final class PagedCatalog: @unchecked Sendable {
     /// Runs `updates` in a write transaction whose commit also seals the root under a new
     /// header prefix: a password change and the rows that go with it, in one store commit.
     /// When `updates` change no page, the header block is committed alone.
-    public func write<T>(headerPrefix prefix: [UInt8], _ updates: (Database) throws -> T) throws -> T {
+    ///
+    /// With `headerFields`, that commit draws block 0's passkey fields from it instead of
+    /// the current provider, which it replaces once the commit has landed: the rows that
+    /// name the passkeys and the fields that seal the MEK for them change in one commit,
+    /// and no other write, before or after it, seals one without the other.
+    public func write<T>(
+        headerPrefix prefix: [UInt8], headerFields: (@Sendable () throws -> [UInt8]?)? = nil,
+        _ updates: (Database) throws -> T
+    ) throws -> T {
         guard prefix.count == HeaderFormat.prefixSize else {
             throw PagesError.unsupported("a header prefix of \(prefix.count) bytes")
         }
         return try queue.writeWithoutTransaction { db in
             try mapErrors {
-                file.lock.withLock { file.nextPrefix = prefix }
-                defer { file.lock.withLock { file.nextPrefix = nil } }
+                file.lock.withLock {
+                    file.nextPrefix = prefix
+                    file.nextHeaderFields = headerFields
+                }
+                defer {
+                    file.lock.withLock {
+                        file.nextPrefix = nil
+                        file.nextHeaderFields = nil
+                    }
+                }
                 var result: T?
                 try db.inTransaction {
                     result = try updates(db)

@@ -175,8 +175,8 @@ extension PagedFile {
         // provider would write layout A and drop every passkey, so that is refused
         // (PC1). Going back to A is the provider's explicit nil.
         let fields: [UInt8]
-        if let headerFields {
-            fields = try headerFields() ?? []
+        if let provider = nextHeaderFields ?? headerFields {
+            fields = try provider() ?? []
         } else if root.layout == .b {
             throw PagesError.unsupported("a commit of a layout-B header without its passkey fields")
         } else {
@@ -189,6 +189,8 @@ extension PagedFile {
         try store.commit(all, logicalCount: PageLayout.logicalCount(pages: next.pageCount))
         prefix = sealingPrefix
         nextPrefix = nil
+        if let nextHeaderFields { headerFields = nextHeaderFields }
+        nextHeaderFields = nil
         root = next
         staged = [:]
         stagedCount = next.pageCount

@@ -31,6 +31,9 @@ package final class PagedFile: @unchecked Sendable {
     /// layout A, and a refused commit for one opened in layout B (its fields would be
     /// lost). Called under the lock, inside SQLite's commit: it must not touch the catalog.
     var headerFields: (@Sendable () throws -> [UInt8]?)?
+    /// A field provider the next commit uses instead, and keeps from then on: a
+    /// credential commit, whose rows and fields change together (docs/FORMAT.md §9.7).
+    var nextHeaderFields: (@Sendable () throws -> [UInt8]?)?
     /// Sealed pages written since the last commit, under `root.generation`.
     var staged: [Int: [UInt8]] = [:]
     /// The file's size in pages as SQLite sees it (after writes past the end, truncates).

@@ -191,9 +191,10 @@ extension VaultDirectory {
     private func catalog(of name: String, header: SlotHeader, key: SecureBytes) throws -> Catalog {
         do {
             if header.isPaged {
-                return try Catalog.paged(try openPaged(name, key: key), reopen: { [store, random] in
-                    try Self.openPaged(name, key: key, store: store, random: random)
-                })
+                let paged = try openPaged(name, key: key)
+                return try Catalog.paged(
+                    paged, reopen: { [store, random] in try Self.openPaged(name, key: key, store: store, random: random) },
+                    headerFields: passkeyFields(slotName: name, mek: key, paged: paged))
             }
             return try Catalog.restore(image: try SlotCodec.openCatalog(contents: try store.read(name), header: header, key: key))
         } catch let error as PagesError {

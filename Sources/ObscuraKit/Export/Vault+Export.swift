@@ -134,10 +134,15 @@ extension Vault {
         defer { image.withUnsafeMutableBytes { secureZero($0.baseAddress!, $0.count) } }
         // sqlite3_serialize writes zeros for a page it could not read: check the image
         // as an import will, so a damaged catalog fails here and not in the backup.
-        let check = try Catalog.restore(image: image)
-        check.close()
+        let copy = try Catalog.restore(image: image)
+        defer { copy.close() }
         guard let header else { throw VaultError.corrupt("the catalog has no export header") }
-        let slot = try SlotCodec.resealCatalog(header: header, key: key, catalog: image, using: directory.random)
+        // An export carries every passkey row free (§9.7): a wrap key opens this vault's
+        // field in this directory, and a credential id names the owner's authenticator.
+        try copy.freePasskeyRows(using: directory.random)
+        var exported = try copy.image()
+        defer { exported.withUnsafeMutableBytes { secureZero($0.baseAddress!, $0.count) } }
+        let slot = try SlotCodec.resealCatalog(header: header, key: key, catalog: exported, using: directory.random)
         return (slot, try SlotHeader.decode(slot))
     }
 }

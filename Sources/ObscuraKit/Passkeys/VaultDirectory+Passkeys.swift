@@ -1,13 +1,12 @@
+import ObscuraCatalog
 import ObscuraCrypto
 import ObscuraKeys
+import ObscuraPages
 import ObscuraStore
 
 /// The directory side of passkey unlock (docs/FORMAT.md §9.8): the PRF input a page asks
-/// the authenticator for, and the sweep of one PRF output over every slot's fields.
-///
-/// Only the read side exists yet: no vault enrols a passkey until the `passkey` table
-/// and the credential commit land (docs/PASSKEY.md §P4.1), so every slot is in layout A
-/// and the sweep opens nothing in a directory this code wrote.
+/// the authenticator for, the sweep of one PRF output over every slot's fields, and the
+/// fields a vault's commits seal, made from its `passkey` rows whenever its catalog opens.
 extension VaultDirectory {
     /// The directory's PRF input, SHA-256(`obscura passkey prf input v1` ‖ DID): the same
     /// before and after an outer-key rotation, since the directory id does not change.
@@ -38,5 +37,83 @@ extension VaultDirectory {
         }
         guard let match = PasskeySweep.run(prf: prf, directoryID: directoryID, slots: slots, tally: tally) else { return nil }
         return PasskeyMatch(slotName: heads[match.slot].name, field: match.field, mek: match.mek)
+    }
+
+    /// Opens the vault whose passkey field `prf` opens (docs/FORMAT.md §9.8), once
+    /// `verify` has accepted the credential of that field's row: the caller checks the
+    /// request's assertion against it (§9.9). Before that, the slot's catalog is opened
+    /// only to read the row: no migration, chore or commit runs for a request that has
+    /// not proved it holds the credential (docs/PASSKEY.md §P4.2, PK16).
+    ///
+    /// - Throws: ``VaultError/wrongPassword`` when no field opens, when the field's row is
+    ///   not enrolled, and when `verify` refuses or throws: one answer for all three, the
+    ///   answer a wrong password gets.
+    public func unlock(
+        passkeyPRF prf: SecureBytes, runningChores: Bool = true, verify: (PasskeyCredential) throws -> Bool
+    ) throws -> Vault {
+        guard let match = try sweepPasskey(prf: prf) else {
+            logger.debug("passkey sweep opened no slot")
+            throw VaultError.wrongPassword
+        }
+        var handedOver = false
+        defer { if !handedOver { match.mek.zeroize() } }
+        let header = try SlotHeader.decode(store.readHeader(match.slotName))
+        let record = try passkeyRecord(slotName: match.slotName, header: header, mek: match.mek, field: match.field)
+        guard let record, (try? verify(record.credential)) == true else {
+            logger.debug("passkey unlock refused after the sweep")
+            throw VaultError.wrongPassword
+        }
+        let vault = try openVault(name: match.slotName, header: header, key: match.mek)
+        handedOver = true
+        if runningChores { vault.runUnlockChores() }
+        return vault
+    }
+
+    /// Row `field` of slot `name`'s catalog, read without migrating or committing; nil
+    /// when it is free or the slot is not in layout B (a field that opened in a slot
+    /// without passkeys: crafted, since no writer seals one there).
+    private func passkeyRecord(slotName name: String, header: SlotHeader, mek: SecureBytes, field: Int) throws -> PasskeyRecord? {
+        guard header.isPaged else { return nil }
+        do {
+            let paged = try openPaged(name, key: mek)
+            defer { try? paged.close() }
+            guard paged.headerLayout == .b, let rows = try Catalog.passkeyRows(readingOnly: paged) else { return nil }
+            return try Self.passkeyRecords(rows)[field]
+        } catch let error as PagesError {
+            throw VaultError.corrupt(error.description)
+        }
+    }
+
+    /// The `passkey` rows decoded, in field order: nil for a free row. A catalog before
+    /// migration v11 has no rows, and so no passkey.
+    static func passkeyRecords(_ rows: [SecureBytes]) throws -> [PasskeyRecord?] {
+        guard !rows.isEmpty else { return Array(repeating: nil, count: PasskeyFormat.fieldCount) }
+        do {
+            return try rows.map { row in try row.withUnsafeBytes { try PasskeyRecord.decode($0) } }
+        } catch let error as PasskeyRecordError {
+            throw VaultError.corrupt(error.description)
+        }
+    }
+
+    /// What the catalog of slot `name`, opened as `paged` under `mek`, makes its field
+    /// provider from: its rows' wrap keys. Block 0 is in layout B exactly while a row is
+    /// enrolled (§9.8); a catalog whose layout and rows disagree is damaged, since one
+    /// credential commit writes both.
+    func passkeyFields(slotName name: String, mek: SecureBytes, paged: PagedCatalog) -> Catalog.HeaderFieldsFromRows {
+        { [self] rows in
+            let records = try Self.passkeyRecords(rows)
+            let enrolled = records.contains { $0 != nil }
+            guard enrolled == (paged.headerLayout == .b) else {
+                throw VaultError.corrupt("the passkey rows do not match the slot's header")
+            }
+            guard enrolled else { return PasskeyFieldSealer.layoutA }
+            return try passkeySealer(slotName: name, mek: mek, wrapKeys: records.map { $0?.wrapKey }).provider
+        }
+    }
+
+    /// A sealer of slot `name`'s fields for these wrap keys.
+    func passkeySealer(slotName name: String, mek: SecureBytes, wrapKeys: [SecureBytes?]) throws -> PasskeyFieldSealer {
+        guard let slotID = SlotID(fileName: name)?.bytes else { throw VaultError.corrupt("a slot name outside the container") }
+        return PasskeyFieldSealer(mek: mek, wrapKeys: wrapKeys, directoryID: try store.directoryID(), slotID: slotID, random: random)
     }
 }

@@ -86,49 +86,30 @@ public final class Vault: @unchecked Sendable {
     /// The cost word of this vault's header: a PBKDF2 vault's iteration count.
     public var iterations: Int { Int(header.iterations) }
 
-    /// Re-wraps the MEK under `newPassword` with a new salt; the sealed catalog bytes
-    /// stay exactly as they were and no media is re-encrypted.
+    /// Re-wraps the MEK under `newPassword` with a new salt, in a credential commit
+    /// (docs/FORMAT.md §9.7) that also records the time of the change and keeps the
+    /// passkeys, or with `removingPasskeys` removes them all; no media is re-encrypted.
     ///
     /// - Throws: ``VaultError/passwordInUse`` when `newPassword` opens another vault here.
     /// The KDF and its cost stay as they are unless `kdf` is given (tests pass small
     /// counts); every slot of a directory shares them (docs/FORMAT.md §2).
-    public func changePassword(to newPassword: SecureBytes, kdf: KDFParameters? = nil) throws {
+    public func changePassword(to newPassword: SecureBytes, kdf: KDFParameters? = nil, removingPasskeys: Bool = false) throws {
         try operation {
             // From the sweep for the new password to its commit, no creation or other password
             // change may run (VaultDirectory.credentialLock).
             try directory.credentialLock.withLock {
-                try changePagedPassword(to: newPassword, kdf: kdf ?? self.kdf)
+                // The sweep runs before the commit under the credential lock only: a catalog
+                // commit takes the write lock from inside the catalog's connection, so holding
+                // the write lock around a catalog write could deadlock with a reader of this vault.
+                try requireUnused(newPassword)
+                // A credential commit (docs/FORMAT.md §9.7): the passkeys stay (the MEK they
+                // seal is unchanged) unless the owner removes them all in the same commit.
+                let kept = try VaultDirectory.passkeyRecords(catalog.passkeyRows())
+                try commitCredentials(
+                    password: newPassword, kdf: kdf ?? self.kdf,
+                    records: removingPasskeys ? kept.map { _ in nil } : kept, passwordChangedAt: Date())
             }
             directory.logger.debug("changed vault password")
-        }
-    }
-
-    /// A paged vault's password change (docs/FORMAT.md §9.5): a new header prefix, and
-    /// the version 3 header its exports carry, from one key derivation, committed with the
-    /// root in one commit. The pages stay as they are.
-    private func changePagedPassword(to newPassword: SecureBytes, kdf: KDFParameters) throws {
-        let headers = try SlotCodec.wrap(
-            key: key, password: newPassword, kdf: kdf,
-            versions: [SlotFormat.pagedVersion, SlotFormat.version], using: directory.random)
-        // The sweep runs before the commit under the credential lock only: a catalog
-        // commit takes the write lock from inside the catalog's connection, so holding the
-        // write lock around a catalog write could deadlock with a reader of this vault.
-        try requireUnused(newPassword)
-        do {
-            try catalog.replaceHeader(prefix: headers[0].encoded(), exportHeader: headers[1])
-        } catch {
-            resynchronize()
-            throw error
-        }
-        // Under the write lock, as resynchronize() reads and sets it.
-        directory.store.serialized { header = headers[0] }
-        // The old header block, the MEK under the old password, stays in the free half
-        // until a commit draws its position (§8.12): a whole cover commit overwrites the
-        // free space now, as a destroy's does.
-        do {
-            try directory.store.commit(.init())
-        } catch {
-            directory.logger.warning("password changed; the free space still holds the old header until a later commit")
         }
     }
 
@@ -143,10 +124,13 @@ public final class Vault: @unchecked Sendable {
     /// Whether `password` is this vault's password: one key derivation with the vault's
     /// own salt and rounds, and the MEK unwrapped and compared in constant time.
     public func checkPassword(_ password: SecureBytes) throws -> Bool {
-        return try operation {
-            guard let unwrapped = try? SlotCodec.unwrapKey(header: header, password: password) else { return false }
-            defer { unwrapped.zeroize() }
-            return unwrapped == key
-        }
+        try operation { checkPasswordInOperation(password) }
+    }
+
+    /// ``checkPassword(_:)`` from inside an operation.
+    func checkPasswordInOperation(_ password: SecureBytes) -> Bool {
+        guard let unwrapped = try? SlotCodec.unwrapKey(header: header, password: password) else { return false }
+        defer { unwrapped.zeroize() }
+        return unwrapped == key
     }
 }

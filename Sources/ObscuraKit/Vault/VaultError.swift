@@ -1,4 +1,5 @@
 import ObscuraCrypto
+import ObscuraKeys
 
 /// Errors from vault operations. Messages name files and reasons, never secrets, and a
 /// wrong password never says anything about which slot was tried.
@@ -57,6 +58,17 @@ public enum VaultError: ObscuraError, Equatable {
     /// An end that cannot be set: no time and no views, a count out of range, a time
     /// already past.
     case invalidEnd(String)
+    /// The vault has as many passkeys as it has fields (docs/FORMAT.md §9.8).
+    case passkeyLimit
+    /// The passkey name is empty, too long or holds control characters.
+    case invalidPasskeyName
+    /// Another passkey of this vault has this name.
+    case passkeyNameTaken(String)
+    /// No passkey of this vault has this name.
+    case noSuchPasskey(String)
+    /// The passkey being enrolled already opens a vault of this directory: one secret
+    /// opens at most one slot (§3.5).
+    case passkeyOpensAVault
 
     public var description: String {
         switch self {
@@ -110,6 +122,16 @@ public enum VaultError: ObscuraError, Equatable {
             return "item \(id) has ended and is deleted for good"
         case let .invalidEnd(why):
             return "invalid end: \(why)"
+        case .passkeyLimit:
+            return "at most \(PasskeyFormat.fieldCount) passkeys per vault; remove one first"
+        case .invalidPasskeyName:
+            return "a passkey name is 1 to \(PasskeyRecord.maximumNameSize) bytes of text, without control characters"
+        case let .passkeyNameTaken(name):
+            return "this vault already has a passkey named \(name)"
+        case let .noSuchPasskey(name):
+            return "this vault has no passkey named \(name)"
+        case .passkeyOpensAVault:
+            return "this passkey already opens a vault"
         }
     }
 }
