@@ -11,7 +11,7 @@ public struct ObscuraCommand: ParsableCommand {
         commandName: "obscura",
         abstract: "An encrypted photo and video vault with Hidden Vaults.",
         subcommands: [
-            InitCommand.self, CreateCommand.self, StatusCommand.self, PasswdCommand.self,
+            InitCommand.self, CreateCommand.self, StatusCommand.self, PasswdCommand.self, PasskeysCommand.self,
             DestroyCommand.self, KeysCommand.self, MigrateCommand.self, AddCommand.self, RenditionsCommand.self, ListCommand.self, GetCommand.self,
             CatCommand.self, NoteCommand.self, EndCommand.self, DropCommand.self, RemoveCommand.self, TrashCommand.self, MoveCommand.self, FolderCommand.self, VerifyCommand.self,
             ExportCommand.self, ImportCommand.self, ServeCommand.self, BackupCommand.self, RecoveryKitCommand.self,

@@ -11,6 +11,9 @@ struct PasswdCommand: ParsableCommand {
     @OptionGroup var passwords: PasswordOptions
     @OptionGroup var strength: PasswordStrengthCheck
 
+    @Flag(help: "Remove every passkey of the vault in the same change (one that may be in someone else's hands).")
+    var removePasskeys = false
+
     func run() throws {
         let directory = try global.openLiveDirectory()
         let vault = try directory.unlock(password: try passwords.existing("Current vault password: "))
@@ -18,7 +21,14 @@ struct PasswdCommand: ParsableCommand {
         try VaultSession.tell(vault.unlockChores)
         let password = try passwords.new()
         try strength.check(password, cost: PasswordKDFCost(vault.kdf), interactive: !passwords.passwordStdin)
-        try vault.changePassword(to: password)
-        Terminal.output("Password changed.")
+        let passkeys = try vault.passkeys().count
+        try vault.changePassword(to: password, removingPasskeys: removePasskeys)
+        if removePasskeys && passkeys > 0 {
+            Terminal.output("Password changed; removed \(passkeys) passkey\(passkeys == 1 ? "" : "s").")
+        } else if passkeys > 0 {
+            Terminal.output("Password changed. The vault's \(passkeys) passkey\(passkeys == 1 ? "" : "s") still unlock\(passkeys == 1 ? "s" : "") it; --remove-passkeys removes them.")
+        } else {
+            Terminal.output("Password changed.")
+        }
     }
 }
