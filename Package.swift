@@ -169,6 +169,8 @@ let package = Package(
             dependencies: [
                 "ObscuraServer", "ObscuraKit", "ObscuraKeys", "ObscuraCatalog", "ObscuraCrypto", "ObscuraTestSupport",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                // The passkey routes' tests sign as an authenticator would.
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

@@ -75,16 +75,20 @@ extension Vault {
 
     /// Removes the passkey named `name`; `password` must be this vault's. Its field holds
     /// random bytes from this commit on, and the whole commit after it overwrites the
-    /// block 0 that sealed the MEK for it.
-    public func removePasskey(named name: String, password: SecureBytes) throws {
+    /// block 0 that sealed the MEK for it. Returns its credential id, which the page
+    /// hands to the authenticator as unknown (docs/PASSKEY.md §P4.3).
+    @discardableResult
+    public func removePasskey(named name: String, password: SecureBytes) throws -> [UInt8] {
         try operation {
             try directory.credentialLock.withLock {
                 guard checkPasswordInOperation(password) else { throw VaultError.wrongPassword }
                 var records = try VaultDirectory.passkeyRecords(catalog.passkeyRows())
                 guard let field = records.firstIndex(where: { $0?.name == name }) else { throw VaultError.noSuchPasskey(name) }
+                let id = records[field]?.credential.id ?? []
                 records[field] = nil
                 try commitCredentials(password: password, kdf: kdf, records: records, passwordChangedAt: nil)
                 directory.logger.debug("removed a passkey")
+                return id
             }
         }
     }

@@ -99,10 +99,15 @@ extension APIError {
             case .folderLocked: self.init(.forbidden, error.description)
             case .ended: self.init(.gone, error.description)
             case .invalidEnd: self.init(.badRequest, error.description)
+            case .passkeyLimit, .passkeyNameTaken, .passkeyOpensAVault: self.init(.conflict, error.description)
+            case .invalidPasskeyName: self.init(.unprocessableContent, error.description)
+            case .noSuchPasskey: self.init(.notFound, error.description)
             default: self.init(.internalServerError, error.description)
             }
         case let error as NoteError:
             self.init(.badRequest, error.description)
+        case let error as PasskeyEnrolError:
+            self.init(.unprocessableContent, error.description)
         case CatalogError.closed:
             self = .locked
         case let error as ObscuraError:
@@ -114,5 +119,6 @@ extension APIError {
 }
 
 import ObscuraCrypto
+import ObscuraKeys
 import ObscuraKit
 import ObscuraCatalog

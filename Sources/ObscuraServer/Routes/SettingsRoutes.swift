@@ -37,7 +37,7 @@ struct SettingsRoutes {
                     current.zeroize()
                     new.zeroize()
                 }
-                try store.changePassword(of: vault, current: current, new: new)
+                try store.changePassword(of: vault, current: current, new: new, removingPasskeys: fields.text("removePasskeys") == "true")
             }
             return JSON.noContent()
         }

@@ -20,6 +20,7 @@ final class Session: @unchecked Sendable {
     private var _views: [String: Date] = [:]
     private var _dropNewsSeen = 0
     private var _keyCheck: TypeBackCheck?
+    private var _challenges: [PasskeyChallenge.Ceremony: PasskeyChallenge] = [:]
 
     init(random: RandomSource = SystemRandom()) {
         _id = Self.token(random)
@@ -74,6 +75,24 @@ final class Session: @unchecked Sendable {
         lock.withLock { _views[id] = time }
     }
 
+    /// A new challenge for a WebAuthn ceremony of `kind`, replacing the outstanding one of
+    /// that kind (docs/PASSKEY.md §P5.4): at most one per kind, for one request.
+    func issueChallenge(_ kind: PasskeyChallenge.Ceremony, at now: Double, random: RandomSource = SystemRandom()) -> PasskeyChallenge {
+        let challenge = PasskeyChallenge(bytes: random.bytes(PasskeyChallenge.size),
+                                         userHandle: random.bytes(PasskeyCredential.userHandleSize), issued: now)
+        lock.withLock { _challenges[kind] = challenge }
+        return challenge
+    }
+
+    /// Takes the outstanding challenge of `kind` away: it serves one request, used or not,
+    /// and none is returned once it has expired.
+    func takeChallenge(_ kind: PasskeyChallenge.Ceremony, at now: Double) -> PasskeyChallenge? {
+        lock.withLock {
+            guard let challenge = _challenges.removeValue(forKey: kind) else { return nil }
+            return now - challenge.issued <= PasskeyChallenge.lifetime && now >= challenge.issued ? challenge : nil
+        }
+    }
+
     /// Whether `candidate` is this session's CSRF token, compared in constant time.
     func checkCSRF(_ candidate: String?) -> Bool {
         guard let candidate else { return false }
@@ -85,4 +104,22 @@ final class Session: @unchecked Sendable {
             .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
             .replacingOccurrences(of: "=", with: "")
     }
+}
+
+/// A WebAuthn challenge the server issued to one session (docs/PASSKEY.md §P5.4).
+struct PasskeyChallenge: Sendable {
+    /// The two ceremonies: `create` at enrolment, `get` at unlock and enrolment's check.
+    enum Ceremony: String, Sendable { case create, get }
+    /// Random bytes of a challenge.
+    static let size = 32
+    /// Seconds a challenge stays valid: the page's own timeout (120 s).
+    static let lifetime: Double = 120
+
+    /// The challenge's bytes.
+    let bytes: [UInt8]
+    /// The user handle a `create` gives the new credential (a new one every enrolment,
+    /// so that a second vault's enrolment on one authenticator replaces nothing).
+    let userHandle: [UInt8]
+    /// When it was issued (the store's clock).
+    let issued: Double
 }

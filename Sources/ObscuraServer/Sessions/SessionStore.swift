@@ -20,7 +20,7 @@ final class SessionStore: @unchecked Sendable {
     let minuteSeconds: Double
     /// PBKDF2 rounds for vaults made through the gallery (the production default).
     let iterations: Int
-    private let logger: Logger
+    let logger: Logger
     private let lock = NSLock()
     private let unlockLock = NSLock()
     private var sessions: [String: (session: Session, seen: Double)] = [:]
@@ -173,14 +173,20 @@ final class SessionStore: @unchecked Sendable {
     /// - Throws: ``APIError`` 429 during the progressive delay, 401 for a wrong password.
     @discardableResult
     func unlock(_ session: Session, password: SecureBytes) throws -> DropIntake {
+        // Not taking drops yet: when another session has this vault open, this copy is
+        // thrown away by attach(), and an intake committed through it would leave the open
+        // one on a stale catalog (a review found the vault corrupt after the next commit).
+        try unlock(session) { try directory.unlock(password: password, runningChores: false) }
+    }
+
+    /// Unlocks for `session` the vault `open` opens (a password's or a passkey's, neither
+    /// running the unlock chores), under the progressive delay: ``VaultError/wrongPassword``
+    /// from `open` is a failure, answered 401 "wrong password" whatever the unlock was.
+    func unlock(_ session: Session, opening open: () throws -> Vault) throws -> DropIntake {
         let drops: DropIntake = try guarded {
             let vault: Vault
             do {
-                // Not taking drops yet: when another session has this vault open, this
-                // copy is thrown away by attach(), and an intake committed through it
-                // would leave the open one on a stale catalog (a review found the vault
-                // corrupt after the next commit).
-                vault = try directory.unlock(password: password, runningChores: false)
+                vault = try open()
             } catch VaultError.wrongPassword {
                 throttle.recordFailure()
                 logger.info("failed unlock")
@@ -250,16 +256,17 @@ final class SessionStore: @unchecked Sendable {
         rotate(session)
     }
 
-    /// Changes the password of `vault`: a wrong `current` is a failure, and so is every
-    /// check of `new` (whether it opens another vault is the answer a guess wants).
-    func changePassword(of vault: Vault, current: SecureBytes, new: SecureBytes) throws {
+    /// Changes the password of `vault`, keeping its passkeys unless `removingPasskeys`: a
+    /// wrong `current` is a failure, and so is every check of `new` (whether it opens
+    /// another vault is the answer a guess wants).
+    func changePassword(of vault: Vault, current: SecureBytes, new: SecureBytes, removingPasskeys: Bool = false) throws {
         try guarded {
             guard try vault.checkPassword(current) else {
                 throttle.recordFailure()
                 throw APIError(.unauthorized, "the current password is wrong").waiting(throttle.wait())
             }
             defer { throttle.recordFailure() }
-            try vault.changePassword(to: new)
+            try vault.changePassword(to: new, removingPasskeys: removingPasskeys)
         }
     }
 
@@ -277,7 +284,7 @@ final class SessionStore: @unchecked Sendable {
 
     /// Runs one password check: one at a time, so parallel requests cannot race past
     /// the delay, and only once the delay has run out.
-    private func guarded<T>(_ check: () throws -> T) throws -> T {
+    func guarded<T>(_ check: () throws -> T) throws -> T {
         try unlockLock.withLock {
             let wait = throttle.wait()
             guard wait <= 0 else { throw APIError.tooManyAttempts(seconds: Int(wait.rounded(.up))) }
