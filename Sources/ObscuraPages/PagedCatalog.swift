@@ -215,8 +215,14 @@ public final class PagedCatalog: @unchecked Sendable {
     public func close() throws {
         defer {
             PageVFS.detach(name)
-            // After the connection: nothing reads a page once it is closed.
-            file.lock.withLock { file.keys.zeroize() }
+            // After the connection: nothing reads a page once it is closed. The field
+            // provider goes too: it holds the passkeys' wrap keys, each a way to the MEK
+            // with block 0, and they are zeroed as they are released.
+            file.lock.withLock {
+                file.keys.zeroize()
+                file.headerFields = nil
+                file.nextHeaderFields = nil
+            }
         }
         try queue.close()
     }

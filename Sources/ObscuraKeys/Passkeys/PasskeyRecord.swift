@@ -59,10 +59,15 @@ public struct PasskeyRecord {
         String(decoding: random.bytes(tagSize).map { base32[Int($0 & 31)] }, as: UTF8.self)
     }
 
+    /// Whether `text` is a display tag: 3 symbols of RFC 4648 base32.
+    public static func isTag(_ text: String) -> Bool {
+        text.utf8.count == tagSize && text.utf8.allSatisfy(base32.contains)
+    }
+
     /// The record's 448 bytes, padding drawn from `random`. The name, tag and credential
     /// must be valid (``validName(_:)``, ``newTag(using:)``, a checked credential).
     public func encoded(using random: RandomSource = SystemRandom()) -> SecureBytes {
-        precondition(Self.validName(name) == name && tag.utf8.count == Self.tagSize && tag.utf8.allSatisfy(Self.base32.contains),
+        precondition(Self.validName(name) == name && Self.isTag(tag),
                      "passkey record: name or tag")
         precondition((1...PasskeyCredential.maximumIDSize).contains(credential.id.count)
                      && credential.userHandle.count == PasskeyCredential.userHandleSize && wrapKey.count == 32,
@@ -95,6 +100,20 @@ public struct PasskeyRecord {
         let out = SecureBytes(randomCount: size, using: random)
         out.withUnsafeMutableBytes { $0[stateOffset] = 0 }
         return out
+    }
+
+    /// The wrap key of the record in `bytes`, nil for a free one: only the state byte and
+    /// K_pk are read, so that what every open of the vault needs (its fields) never
+    /// depends on the checks of a name, a tag or a key, which a later release may tighten.
+    ///
+    /// - Throws: ``PasskeyRecordError/damaged(_:)`` for another size or state.
+    public static func wrapKey(_ bytes: UnsafeRawBufferPointer) throws -> SecureBytes? {
+        guard bytes.count == size else { throw PasskeyRecordError.damaged("a record of \(bytes.count) bytes") }
+        switch bytes[stateOffset] {
+        case 0: return nil
+        case 1: return SecureBytes(copying: UnsafeRawBufferPointer(rebasing: bytes[wrapKeyOffset..<(wrapKeyOffset + 32)]))
+        default: throw PasskeyRecordError.damaged("unknown state")
+        }
     }
 
     /// The enrolled record in `bytes`, nil for a free one.

@@ -39,7 +39,8 @@ extension Vault {
 
     /// Enrols the passkey whose PRF output at this directory's input is `prf` and whose
     /// enrolment the caller has verified (docs/FORMAT.md §9.9), under `name`, in the
-    /// lowest free field. `password` must be this vault's.
+    /// lowest free field. `password` must be this vault's. `tag` is the display tag the
+    /// page gave the authenticator at creation (`Obscura · TAG`); a new one without it.
     ///
     /// - Throws: ``VaultError/wrongPassword``; ``VaultError/invalidPasskeyName``,
     ///   ``VaultError/passkeyNameTaken(_:)`` or ``VaultError/passkeyLimit`` before any
@@ -48,9 +49,10 @@ extension Vault {
     @discardableResult
     public func enrolPasskey(
         name: String, password: SecureBytes, prf: SecureBytes, credential: PasskeyCredential,
-        now: Date = Date()
+        tag: String? = nil, now: Date = Date()
     ) throws -> PasskeyInfo {
         precondition(prf.count == 32, "a PRF output is 32 bytes")
+        precondition(tag.map(PasskeyRecord.isTag) ?? true, "a display tag is 3 base32 symbols")
         return try operation {
             try directory.credentialLock.withLock {
                 guard checkPasswordInOperation(password) else { throw VaultError.wrongPassword }
@@ -61,7 +63,7 @@ extension Vault {
                 guard try directory.sweepPasskey(prf: prf) == nil else { throw VaultError.passkeyOpensAVault }
                 guard let slotID = SlotID(fileName: slotName)?.bytes else { throw VaultError.corrupt("a slot name outside the container") }
                 let record = PasskeyRecord(
-                    name: name, tag: PasskeyRecord.newTag(using: directory.random),
+                    name: name, tag: tag ?? PasskeyRecord.newTag(using: directory.random),
                     createdAt: UInt64(max(0, now.timeIntervalSince1970 * 1000)), credential: credential,
                     wrapKey: PasskeyFields.wrapKey(prf: prf, directoryID: try directory.store.directoryID(), slotID: slotID))
                 records[field] = record

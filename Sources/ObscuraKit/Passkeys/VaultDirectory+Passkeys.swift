@@ -52,7 +52,7 @@ extension VaultDirectory {
         passkeyPRF prf: SecureBytes, runningChores: Bool = true, verify: (PasskeyCredential) throws -> Bool
     ) throws -> Vault {
         guard let match = try sweepPasskey(prf: prf) else {
-            logger.debug("passkey sweep opened no slot")
+            logger.debug("passkey unlock refused")
             throw VaultError.wrongPassword
         }
         var handedOver = false
@@ -60,7 +60,7 @@ extension VaultDirectory {
         let header = try SlotHeader.decode(store.readHeader(match.slotName))
         let record = try passkeyRecord(slotName: match.slotName, header: header, mek: match.mek, field: match.field)
         guard let record, (try? verify(record.credential)) == true else {
-            logger.debug("passkey unlock refused after the sweep")
+            logger.debug("passkey unlock refused")
             throw VaultError.wrongPassword
         }
         let vault = try openVault(name: match.slotName, header: header, key: match.mek)
@@ -101,13 +101,22 @@ extension VaultDirectory {
     /// credential commit writes both.
     func passkeyFields(slotName name: String, mek: SecureBytes, paged: PagedCatalog) -> Catalog.HeaderFieldsFromRows {
         { [self] rows in
-            let records = try Self.passkeyRecords(rows)
-            let enrolled = records.contains { $0 != nil }
+            let wrapKeys: [SecureBytes?]
+            do {
+                // The state byte and K_pk only (PR3): a name or key a later check refuses
+                // must not keep the password from opening the vault.
+                wrapKeys = rows.isEmpty
+                    ? Array(repeating: nil, count: PasskeyFormat.fieldCount)
+                    : try rows.map { row in try row.withUnsafeBytes { try PasskeyRecord.wrapKey($0) } }
+            } catch let error as PasskeyRecordError {
+                throw VaultError.corrupt(error.description)
+            }
+            let enrolled = wrapKeys.contains { $0 != nil }
             guard enrolled == (paged.headerLayout == .b) else {
                 throw VaultError.corrupt("the passkey rows do not match the slot's header")
             }
             guard enrolled else { return PasskeyFieldSealer.layoutA }
-            return try passkeySealer(slotName: name, mek: mek, wrapKeys: records.map { $0?.wrapKey }).provider
+            return try passkeySealer(slotName: name, mek: mek, wrapKeys: wrapKeys).provider
         }
     }
 

@@ -1,6 +1,7 @@
 import Foundation
 import ObscuraCatalog
 import ObscuraCrypto
+import ObscuraKeys
 import ObscuraStore
 
 /// An unlocked vault: its MEK, its catalog, and the slot the catalog commits to.
@@ -104,10 +105,12 @@ public final class Vault: @unchecked Sendable {
                 try requireUnused(newPassword)
                 // A credential commit (docs/FORMAT.md §9.7): the passkeys stay (the MEK they
                 // seal is unchanged) unless the owner removes them all in the same commit.
-                let kept = try VaultDirectory.passkeyRecords(catalog.passkeyRows())
-                try commitCredentials(
-                    password: newPassword, kdf: kdf ?? self.kdf,
-                    records: removingPasskeys ? kept.map { _ in nil } : kept, passwordChangedAt: Date())
+                // Removing them all decodes nothing, so that a record a later check refuses
+                // never stands between the owner and the remedy.
+                let kept = removingPasskeys
+                    ? Array(repeating: nil, count: PasskeyFormat.fieldCount)
+                    : try VaultDirectory.passkeyRecords(catalog.passkeyRows())
+                try commitCredentials(password: newPassword, kdf: kdf ?? self.kdf, records: kept, passwordChangedAt: Date())
             }
             directory.logger.debug("changed vault password")
         }

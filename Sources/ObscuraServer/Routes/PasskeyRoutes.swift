@@ -38,10 +38,10 @@ struct PasskeyRoutes {
             if kind == .create { _ = try context.vault() }
             let input = try store.directory.passkeyPRFInput()
             let challenge = session.issueChallenge(kind, at: store.time.timeIntervalSince1970)
-            struct Begun: Encodable { var input, challenge, rpId: String; var userId: String? }
+            struct Begun: Encodable { var input, challenge, rpId: String; var userId, tag: String? }
             return try JSON.response(Begun(
                 input: Self.text(input), challenge: Self.text(challenge.bytes), rpId: party.id,
-                userId: kind == .create ? Self.text(challenge.userHandle) : nil))
+                userId: kind == .create ? Self.text(challenge.userHandle) : nil, tag: kind == .create ? challenge.tag : nil))
         }
         router.post("/api/unlock/passkey") { request, context -> Response in
             let session = try context.requireSession()
@@ -89,7 +89,7 @@ struct PasskeyRoutes {
             let now = store.time.timeIntervalSince1970
             let create = session.takeChallenge(.create, at: now), get = session.takeChallenge(.get, at: now)
             let info = try await Blocking.run {
-                try store.enrolPasskey(in: vault, password: password, name: name, prf: prf) {
+                try store.enrolPasskey(in: vault, password: password, name: name, prf: prf, tag: create?.tag) {
                     try registration.verify(assertion: assertion, createChallenge: create?.bytes, getChallenge: get?.bytes,
                                             userHandle: create?.userHandle ?? [], party: party)
                 }

@@ -79,7 +79,8 @@ final class Session: @unchecked Sendable {
     /// that kind (docs/PASSKEY.md §P5.4): at most one per kind, for one request.
     func issueChallenge(_ kind: PasskeyChallenge.Ceremony, at now: Double, random: RandomSource = SystemRandom()) -> PasskeyChallenge {
         let challenge = PasskeyChallenge(bytes: random.bytes(PasskeyChallenge.size),
-                                         userHandle: random.bytes(PasskeyCredential.userHandleSize), issued: now)
+                                         userHandle: random.bytes(PasskeyCredential.userHandleSize),
+                                         tag: PasskeyRecord.newTag(using: random), issued: now)
         lock.withLock { _challenges[kind] = challenge }
         return challenge
     }
@@ -120,6 +121,9 @@ struct PasskeyChallenge: Sendable {
     /// The user handle a `create` gives the new credential (a new one every enrolment,
     /// so that a second vault's enrolment on one authenticator replaces nothing).
     let userHandle: [UInt8]
+    /// The display tag a `create` names the credential with (`Obscura · TAG`), which the
+    /// vault's list shows beside the passkey's name.
+    let tag: String
     /// When it was issued (the store's clock).
     let issued: Double
 }

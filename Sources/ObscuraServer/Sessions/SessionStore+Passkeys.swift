@@ -25,14 +25,15 @@ extension SessionStore {
     /// password is a failure of the delay, and so is a PRF output that already opens a
     /// vault (whether it does is what a guess would want to learn, PK7).
     func enrolPasskey(
-        in vault: Vault, password: SecureBytes, name: String, prf: SecureBytes, credential: () throws -> PasskeyCredential
+        in vault: Vault, password: SecureBytes, name: String, prf: SecureBytes, tag: String?,
+        credential: () throws -> PasskeyCredential
     ) throws -> PasskeyInfo {
         try guarded {
             try requirePassword(password, of: vault)
             // The checks of the ceremony come after the password, as the design orders them.
             let verified = try credential()
             do {
-                return try vault.enrolPasskey(name: name, password: password, prf: prf, credential: verified, now: time)
+                return try vault.enrolPasskey(name: name, password: password, prf: prf, credential: verified, tag: tag, now: time)
             } catch VaultError.passkeyOpensAVault {
                 throttle.recordFailure()
                 throw APIError(VaultError.passkeyOpensAVault).waiting(throttle.wait())

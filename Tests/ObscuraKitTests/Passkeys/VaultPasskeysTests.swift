@@ -264,6 +264,35 @@ import Testing
         #expect(throws: VaultError.wrongPassword) { try directory.unlock(passkeyPRF: prf) { _ in true } }
     }
 
+    /// The password stays the root (review PR3): a record whose name a later check
+    /// would refuse still leaves the vault opening by its password, sealing its field,
+    /// and the remedy (a password change removing every passkey) decodes nothing.
+    @Test func aRecordThatNoLongerDecodesKeepsThePasswordWorking() throws {
+        let root = try TestRoot()
+        let directory = try root.initialized()
+        let vault = try directory.createVault(password: pw("root vault"), iterations: testIterations)
+        let prf = SecureBytes(randomCount: 32)
+        try vault.enrolPasskey(name: "Named", password: pw("root vault"), prf: prf, credential: Self.credential())
+        var row = try vault.catalog.passkeyRows()[0].withUnsafeBytes { Array($0) }
+        row[PasskeyRecord.nameOffset] = 0x01    // a control character: refused by the name rule
+        try vault.catalog.database.write { db in
+            try db.execute(sql: "UPDATE passkey SET rec = ? WHERE field = 0", arguments: [Data(row)])
+        }
+        // Closing the catalog at lock releases the provider that holds the wrap keys (PR1).
+        let paged = vault.catalog.pagedCatalog
+        vault.lock()
+        #expect(paged?.headerFields == nil)
+
+        let reopened = try directory.unlock(password: pw("root vault"))
+        defer { reopened.lock() }
+        #expect(throws: VaultError.self) { try reopened.passkeys() }
+        _ = try reopened.addNote(title: "still writes", body: "its field")
+        #expect(try directory.sweepPasskey(prf: prf)?.slotName == reopened.slotName)
+        try reopened.changePassword(to: pw("new root"), removingPasskeys: true)
+        #expect(try reopened.passkeys().isEmpty && reopened.catalog.pagedCatalog?.headerLayout == .a)
+        #expect(try directory.sweepPasskey(prf: prf) == nil)
+    }
+
     @Test func aHeaderWhoseLayoutDisagreesWithTheRowsIsDamaged() throws {
         let root = try TestRoot()
         let directory = try root.initialized()

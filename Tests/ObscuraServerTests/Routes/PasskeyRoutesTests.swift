@@ -25,7 +25,7 @@ import Testing
     /// the user handle the server drew for the new credential.
     static func enrol(
         _ browser: Browser, _ authenticator: SoftAuthenticator, name: String, password: String = "correct horse"
-    ) async throws -> (response: TestResponse, userID: String) {
+    ) async throws -> (response: TestResponse, userID: String, tag: String) {
         let create = try await begin(browser, "create")
         let get = try await begin(browser, "get")
         var fields = authenticator.enrolment(
@@ -33,7 +33,7 @@ import Testing
             userID: create["userId"] as! String)
         fields["password"] = password
         fields["name"] = name
-        return (try await browser.send(.post, "/api/passkeys", json: fields), create["userId"] as! String)
+        return (try await browser.send(.post, "/api/passkeys", json: fields), create["userId"] as! String, create["tag"] as! String)
     }
 
     @Test func aPasskeyIsEnrolledAndUnlocksItsVaultOnce() async throws {
@@ -50,9 +50,11 @@ import Testing
 
             let wrong = try await Self.enrol(browser, authenticator, name: "Laptop", password: "not the password").response
             #expect(wrong.status == .unauthorized)
-            let (enrolled, userID) = try await Self.enrol(browser, authenticator, name: "Laptop")
+            let (enrolled, userID, createdTag) = try await Self.enrol(browser, authenticator, name: "Laptop")
             #expect(enrolled.status == .created, "\(String(decoding: enrolled.bytes, as: UTF8.self))")
             #expect(try enrolled.json()["name"] as? String == "Laptop")
+            // The tag the page named the credential with at creation is the one listed.
+            #expect(try enrolled.json()["tag"] as? String == createdTag)
             let listed = try await browser.send(.get, "/api/passkeys")
             let passkeys = try #require(try listed.json()["passkeys"] as? [[String: Any]])
             let tag = try enrolled.json()["tag"] as? String

@@ -1,9 +1,10 @@
-// settings.js: the settings dialog: auto-lock delay, vault password, outer key, backup, drop code, export.
+// settings.js: the settings dialog: auto-lock delay, vault password, passkeys, outer key, backup, drop code, export.
 
 import { csrfToken, get, loadSession, post, sessionTrouble } from './api.js';
 import { BackupPanel } from './backup.js';
 import { busy, openDialog, showError, toast } from './dialogs.js';
 import { DropCodePanel } from './dropcode.js';
+import { PasskeyPanel } from './passkeys.js';
 import { attachStrength, WEAK_PASSWORD_MESSAGE } from './strength.js';
 
 const $ = (id) => document.getElementById(id);
@@ -28,12 +29,15 @@ export class Settings {
     });
     this.backup = new BackupPanel();
     this.dropCode = new DropCodePanel();
+    this.passkeys = new PasskeyPanel();
   }
 
   async open() {
-    for (const id of ['pw-current', 'pw-new', 'pw-confirm']) $(id).value = '';
+    for (const id of ['pw-current', 'pw-new', 'pw-confirm', 'passkey-name', 'passkey-password']) $(id).value = '';
+    $('pw-remove-passkeys').checked = false;
     this.strength.reset();
     $('autolock-status').textContent = '';
+    this.passkeys.load();
     this.forgetExport();
     openDialog($('settings-dialog'));
     this.backup.shown(true);
@@ -81,7 +85,10 @@ export class Settings {
     }
     try {
       const allowWeak = this.strength.allowWeak();
-      await busy($('password-submit'), 'Changing…', () => post('/api/password', { current, new: next, allowWeak }));
+      const removePasskeys = $('pw-remove-passkeys').checked ? 'true' : null;
+      await busy($('password-submit'), 'Changing…', () => post('/api/password', { current, new: next, allowWeak, removePasskeys }));
+      $('pw-remove-passkeys').checked = false;
+      if (removePasskeys) this.passkeys.load();
       for (const id of ['pw-current', 'pw-new', 'pw-confirm']) $(id).value = '';
       this.strength.reset();
       message.classList.add('form-ok');

@@ -5,6 +5,7 @@
 import { post, sessionTrouble } from './api.js';
 import { showError, toast } from './dialogs.js';
 import { attachStrength, WEAK_PASSWORD_MESSAGE } from './strength.js';
+import { NOT_OPENED, passkeysUnavailable, unlockWithPasskey } from './passkeys.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -30,6 +31,7 @@ export function createUnlockPage({ onUnlocked }) {
       ? 'Choose a password. Nobody can reset it: with this directory\'s outer key, it is the only way in.'
       : 'Enter your password to see your photos.';
     $('create-confirm-field').hidden = !create;
+    $('unlock-passkey-row').hidden = create || Boolean(passkeysUnavailable());
     confirm.required = create;
     password.autocomplete = create ? 'new-password' : 'current-password';
     $('unlock-alt-text').textContent = create ? 'Already have a vault?' : 'New here?';
@@ -139,6 +141,39 @@ export function createUnlockPage({ onUnlocked }) {
 
   form.addEventListener('submit', onSubmit);
   $('create-toggle').addEventListener('click', () => setMode(!creating));
+
+  // A passkey instead of the password (docs/PASSKEY.md §P5.5): offered where the browser
+  // has WebAuthn and the page is reached by name; at an address, the page says where.
+  const unavailable = passkeysUnavailable();
+  $('unlock-passkey-hint').textContent = unavailable;
+  $('unlock-passkey-hint').hidden = !unavailable || !window.PublicKeyCredential;
+  $('unlock-passkey').addEventListener('click', async () => {
+    const button = $('unlock-passkey');
+    if (waitUntil > Date.now()) return updateButton();
+    showError(error, '');
+    notice.hidden = true;
+    button.disabled = true;
+    try {
+      const answer = await unlockWithPasskey();
+      password.value = '';
+      onUnlocked({ created: false });
+      if (answer?.drops) toast(answer.drops, answer.dropsRefused ? 'error' : 'info', answer.dropsRefused ? 15000 : 8000);
+    } catch (failure) {
+      if (failure.status === 429) {
+        startWait(failure.retryAfter ?? 2);
+      } else if (sessionTrouble(failure)) {
+        showError(error, sessionTrouble(failure));
+      } else if (failure.status === 401) {
+        showError(error, NOT_OPENED);
+        if (failure.retryAfter) startWait(failure.retryAfter);
+      } else {
+        showError(error, failure.message);
+      }
+      password.focus();
+    } finally {
+      button.disabled = false;
+    }
+  });
 
   return {
     /** Shows the page; `message` explains why it came back (auto-lock, say); `create`
