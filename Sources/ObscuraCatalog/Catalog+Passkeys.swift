@@ -68,10 +68,16 @@ extension Catalog {
         precondition(rows.count == Self.passkeyRowCount && rows.allSatisfy { $0.count == Self.passkeyRecordSize },
                      "passkey rows")
         try write(headerPrefix: prefix, headerFields: headerFields) { db in
-            try Self.setSetting(Self.exportHeaderKey, to: Self.encodedExportHeader(exportHeader), in: db)
+            // Updates of rows that exist, so that the commit writes the pages it always
+            // writes and never an index page (review PR13).
+            try db.execute(sql: "UPDATE setting SET value = ? WHERE key = ?",
+                           arguments: [Self.encodedExportHeader(exportHeader), Self.exportHeaderKey])
+            guard db.changesCount == 1 else { throw CatalogError.corrupt("no export header") }
             if let passwordChangedAt {
                 try db.execute(sql: "UPDATE setting SET value = ? WHERE key = ?",
                                arguments: [String(passwordChangedAt), Self.passwordChangedAtKey])
+                // An update of the row v11 made, never an insert into the index (§3.3).
+                guard db.changesCount == 1 else { throw CatalogError.corrupt("no passwordChangedAt setting") }
             }
             for (field, record) in rows.enumerated() {
                 try record.withUnsafeBytes { bytes in

@@ -87,7 +87,7 @@ public struct GalleryServer: Sendable {
         router.add(middleware: OriginMiddleware(allowedHosts: allowedHosts, scheme: configuration.usesTLS ? "https" : "http"))
         router.add(middleware: SessionMiddleware(store: store, access: access))
         SessionRoutes(store: store, access: access).register(on: router)
-        PasskeyRoutes(store: store, access: access, tlsHost: configuration.usesTLS ? configuration.host : nil).register(on: router)
+        PasskeyRoutes(store: store, access: access, usesTLS: configuration.usesTLS).register(on: router)
         ItemRoutes().register(on: router)
         MediaRoutes().register(on: router)
         ZipRoutes().register(on: router)

@@ -51,20 +51,27 @@ extension VaultDirectory {
     public func unlock(
         passkeyPRF prf: SecureBytes, runningChores: Bool = true, verify: (PasskeyCredential) throws -> Bool
     ) throws -> Vault {
-        guard let match = try sweepPasskey(prf: prf) else {
-            logger.debug("passkey unlock refused")
-            throw VaultError.wrongPassword
+        // From the sweep to the open, no enrolment, removal or password change may land
+        // (review PR5): a passkey removed meanwhile must not open the vault once more.
+        let vault = try credentialLock.withLock { () -> Vault in
+            guard let match = try sweepPasskey(prf: prf) else {
+                logger.debug("passkey unlock refused")
+                throw VaultError.wrongPassword
+            }
+            var handedOver = false
+            defer { if !handedOver { match.mek.zeroize() } }
+            // Anything that goes wrong before the credential is verified is the one answer
+            // (review PR4): the request has not shown it holds the passkey.
+            guard let header = try? SlotHeader.decode(store.readHeader(match.slotName)),
+                  let record = try? passkeyRecord(slotName: match.slotName, header: header, mek: match.mek, field: match.field),
+                  (try? verify(record.credential)) == true else {
+                logger.debug("passkey unlock refused")
+                throw VaultError.wrongPassword
+            }
+            let vault = try openVault(name: match.slotName, header: header, key: match.mek)
+            handedOver = true
+            return vault
         }
-        var handedOver = false
-        defer { if !handedOver { match.mek.zeroize() } }
-        let header = try SlotHeader.decode(store.readHeader(match.slotName))
-        let record = try passkeyRecord(slotName: match.slotName, header: header, mek: match.mek, field: match.field)
-        guard let record, (try? verify(record.credential)) == true else {
-            logger.debug("passkey unlock refused")
-            throw VaultError.wrongPassword
-        }
-        let vault = try openVault(name: match.slotName, header: header, key: match.mek)
-        handedOver = true
         if runningChores { vault.runUnlockChores() }
         return vault
     }

@@ -39,7 +39,12 @@ struct PagedSlot {
             return try Catalog.copy(image: migrated, into: paged)
         }
         let catalog = try Catalog.paged(paged)
-        if image != nil { try Vault.keyPlainContentHashes(in: catalog, mek: key) }
+        if image != nil {
+            try Vault.keyPlainContentHashes(in: catalog, mek: key)
+            // A converted catalog is in layout A: no passkey comes with it (an import of an
+            // export carries free rows already; anything else is refused here, review PR2).
+            try catalog.freePasskeyRows(using: random)
+        }
         try catalog.setExportHeader(headers[1])
         // Every slot made, vault or decoy, has a drop key pair (§10.1).
         if try catalog.setting(DropFormat.keySetting) == nil { try Vault.addDropKey(to: catalog, using: random) }

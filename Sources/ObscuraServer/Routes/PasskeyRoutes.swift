@@ -14,8 +14,9 @@ import ObscuraKit
 struct PasskeyRoutes {
     let store: SessionStore
     let access: LaunchAccess
-    /// The TLS host name the server was started for, or nil for plain HTTP on loopback.
-    let tlsHost: String?
+    /// Whether the server speaks TLS: then the relying party is the name the page was
+    /// reached by; without, only `localhost`.
+    let usesTLS: Bool
 
     // Sizes of §P5.4 ("Shape and size rules").
     static let prfSize = 32
@@ -115,16 +116,23 @@ struct PasskeyRoutes {
         // OriginMiddleware has checked the Host against this server's names already.
         let host = (request.headers[.hostHeader] ?? request.head.authority ?? "").lowercased()
         let (name, port) = Self.split(host)
-        if let tlsHost {
-            guard name == tlsHost.lowercased() else { throw Self.noPasskeysHere(tlsHost) }
+        if usesTLS {
+            // A name the server answers to (the certificate's, one would hope), never an
+            // address: WebAuthn refuses IP addresses as relying parties.
+            guard !Self.isAddress(name) else {
+                throw APIError.badRequest("passkeys work at the server's host name, not at an address: open it by its name")
+            }
             return RelyingParty.tls(host: name, port: port ?? 443)
         }
-        guard name == "localhost", let port else { throw Self.noPasskeysHere("localhost" + (port.map { ":\($0)" } ?? "")) }
+        guard name == "localhost", let port else {
+            throw APIError.badRequest("passkeys work at the server's name, not at an address: open http://localhost:\(port.map(String.init) ?? "PORT")/")
+        }
         return RelyingParty.loopback(port: port)
     }
 
-    private static func noPasskeysHere(_ host: String) -> APIError {
-        APIError.badRequest("passkeys work at the server's name, not at an address: open http\(host == "localhost" || host.hasPrefix("localhost:") ? "" : "s")://\(host)/")
+    /// Whether a Host name is an IPv4 or bracketed IPv6 address.
+    static func isAddress(_ name: String) -> Bool {
+        name.hasPrefix("[") || (!name.isEmpty && name.allSatisfy { $0.isNumber || $0 == "." })
     }
 
     /// A Host value's name and port (`localhost:8750`, `[::1]:8750`, `vault.lan`).

@@ -1,9 +1,11 @@
+import Crypto
 import Foundation
 import ObscuraCrypto
 import ObscuraTestSupport
 import Testing
 import ObscuraStoreTestSupport
 @testable import ObscuraCatalog
+@testable import ObscuraKeys
 @testable import ObscuraKit
 @testable import ObscuraStore
 
@@ -29,6 +31,9 @@ import ObscuraStoreTestSupport
         /// (one per commit): 4 KiB blocks changed in all, versions in which any changed,
         /// and distinct block positions ever written.
         var history: [String: (blocks: Double, versions: Double, positions: Double)] = [:]
+        /// Per slot, block 0's bytes [136, 376) as a holder of O reads them (docs/FORMAT.md
+        /// §9.8): a vault's passkey fields in layout B, root ciphertext in layout A.
+        var fields: [String: [UInt8]] = [:]
     }
 
     /// Keeps the change between successive versions of the slot files as `directory`
@@ -93,6 +98,16 @@ import ObscuraStoreTestSupport
         try step(try mid.deleteItems([midItem.id]))
         try step(try tiny.changePassword(to: pw("tiny2 \(t)")))
         try step(try tiny.changePassword(to: pw("tiny3 \(t)")))
+        // Passkeys (issue 37): mid enrols two and removes one, so that it is in layout B from
+        // here on; each is a credential commit, shaped as tiny's password changes.
+        func credential() -> PasskeyCredential {
+            PasskeyCredential(id: SystemRandom().bytes(32), userHandle: SystemRandom().bytes(16),
+                              key: SignatureKey.p256(point: Array(P256.Signing.PrivateKey().publicKey.x963Representation))!,
+                              backupEligible: false)
+        }
+        try step(try mid.enrolPasskey(name: "phone", password: pw("mid2 \(t)"), prf: SecureBytes(randomCount: 32), credential: credential()))
+        try step(try mid.enrolPasskey(name: "key", password: pw("mid2 \(t)"), prf: SecureBytes(randomCount: 32), credential: credential()))
+        try step(try mid.removePasskey(named: "phone", password: pw("mid2 \(t)")))
         // Drops for one of the three vaults (issue 19 item 3) wait in the shared inbox:
         // the read-only session below, another vault's unlock, tries them all and must
         // write nothing that tells which vault has drops, or that any has a code.
@@ -113,9 +128,14 @@ import ObscuraStoreTestSupport
         try reader.exportVault(to: root.path + "/x.obscura", password: pw("e"), iterations: 1)
         let afterRead = try SlotObservation.all(in: root.dataPath)
         #expect(inbox.blobNames().count == 2, "another vault's unlock takes no drop")
+        let end = PasskeyFormat.fieldsOffset + PasskeyFormat.fieldsLength
+        let heads = try directory.store.directoryHeads(count: end).heads
+        let fields = Dictionary(uniqueKeysWithValues: heads.compactMap { entry in
+            entry.head.map { (entry.name, Array($0[PasskeyFormat.fieldsOffset..<end])) }
+        })
         return Trial(
             before: before, afterWrite: afterWrite, afterRead: afterRead, real: real,
-            history: history.summary)
+            history: history.summary, fields: fields)
     }
 
     /// A measure: a number per slot, from the trial and the slot's name.
@@ -178,7 +198,16 @@ import ObscuraStoreTestSupport
             change("read: bytes changed", read: true) { ByteStatistics.changed($0.bytes, $1.bytes) },
             change("read: change time change", read: true) { $1.ctime - $0.ctime },
         ]
-        return stills + changes + histories
+        // A holder of O reads block 0 in the clear (docs/SECURITY.md "Passkeys"): the bytes
+        // where a vault with passkeys keeps its fields must look alike in every slot.
+        func withO(_ name: String, _ f: @escaping ([UInt8]) -> Double) -> Measure {
+            (name, { trial, slot in trial.fields[slot].map(f) ?? .nan }, nil)
+        }
+        let fields = [
+            withO("with O: block 0 passkey-field bytes mean") { ByteStatistics.mean($0[...]) },
+            withO("with O: block 0 passkey-field bytes chi-square") { ByteStatistics.chiSquare($0[...]) },
+        ]
+        return stills + changes + histories + fields
     }
 
     @Test func noMeasureSeparatesRealFromDecoyInAContainer() throws {
