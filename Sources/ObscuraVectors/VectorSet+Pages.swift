@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import ObscuraCrypto
+import ObscuraKeys
 import ObscuraKit
 import ObscuraPages
 import ObscuraStore
@@ -77,7 +78,19 @@ extension VectorSet {
         // The same root re-sealed in layout B (§9.5, §9.8), from a stream of its own so that
         // every other byte of this vector stays as it was.
         let layoutB = SeededRandom(seed: seed + " layout b")
-        let fields = layoutB.bytes(HeaderFormat.fieldsSize)
+        // Field 1 seals the MEK for a passkey whose PRF output is `prf` (§9.8), in the
+        // container's first slot; fields 0, 2 and 3 are free (random), as a vault with one
+        // passkey enrolled in its second row writes them.
+        let prf = SecureBytes(randomCount: 32, using: layoutB)
+        let directoryID = vectorContainer.container.state.directoryID
+        let slotID = vectorContainer.vaultSlot.bytes
+        let wrapKey = PasskeyFields.wrapKey(prf: prf, directoryID: directoryID, slotID: slotID)
+        var fields = [UInt8]()
+        for index in 0..<PasskeyFormat.fieldCount {
+            fields += index == 1
+                ? try PasskeyFields.seal(mek: mek, key: wrapKey, directoryID: directoryID, slotID: slotID, index: index, using: layoutB)
+                : layoutB.bytes(PasskeyFormat.fieldSize)
+        }
         var rootB = opened
         rootB.layout = .b
         let headerB = try rootB.sealHeader(prefix: prefix, fields: fields, rootKey: keys.root, random: layoutB)
@@ -102,7 +115,12 @@ extension VectorSet {
             ("header_layout_b", .object([
                 ("comment", .string(
                     "the same root in layout B (§9.5): prefix ‖ fields (240 bytes) ‖ Seal(K_root, root B, "
-                        + "AD = prefix ‖ fields); a reader tries B first, then A")),
+                        + "AD = prefix ‖ fields); a reader tries B first, then A. Field 1 seals the MEK for the "
+                        + "PRF output prf, in the slot slot_id of the directory directory_id (§9.8); the others are free")),
+                ("prf", .string(hex(prf.withUnsafeBytes { Array($0) }))),
+                ("directory_id", .string(hex(directoryID))),
+                ("slot_id", .string(hex(slotID))),
+                ("field", .int(1)),
                 ("fields", .string(hex(fields))),
                 ("root", .string(hex(rootB.encoded()))),
                 ("block", .string(hex(headerB))),

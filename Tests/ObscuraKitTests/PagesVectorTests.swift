@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import ObscuraCrypto
+import ObscuraKeys
 import ObscuraPages
 import Testing
 @testable import ObscuraKit
@@ -86,6 +87,11 @@ import Testing
         let rowsA = try Self.read(blocks, mek: mek)
         blocks[0] = block
         #expect(try Self.read(blocks, mek: mek) == rowsA)
+        // Field 1 seals the MEK for the vector's PRF output (§9.8): the sweep finds it there.
+        let match = PasskeySweep.run(
+            prf: SecureBytes(copying: Self.bytes(b["prf"])), directoryID: Self.bytes(b["directory_id"]),
+            slots: [.init(slotID: Self.bytes(b["slot_id"]), fields: Array(block[136..<376]))])
+        #expect(match?.field == b["field"] as? Int && match?.mek == mek)
     }
 
     @Test func keysIdsAndTheCatalogOpen() throws {

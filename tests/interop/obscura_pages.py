@@ -195,6 +195,48 @@ def open_root(block: bytes, mek: bytes):
     raise Damaged("the root does not open (another key, or an altered header)")
 
 
+# §9.8, given there as text.
+PRF_INPUT_LABEL = b"obscura passkey prf input v1"
+PASSKEY_SALT = b"obscura v4 passkey"
+PASSKEY_INFO = b"obscura v4 passkey wrap"
+PASSKEY_AD = b"obsv4pk\x00"
+FIELD = 60
+FIELD_COUNT = 4
+
+
+def prf_input(directory_id: bytes) -> bytes:
+    """§9.8: what the page asks the authenticator's PRF at: SHA-256(label ‖ DID)."""
+    return hashlib.sha256(PRF_INPUT_LABEL + directory_id).digest()
+
+
+def passkey_wrap_key(prf: bytes, directory_id: bytes, slot_id: bytes) -> bytes:
+    """§9.8: K_pk(s) = HKDF-SHA256(R, salt, info ‖ DID ‖ slot id)."""
+    return hkdf_sha256(prf, PASSKEY_INFO + directory_id + slot_id, salt=PASSKEY_SALT)
+
+
+def sweep_passkey(prf: bytes, directory_id: bytes, heads):
+    """§9.8 "Sweep": `heads` is [(slot id, block 0 or None)] in the order of the slot
+    names. Every slot with a block is tried, all four fields, with no early return; the
+    answer is (index in heads, field, MEK) of the lowest slot, then field, that opens, or
+    None (the wrong-password answer)."""
+    if len(prf) != 32:
+        raise FormatError("a PRF output is 32 bytes")
+    found = []
+    for position, (slot, block) in enumerate(heads):
+        if block is None or len(block) < PREFIX + FIELDS:
+            continue
+        key = AESGCM(passkey_wrap_key(prf, directory_id, slot))
+        for i in range(FIELD_COUNT):
+            field = block[PREFIX + i * FIELD:PREFIX + (i + 1) * FIELD]
+            try:
+                mek = key.decrypt(field[:NONCE], field[NONCE:], PASSKEY_AD + directory_id + slot + bytes([i]))
+            except InvalidTag:
+                continue
+            if len(mek) == 32:
+                found.append((position, i, mek))
+    return found[0] if found else None
+
+
 class Catalog:
     """A paged catalog over `read_block(j)`, which returns logical block j's 4068-byte
     payload. Opening reads the root only; pages are verified as they are read."""
@@ -210,6 +252,16 @@ class Catalog:
     def with_password(cls, read_block, password: bytes):
         """Unwraps the MEK from the header's prefix (§9.5), then opens the root."""
         return cls(read_block, unwrap_mek(read_block(0)[:PREFIX], password))
+
+    @classmethod
+    def with_prf(cls, read_block, prf: bytes, directory_id: bytes, slot_id: bytes):
+        """Opens the catalog of one slot from a passkey's PRF output (§9.8): the field
+        that opens gives the MEK. A reader that opens the vault through the server also
+        checks the assertion against that field's `passkey` row (§9.9); this one reads."""
+        found = sweep_passkey(prf, directory_id, [(slot_id, read_block(0))])
+        if found is None:
+            raise WrongPassword("no passkey field opens with this PRF output")
+        return cls(read_block, found[2])
 
     def _open(self, sealed: bytes, tag: bytes, ad: bytes, what: str) -> bytes:
         """§9.6: the block's last 16 bytes must be the tag its parent records, before it

@@ -398,3 +398,43 @@ def test_the_swift_written_layout_b_header():
     sealed = block[op.PREFIX + 240:]
     assert AESGCM(op.root_key(MEK)).decrypt(sealed[:12], sealed[12:], block[:op.PREFIX + 240]).hex() == b["root"]
     assert len(bytes.fromhex(b["root"])) == 3664
+
+
+PASSKEY_FIELDS = pathlib.Path(__file__).resolve().parents[2] / "testdata" / "passkey" / "fields"
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in PASSKEY_FIELDS.glob("*.json")))
+def test_the_passkey_sweep_meets_the_field_vectors(name):
+    """§9.8 "Sweep", from the document: each case's R opens its expected field and MEK,
+    or nothing (another R, slot, directory or index, or a tampered field)."""
+    case = json.loads((PASSKEY_FIELDS / name).read_text())
+    block = bytes(op.PREFIX) + bytes.fromhex(case["fields"]) + bytes(op.PAYLOAD - op.PREFIX - op.FIELDS)
+    found = op.sweep_passkey(bytes.fromhex(case["prf"]), bytes.fromhex(case["directoryId"]),
+                             [(bytes.fromhex(case["slotId"]), block)])
+    if case["expect"] == "open":
+        assert found == (0, case["field"], bytes.fromhex(case["mek"]))
+    else:
+        assert found is None
+
+
+def test_a_vault_opens_from_a_passkeys_prf_output(blocks, tmp_path):
+    """Issue 37: the interop reader opens the vector's vault from a PRF output alone (with
+    O for the blocks): the layout-B header's field 1 seals the MEK for `prf` in the
+    container's first slot, and the catalog it opens is the vector's database."""
+    b = CATALOG["header_layout_b"]
+    prf, did, slot = (bytes.fromhex(b[k]) for k in ("prf", "directory_id", "slot_id"))
+    c = oc.Container(str(VECTORS), bytes.fromhex(CONTAINER["outer_key"]))
+    assert did == c.state.directory_id and slot == oc.slot_id(CONTAINER["file"])
+    assert op.prf_input(did) != prf
+    block_b = bytes.fromhex(b["block"])
+    read = lambda j: block_b if j == 0 else blocks[j]  # noqa: E731
+    other = next(s for s in c.slots if s != slot)
+    found = op.sweep_passkey(prf, did, [(other, os.urandom(op.PAYLOAD)), (slot, block_b)])
+    assert found == (1, b["field"], MEK)
+    assert query(op.Catalog.with_prf(read, prf, did, slot).write_sqlite(str(tmp_path / "prf.sqlite"))) == CATALOG["rows"]
+    # Another R, the field taken to another slot or directory, or a layout-A header: nothing.
+    with pytest.raises(op.WrongPassword):
+        op.Catalog.with_prf(read, bytes(32), did, slot)
+    assert op.sweep_passkey(prf, did, [(other, block_b)]) is None
+    assert op.sweep_passkey(prf, bytes(16), [(slot, block_b)]) is None
+    assert op.sweep_passkey(prf, did, [(slot, blocks[0])]) is None
