@@ -102,4 +102,29 @@ import Testing
             #expect(Set(names?.compactMap { $0["name"] as? String } ?? []) == ["dropped.txt", "after"])
         }
     }
+
+    /// Drops taken in while the vault is open make the page reload its grid; those
+    /// requests are not the owner's use. Whoever holds the public drop code must not be
+    /// able to keep an unattended tab from auto-locking by dropping a file now and then.
+    @Test func dropsDoNotKeepAnOpenVaultFromLocking() async throws {
+        let clock = ManualClock()
+        let harness = try ServerHarness(clock: clock)
+        let directory = harness.directory.path
+        try await harness.test { browser in
+            try await browser.createVault("correct horse")
+            let code = try DropCode(text: try #require(try await browser.send(.get, "/api/drops/code").json()["code"] as? String))
+            let store = harness.server.store
+            let delay = Double(Vault.defaultAutoLockMinutes) * store.minuteSeconds
+            // Four minutes without use; then a drop, taken in by the sweep, told, and the
+            // grid reloaded, as the page does.
+            clock.advance(delay - 60)
+            try DropInbox(vaultPath: directory).drop(bytes: Array("from a stranger".utf8), name: "x.txt", to: code)
+            store.sweep()
+            #expect(try await browser.send(.get, "/api/session").json()["drops"] as? String != nil)
+            #expect(try await browser.send(.get, "/api/items").status == .ok)
+            clock.advance(61)
+            store.sweep()
+            #expect(try await browser.send(.get, "/api/session").json()["unlocked"] as? Bool == false)
+        }
+    }
 }
