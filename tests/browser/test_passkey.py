@@ -67,6 +67,10 @@ def test_enrol_lock_unlock_with_the_passkey_then_remove_it(tmp_path):
         # Reload: the session stays unlocked, as after a password.
         driver.refresh()
         wait(driver, lambda: shown(driver, "#app-view"), 15, "the gallery after a reload")
+        # Auto-lock (5 "minutes" of 2 s here) locks a passkey session as any other, and the
+        # passkey opens it again.
+        wait(driver, lambda: shown(driver, "#unlock-view"), 40, "the auto-lock")
+        assert unlock_with_passkey(driver), text(driver, "#unlock-error")
 
         open_settings(driver)
         type_into(driver, "#passkey-password", PASSWORD)
