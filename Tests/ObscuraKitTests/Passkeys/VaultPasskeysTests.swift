@@ -293,6 +293,41 @@ import Testing
         #expect(try directory.sweepPasskey(prf: prf) == nil)
     }
 
+    /// One shape for the three credential commits (docs/PASSKEY.md §P4.1, review PR7): an
+    /// enrolment, a password change and a removal each change the same logical blocks of
+    /// the slot, so a holder of O with every version cannot tell which one happened.
+    @Test func enrolPasswordChangeAndRemovalChangeTheSameBlocks() throws {
+        let root = try TestRoot()
+        let directory = try root.initialized()
+        let vault = try directory.createVault(password: pw("shape vault"), iterations: testIterations)
+        defer { vault.lock() }
+        _ = try vault.addNote(title: "a note", body: "so that the catalog has rows")
+        func payloads() throws -> [Int: [UInt8]] {
+            var out = [Int: [UInt8]]()
+            var j = 0
+            while let block = try? directory.store.readBlock(vault.slotName, j) {
+                out[j] = block
+                j += 1
+            }
+            return out
+        }
+        func changed(_ body: () throws -> Void) throws -> Set<Int> {
+            let before = try payloads()
+            try body()
+            let after = try payloads()
+            return Set(after.keys.filter { before[$0] != after[$0] })
+        }
+        let first = SecureBytes(randomCount: 32), second = SecureBytes(randomCount: 32)
+        let enrol = try changed { try vault.enrolPasskey(name: "A", password: pw("shape vault"), prf: first, credential: Self.credential()) }
+        let enrolAgain = try changed { try vault.enrolPasskey(name: "B", password: pw("shape vault"), prf: second, credential: Self.credential()) }
+        let change = try changed { try vault.changePassword(to: pw("shape vault 2")) }
+        let remove = try changed { try vault.removePasskey(named: "A", password: pw("shape vault 2")) }
+        let removeLast = try changed { try vault.removePasskey(named: "B", password: pw("shape vault 2")) }
+        #expect(enrol.contains(0) && enrol.count >= 3, "\(enrol.sorted())")
+        #expect(enrol == enrolAgain && enrol == change && enrol == remove && enrol == removeLast,
+                "\(enrol.sorted()) \(enrolAgain.sorted()) \(change.sorted()) \(remove.sorted()) \(removeLast.sorted())")
+    }
+
     @Test func aHeaderWhoseLayoutDisagreesWithTheRowsIsDamaged() throws {
         let root = try TestRoot()
         let directory = try root.initialized()
