@@ -82,6 +82,9 @@ import Testing
         #expect(PasskeyRecord.validName(String(repeating: "€", count: 22)) == nil)
         #expect(PasskeyRecord.validName("   ") == nil)
         #expect(PasskeyRecord.validName("tab\there") == nil)
+        // Format characters too: a right-to-left override, a zero-width space.
+        #expect(PasskeyRecord.validName("evil\u{202E}gnp.exe") == nil)
+        #expect(PasskeyRecord.validName("pho\u{200B}ne") == nil)
         #expect(PasskeyRecord.newTag().utf8.allSatisfy { Array("ABCDEFGHIJKLMNOPQRSTUVWXYZ234567".utf8).contains($0) })
     }
 
