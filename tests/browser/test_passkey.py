@@ -77,11 +77,22 @@ def test_enrol_lock_unlock_with_the_passkey_then_remove_it(tmp_path):
         driver.execute_script("document.querySelector('#passkey-list li button').click()")
         wait(driver, lambda: text(driver, "#passkey-message").startswith("Removed"), 30, "the removal")
         wait(driver, lambda: passkey_names(driver) == [], 10, "the emptied list")
+        # Typed and left in the dialog, then locked: nothing of it stays in the page.
+        type_into(driver, "#passkey-password", PASSWORD)
+        type_into(driver, "#pw-current", PASSWORD)
         close_settings(driver)
         lock(driver)
-        # The credential is still on the authenticator; its answer opens nothing now.
+        assert driver.execute_script(
+            "return ['passkey-password', 'pw-current', 'passkey-name'].map(id => document.getElementById(id).value)"
+            " .concat([document.getElementById('passkey-list').children.length])") == ["", "", "", 0]
+        # The credential is still on the authenticator; its answer opens nothing now, and
+        # the page says so (not "wrong password": none was typed), with any wait after it.
         assert not unlock_with_passkey(driver)
         assert NOT_OPENED in text(driver, "#unlock-error")
+        driver.implicitly_wait(0)
+        wait(driver, lambda: "Too many wrong passwords" not in text(driver, "#unlock-error")
+             and (NOT_OPENED in text(driver, "#unlock-error") or "The wait is over" in text(driver, "#unlock-notice")),
+             5, "the refusal kept in view")
 
 
 def test_a_failed_user_verification_opens_nothing_and_sends_nothing(tmp_path):
@@ -102,6 +113,18 @@ def test_a_failed_user_verification_opens_nothing_and_sends_nothing(tmp_path):
         type_into(driver, "#unlock-password", PASSWORD)
         el(driver, "#unlock-submit").click()
         wait(driver, lambda: shown(driver, "#app-view"), UNLOCK_WAIT, "the gallery by password")
+        # A password change that removes every passkey says which, and what stays on the
+        # authenticator.
+        open_settings(driver)
+        type_into(driver, "#pw-current", PASSWORD)
+        type_into(driver, "#pw-new", "another long vault password")
+        type_into(driver, "#pw-confirm", "another long vault password")
+        el(driver, "#pw-remove-passkeys").click()
+        el(driver, "#password-submit").click()
+        wait(driver, lambda: text(driver, "#password-message").startswith("Password changed"), 30, "the change")
+        message = text(driver, "#password-message")
+        assert 'Removed 1 passkey: "Key" (Obscura · ' in message and "authenticator" in message, message
+        wait(driver, lambda: passkey_names(driver) == [], 10, "the emptied list")
 
 
 def test_an_authenticator_without_prf_falls_back_to_the_password(tmp_path):

@@ -163,6 +163,7 @@ function leave(message = '', create = false) {
   viewer.close();
   closeAllDialogs();
   outerKey.forgetAll();
+  settings.forget();
   hideAll();
   uploader.reset();
   selection.clear();

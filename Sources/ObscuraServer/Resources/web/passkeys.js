@@ -102,6 +102,22 @@ export class PasskeyPanel {
     this.message.classList.toggle('form-ok', ok);
   }
 
+  /** Empties the list and the message (at lock). */
+  forget() {
+    this.list.replaceChildren();
+    this.list.hidden = true;
+    this.say('');
+  }
+
+  /** The vault's passkeys now, or [] when they cannot be read. */
+  async current() {
+    try {
+      return (await get('/api/passkeys')).passkeys;
+    } catch {
+      return [];
+    }
+  }
+
   async load() {
     this.say('');
     const unavailable = passkeysUnavailable();
@@ -157,6 +173,7 @@ export class PasskeyPanel {
       this.say('Removed "' + name + '". Delete its "Obscura" passkey in the authenticator\'s settings too.', true);
       this.paint((await get('/api/passkeys')).passkeys);
     } catch (failure) {
+      if (failure.status === 401) document.getElementById('passkey-password').value = '';
       this.say(failure.status === 401 ? 'Wrong password.' : failure.message);
     }
   }

@@ -23,6 +23,7 @@ export class Settings {
     $('export-copy').addEventListener('click', () => this.copyExportPassword());
     $('export-form').addEventListener('submit', (event) => this.startExport(event));
     $('settings-dialog').addEventListener('close', () => {
+      this.forgetPasswords();
       this.forgetExport();
       this.backup.shown(false);
       this.dropCode.clear();
@@ -30,6 +31,20 @@ export class Settings {
     this.backup = new BackupPanel();
     this.dropCode = new DropCodePanel();
     this.passkeys = new PasskeyPanel();
+  }
+
+  /** Empties every password field of the dialog: none stays in the page once it closes. */
+  forgetPasswords() {
+    for (const id of ['pw-current', 'pw-new', 'pw-confirm', 'passkey-password']) $(id).value = '';
+  }
+
+  /** At lock: nothing typed or listed here outlives the session (passwords, passkey names). */
+  forget() {
+    this.forgetPasswords();
+    $('passkey-name').value = '';
+    $('pw-remove-passkeys').checked = false;
+    this.passkeys.forget();
+    showError($('password-message'), '');
   }
 
   async open() {
@@ -86,13 +101,21 @@ export class Settings {
     try {
       const allowWeak = this.strength.allowWeak();
       const removePasskeys = $('pw-remove-passkeys').checked ? 'true' : null;
+      // The passkeys as they were: what a removal took away, to say so and to tell the browser.
+      const before = removePasskeys ? await this.passkeys.current() : [];
       await busy($('password-submit'), 'Changing…', () => post('/api/password', { current, new: next, allowWeak, removePasskeys }));
       $('pw-remove-passkeys').checked = false;
-      if (removePasskeys) this.passkeys.load();
       for (const id of ['pw-current', 'pw-new', 'pw-confirm']) $(id).value = '';
       this.strength.reset();
       message.classList.add('form-ok');
-      showError(message, 'Password changed. Use the new one from now on.');
+      if (removePasskeys && before.length) {
+        this.passkeys.load();
+        const names = before.map((p) => '"' + p.name + '" (Obscura · ' + p.tag + ')').join(', ');
+        showError(message, 'Password changed. Removed ' + before.length + ' passkey' + (before.length === 1 ? '' : 's')
+          + ': ' + names + '. They no longer unlock this vault; delete them in each authenticator\'s settings too.');
+      } else {
+        showError(message, 'Password changed. Use the new one from now on.');
+      }
     } catch (failure) {
       const text = sessionTrouble(failure) ?? (failure.status === 401 ? 'The current password is wrong.'
         : failure.status === 409 ? 'Choose another new password.'

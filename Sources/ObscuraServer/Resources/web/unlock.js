@@ -22,6 +22,8 @@ export function createUnlockPage({ onUnlocked }) {
   let waitUntil = 0;
   // Sent during the wrong-password delay: kept, and sent when the delay ends (issue 16).
   let queued = false;
+  // What failed, said above the wait when it was not a typed password (a passkey).
+  let waitReason = '';
 
   function setMode(create) {
     creating = create;
@@ -50,9 +52,10 @@ export function createUnlockPage({ onUnlocked }) {
       submit.textContent = 'Try again in ' + wait + ' s';
       showError(error, queued
         ? 'Too many wrong passwords. Your password will be tried in ' + wait + ' s.'
-        : 'Too many wrong passwords. Wait ' + wait + ' s before trying again.');
+        : (waitReason || 'Too many wrong passwords.') + ' Wait ' + wait + ' s before trying again.');
       return;
     }
+    waitReason = '';
     submit.removeAttribute('aria-disabled');
     submit.disabled = false;
     submit.textContent = creating ? 'Create vault' : 'Unlock';
@@ -165,6 +168,8 @@ export function createUnlockPage({ onUnlocked }) {
         showError(error, sessionTrouble(failure));
       } else if (failure.status === 401) {
         showError(error, NOT_OPENED);
+        // The wait is shared with passwords; the passkey's refusal stays said above it.
+        waitReason = NOT_OPENED;
         if (failure.retryAfter) startWait(failure.retryAfter);
       } else {
         showError(error, failure.message);
