@@ -15,7 +15,7 @@ extension Catalog {
         try write { db in try Self.setSetting(key, to: value, in: db) }
     }
 
-    static func setSetting(_ key: String, to value: String, in db: Database) throws {
+    private static func setSetting(_ key: String, to value: String, in db: Database) throws {
         try db.execute(sql: "INSERT INTO setting(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
                        arguments: [key, value])
     }

@@ -105,9 +105,7 @@ extension Vault {
             key: key, password: password, kdf: kdf, versions: [SlotFormat.pagedVersion, SlotFormat.version], using: random)
         let rows = records.map { $0?.encoded(using: random) ?? PasskeyRecord.free(using: random) }
         defer { rows.forEach { $0.zeroize() } }
-        let sealer = records.contains(where: { $0 != nil })
-            ? try directory.passkeySealer(slotName: slotName, mek: key, wrapKeys: records.map { $0?.wrapKey }).provider
-            : PasskeyFieldSealer.layoutA
+        let sealer = try directory.passkeyFieldProvider(slotName: slotName, mek: key, wrapKeys: records.map { $0?.wrapKey })
         do {
             try catalog.commitCredentials(
                 prefix: headers[0].encoded(), exportHeader: headers[1], rows: rows,

@@ -122,14 +122,16 @@ extension VaultDirectory {
             guard enrolled == (paged.headerLayout == .b) else {
                 throw VaultError.corrupt("the passkey rows do not match the slot's header")
             }
-            guard enrolled else { return PasskeyFieldSealer.layoutA }
-            return try passkeySealer(slotName: name, mek: mek, wrapKeys: wrapKeys).provider
+            return try passkeyFieldProvider(slotName: name, mek: mek, wrapKeys: wrapKeys)
         }
     }
 
-    /// A sealer of slot `name`'s fields for these wrap keys.
-    func passkeySealer(slotName name: String, mek: SecureBytes, wrapKeys: [SecureBytes?]) throws -> PasskeyFieldSealer {
+    /// What slot `name`'s commits seal into block 0 for these wrap keys (nil for a free
+    /// row): layout A, explicitly, while none is enrolled; else a sealer of the fields.
+    func passkeyFieldProvider(slotName name: String, mek: SecureBytes, wrapKeys: [SecureBytes?]) throws -> @Sendable () throws -> [UInt8]? {
+        // Only a vault with a passkey needs the directory id (a container's, behind O).
+        guard wrapKeys.contains(where: { $0 != nil }) else { return PasskeyFieldSealer.layoutA }
         guard let slotID = SlotID(fileName: name)?.bytes else { throw VaultError.corrupt("a slot name outside the container") }
-        return PasskeyFieldSealer(mek: mek, wrapKeys: wrapKeys, directoryID: try store.directoryID(), slotID: slotID, random: random)
+        return PasskeyFieldSealer(mek: mek, wrapKeys: wrapKeys, directoryID: try store.directoryID(), slotID: slotID, random: random).provider
     }
 }
