@@ -106,9 +106,12 @@ extension VaultDirectory {
                     try store.commit(.init(replace: [target: slot]))
                 } catch {
                     // A commit that failed after replacing the slot leaves the vault in place,
-                    // and its media must stay with it.
-                    let landed = (try? SlotHeader.decode(store.readHeader(target))) == header
-                    if !landed { for file in renamed { unlink(file) } }
+                    // and its media must stay with it. A container that cannot be read now
+                    // (a commit cut short after its superblocks reached the disk needs
+                    // recovery) may hold either: the files stay, since a stray file costs
+                    // space where a removed one that the slot names would lose an item.
+                    let landed = try? SlotHeader.decode(store.readHeader(target)) == header
+                    if landed == false { for file in renamed { unlink(file) } }
                     throw error
                 }
             }

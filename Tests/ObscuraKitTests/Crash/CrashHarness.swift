@@ -119,12 +119,16 @@ enum CrashHarness {
     /// At full size (`OBSCURA_HARDEN_FULL=1`, scripts/harden) every step is a stop; in CI,
     /// ``ciStops`` of them: the first and last two, and others drawn from the run's seed
     /// (``Hardening/sample(_:count:edges:name:)``), printed so that a failure repeats.
+    ///
+    /// `stops`, when given, chooses the stops from the number of steps instead: a window a
+    /// past failure was found in, run on every CI run.
     static func everyStep(
-        name: String, setUp: (CrashFixture) throws -> Void = { _ in }, write: @escaping (CrashFixture) throws -> Void
+        name: String, setUp: (CrashFixture) throws -> Void = { _ in }, stops: ((Int) -> [Int])? = nil,
+        write: @escaping (CrashFixture) throws -> Void
     ) throws -> Outcome {
         var outcome = Outcome()
         let (old, new) = try reference(setUp: setUp, write: write, steps: &outcome.steps)
-        outcome.stops = Hardening.sample(outcome.steps, count: ciStops, edges: 2, name: "crash/" + name)
+        outcome.stops = stops?(outcome.steps) ?? Hardening.sample(outcome.steps, count: ciStops, edges: 2, name: "crash/" + name)
         print("crash harness: \(name): seed \(Hardening.seed) (OBSCURA_TEST_SEED), stops \(outcome.stops) of \(outcome.steps)")
         for stop in outcome.stops {
             let fixture = try CrashFixture()
