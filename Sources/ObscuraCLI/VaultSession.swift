@@ -32,6 +32,18 @@ struct VaultSession {
         if let why = chores.failed[.ends] { throw CLIError("could not delete the items whose end came: \(why)") }
     }
 
+    /// After a password or passkey change: a warning when the cover commit after it
+    /// failed, so the free space may still hold the old credentials (review PR6).
+    static func tellCover(_ vault: Vault) {
+        guard vault.credentialCoverOwed else { return }
+        Terminal.note("""
+            The change is saved, but overwriting the old copy of the vault's key block failed \
+            (is the disk full or failing?). Until that overwrite succeeds, a copy of this directory \
+            holds the old password's key block and any removed passkey's. It is tried again as the \
+            vault locks, and made by your next password or passkey change.
+            """)
+    }
+
     /// The folder at `path`, unlocked with its password (read next) when protected.
     func folder(_ path: String?) throws -> FolderRecord? {
         guard let path else { return nil }

@@ -34,24 +34,33 @@ public final class Catalog: @unchecked Sendable {
     /// Opens a paged catalog again from its store: after a failed commit the connection
     /// is unusable (``PagesError/broken``), and the store holds the last committed state.
     private let reopen: (() throws -> PagedCatalog)?
+    /// Makes a paged catalog's field provider from its rows: at open, and again for the
+    /// catalog ``reload()`` opens, from the rows that one reads (review PR9).
+    private let headerFields: HeaderFieldsFromRows?
     /// Called when a paged catalog could not be opened again after a failed commit (the
     /// container needs recovery): the session can no longer match its slot.
     package var onLost: (() -> Void)?
 
     /// The passkey fields a paged catalog's commits draw, made from its `passkey` rows
-    /// (docs/FORMAT.md §9.8); see ``paged(_:reopen:headerFields:)``.
-    package typealias HeaderFieldsFromRows = ([SecureBytes]) throws -> (@Sendable () throws -> [UInt8]?)
+    /// (docs/FORMAT.md §9.8) and the layout its block 0 holds, which must agree with
+    /// them; see ``paged(_:reopen:headerFields:)``.
+    package typealias HeaderFieldsFromRows = ([SecureBytes], HeaderLayout) throws -> (@Sendable () throws -> [UInt8]?)
 
     private init(storage: Storage, reopen: (() throws -> PagedCatalog)? = nil, headerFields: HeaderFieldsFromRows? = nil) throws {
         self.storage = storage
         self.reopen = reopen
+        self.headerFields = headerFields
         // Before the migrations: a migration's commit rewrites block 0, and one made
         // without the vault's fields would drop its passkeys (or, in layout B, be refused).
-        if let headerFields, case let .paged(paged) = storage {
-            let rows = try paged.read { db in try Self.passkeyRows(in: db) }
-            paged.setHeaderFields(try headerFields(rows ?? []))
-        }
+        if case let .paged(paged) = storage { try Self.provide(paged, from: headerFields) }
         try CatalogSchema.migrator.migrate(database)
+    }
+
+    /// Gives `paged` the field provider `headerFields` makes from the rows it holds.
+    private static func provide(_ paged: PagedCatalog, from headerFields: HeaderFieldsFromRows?) throws {
+        guard let headerFields else { return }
+        let rows = try paged.read { db in try passkeyRows(in: db) }
+        paged.setHeaderFields(try headerFields(rows ?? [], paged.headerLayout))
     }
 
     private static func memoryQueue() throws -> DatabaseQueue {
@@ -141,9 +150,9 @@ public final class Catalog: @unchecked Sendable {
         let fresh: PagedCatalog
         do {
             fresh = try reopen()
-            // The fields follow the rows the store holds, which the failed commit did not
-            // change: the provider before it (a credential commit replaces it only once landed).
-            fresh.setHeaderFields(old.headerFields)
+            // The fields follow the rows the store holds now, read again: a commit that
+            // landed and still threw (a resynchronisation after it) changed them.
+            try Self.provide(fresh, from: headerFields)
         } catch {
             close()
             let lost = state.withLock { onLost }

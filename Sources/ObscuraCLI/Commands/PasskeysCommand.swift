@@ -55,11 +55,15 @@ struct PasskeysCommand: ParsableCommand {
             let vault = try directory.unlock(password: password)
             defer { vault.lock() }
             try VaultSession.tell(vault.unlockChores)
+            // The tag names the credential among the authenticator's "Obscura" ones (UX5).
+            let tag = try vault.passkeys().first { $0.name == name }?.tag
             try vault.removePasskey(named: name, password: password)
             Terminal.output("""
-                Removed passkey \(TerminalText.escaped(name)). The authenticator still lists a credential for this site; \
-                delete it there too.
+                Removed passkey \(TerminalText.escaped(name)). It no longer unlocks this vault. \
+                In your authenticator's settings, delete "Obscura · \(tag ?? "?")" too (listed under localhost, \
+                or the name you open the gallery by), if it is still listed.
                 """)
+            VaultSession.tellCover(vault)
         }
     }
 }

@@ -30,5 +30,6 @@ struct PasswdCommand: ParsableCommand {
         } else {
             Terminal.output("Password changed.")
         }
+        VaultSession.tellCover(vault)
     }
 }

@@ -170,8 +170,9 @@ extension VaultDirectory {
             do {
                 try store.commit(.init())
             } catch {
-                // The vault is gone already; as after a password change (Vault.swift),
-                // the next commit that draws those positions overwrites them.
+                // The vault is gone already; as after a credential change, the cover is
+                // owed, and the next session of this directory to lock tries it again.
+                store.owesCover()
                 logger.warning("vault destroyed; the free space still holds its blocks until a later commit")
             }
         }
@@ -194,7 +195,7 @@ extension VaultDirectory {
                 let paged = try openPaged(name, key: key)
                 return try Catalog.paged(
                     paged, reopen: { [store, random] in try Self.openPaged(name, key: key, store: store, random: random) },
-                    headerFields: passkeyFields(slotName: name, mek: key, paged: paged))
+                    headerFields: passkeyFields(slotName: name, mek: key))
             }
             return try Catalog.restore(image: try SlotCodec.openCatalog(contents: try store.read(name), header: header, key: key))
         } catch let error as PagesError {

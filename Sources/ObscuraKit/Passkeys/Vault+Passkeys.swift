@@ -55,11 +55,8 @@ extension Vault {
         precondition(tag.map(PasskeyRecord.isTag) ?? true, "a display tag is 3 base32 symbols")
         return try operation {
             try directory.credentialLock.withLock {
-                guard checkPasswordInOperation(password) else { throw VaultError.wrongPassword }
-                guard let name = PasskeyRecord.validName(name) else { throw VaultError.invalidPasskeyName }
-                var records = try VaultDirectory.passkeyRecords(catalog.passkeyRows())
-                guard !records.contains(where: { $0?.name == name }) else { throw VaultError.passkeyNameTaken(name) }
-                guard let field = records.firstIndex(where: { $0 == nil }) else { throw VaultError.passkeyLimit }
+                let (name, current, field) = try enrolmentPlace(name: name, password: password)
+                var records = current
                 guard try directory.sweepPasskey(prf: prf) == nil else { throw VaultError.passkeyOpensAVault }
                 guard let slotID = SlotID(fileName: slotName)?.bytes else { throw VaultError.corrupt("a slot name outside the container") }
                 let record = PasskeyRecord(
@@ -73,6 +70,25 @@ extension Vault {
                                    enrolledAfterPasswordChange: true)
             }
         }
+    }
+
+    /// Checks what an enrolment checks before its ceremony's answer matters: the password,
+    /// the name and the room left, so that the page asks for them before the authenticator's
+    /// prompts rather than after (review UX4). Writes nothing.
+    ///
+    /// - Throws: as ``enrolPasskey(name:password:prf:credential:tag:now:)`` does before its sweep.
+    public func checkEnrolment(name: String, password: SecureBytes) throws {
+        try operation { _ = try enrolmentPlace(name: name, password: password) }
+    }
+
+    /// The checked name, the records, and the field an enrolment of `name` takes.
+    private func enrolmentPlace(name: String, password: SecureBytes) throws -> (String, [PasskeyRecord?], Int) {
+        guard checkPasswordInOperation(password) else { throw VaultError.wrongPassword }
+        guard let name = PasskeyRecord.validName(name) else { throw VaultError.invalidPasskeyName }
+        let records = try VaultDirectory.passkeyRecords(catalog.passkeyRows())
+        guard !records.contains(where: { $0?.name == name }) else { throw VaultError.passkeyNameTaken(name) }
+        guard let field = records.firstIndex(where: { $0 == nil }) else { throw VaultError.passkeyLimit }
+        return (name, records, field)
     }
 
     /// Removes the passkey named `name`; `password` must be this vault's. Its field holds
@@ -123,7 +139,16 @@ extension Vault {
         do {
             try directory.store.commit(.init())
         } catch {
+            // The change stands; the caller says what remains (review PR6), and lock()
+            // tries the cover again.
+            directory.store.owesCover()
             directory.logger.warning("credentials changed; the free space still holds the old header until a later commit")
         }
     }
+
+    /// Whether the directory's free space may still hold this vault's previous block 0
+    /// (the MEK under the old password's salt, or a removed passkey's field): the whole
+    /// commit after the last credential change failed (a full or failing disk). The
+    /// cover is tried again at ``lock()`` and made by the next credential change.
+    public var credentialCoverOwed: Bool { directory.store.coverOwed }
 }

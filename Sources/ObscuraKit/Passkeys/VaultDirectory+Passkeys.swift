@@ -102,12 +102,12 @@ extension VaultDirectory {
         }
     }
 
-    /// What the catalog of slot `name`, opened as `paged` under `mek`, makes its field
-    /// provider from: its rows' wrap keys. Block 0 is in layout B exactly while a row is
-    /// enrolled (§9.8); a catalog whose layout and rows disagree is damaged, since one
-    /// credential commit writes both.
-    func passkeyFields(slotName name: String, mek: SecureBytes, paged: PagedCatalog) -> Catalog.HeaderFieldsFromRows {
-        { [self] rows in
+    /// What the catalog of slot `name` under `mek` makes its field provider from: its
+    /// rows' wrap keys. Block 0 is in layout B exactly while a row is enrolled (§9.8); a
+    /// catalog whose layout and rows disagree is damaged, since one credential commit
+    /// writes both.
+    func passkeyFields(slotName name: String, mek: SecureBytes) -> Catalog.HeaderFieldsFromRows {
+        { [self] rows, layout in
             let wrapKeys: [SecureBytes?]
             do {
                 // The state byte and K_pk only (PR3): a name or key a later check refuses
@@ -119,7 +119,7 @@ extension VaultDirectory {
                 throw VaultError.corrupt(error.description)
             }
             let enrolled = wrapKeys.contains { $0 != nil }
-            guard enrolled == (paged.headerLayout == .b) else {
+            guard enrolled == (layout == .b) else {
                 throw VaultError.corrupt("the passkey rows do not match the slot's header")
             }
             return try passkeyFieldProvider(slotName: name, mek: mek, wrapKeys: wrapKeys)

@@ -52,6 +52,8 @@ package final class SlotStore {
     /// The version 4 container, when the directory is one. Guarded by `writeLock`: the
     /// container's maps change at every commit.
     private var container: SlotContainer?
+    /// See ``coverOwed``. Guarded by `writeLock`.
+    private var coverIsOwed = false
     /// How many writes (commits, block commits, rotations, attachments) this store has
     /// begun, counted under `writeLock` as each begins. Guarded by its own `writesLock`,
     /// so that a reader never waits on a commit: a backup read while the count moved may
@@ -193,6 +195,27 @@ package final class SlotStore {
                 replacing[try slotID(name)] = contents
             }
             try container.commit(replacing: replacing, adding: change.add, innerFormat: change.innerFormat)
+            // A whole commit writes all of the free space (§8.12).
+            coverIsOwed = false
+        }
+    }
+
+    /// Whether a whole commit that was to overwrite the free space failed, so that blocks
+    /// freed by an earlier commit (a credential commit's old block 0, docs/FORMAT.md §9.7)
+    /// may still be there. Cleared by the next whole commit.
+    package var coverOwed: Bool { serialized { coverIsOwed } }
+
+    /// Records that the free space holds blocks a failed cover commit was to overwrite.
+    package func owesCover() {
+        serialized { coverIsOwed = true }
+    }
+
+    /// Makes the owed cover commit, if one is owed: true when none is owed any more.
+    @discardableResult
+    package func payCover() -> Bool {
+        serialized {
+            guard coverIsOwed else { return true }
+            return (try? commit(.init())) != nil
         }
     }
 
