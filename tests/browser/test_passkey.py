@@ -26,12 +26,14 @@ def close_settings(driver):
     driver.execute_script("document.getElementById('settings-dialog').close()")
 
 
-def add_passkey(driver, name, password=PASSWORD):
-    open_settings(driver)
+def add_passkey(driver, name, password=PASSWORD, settings_open=False):
+    if not settings_open:
+        open_settings(driver)
     type_into(driver, "#passkey-name", name)
     type_into(driver, "#passkey-password", password)
     el(driver, "#passkey-add").click()
-    wait(driver, lambda: not text(driver, "#passkey-message").startswith("Follow your browser"), 30, "the enrolment")
+    wait(driver, lambda: text(driver, "#passkey-message") != "Checking…"
+         and not text(driver, "#passkey-message").startswith("Follow your browser"), 30, "the enrolment")
     return text(driver, "#passkey-message")
 
 
@@ -51,15 +53,28 @@ def unlock_with_passkey(driver):
     return shown(driver, "#app-view")
 
 
+def credentials(driver, authenticator):
+    return driver.execute_cdp_cmd("WebAuthn.getCredentials", {"authenticatorId": authenticator})["credentials"]
+
+
 def test_enrol_lock_unlock_with_the_passkey_then_remove_it(tmp_path):
     with serving(tmp_path) as srv, chromium(tmp_path) as driver:
         assert srv.link.startswith("http://localhost:"), srv.link
-        capture.authenticator(driver)
+        authenticator = capture.authenticator(driver)
         create_first_vault(driver, srv.link)
         message = add_passkey(driver, "Test laptop")
-        assert message.startswith('Added "Test laptop"'), message
+        assert message.startswith('Added "Test laptop" (listed in the authenticator as "Obscura · '), message
         wait(driver, lambda: passkey_names(driver) == ["Test laptop"], 10, "the listed passkey")
         assert "Obscura · " in text(driver, "#passkey-list")
+        assert "Passkeys for this vault" in text(driver, "#passkey-list-box")
+        # A name already used and a wrong password are refused before the authenticator is
+        # asked: no prompt, no credential left behind (review UX4).
+        before = len(credentials(driver, authenticator))
+        message = add_passkey(driver, "Test laptop", settings_open=True)
+        assert message == 'You already have a passkey named "Test laptop". Choose another name.', message
+        message = add_passkey(driver, "Second", "not the password", settings_open=True)
+        assert message == "Wrong password.", message
+        assert len(credentials(driver, authenticator)) == before
         close_settings(driver)
 
         lock(driver)
@@ -72,10 +87,19 @@ def test_enrol_lock_unlock_with_the_passkey_then_remove_it(tmp_path):
         wait(driver, lambda: shown(driver, "#unlock-view"), 40, "the auto-lock")
         assert unlock_with_passkey(driver), text(driver, "#unlock-error")
 
+        # Remove asks first, with its own password field (review UX6).
         open_settings(driver)
-        type_into(driver, "#passkey-password", PASSWORD)
         driver.execute_script("document.querySelector('#passkey-list li button').click()")
+        wait(driver, lambda: shown(driver, "#passkey-remove-dialog"), 10, "the removal dialog")
+        assert text(driver, "#passkey-remove-title") == 'Remove "Test laptop"?'
+        el(driver, "#passkey-remove-submit").click()
+        wait(driver, lambda: text(driver, "#passkey-remove-error") == "Enter the vault password.", 10, "the empty password")
+        assert passkey_names(driver) == ["Test laptop"]
+        type_into(driver, "#passkey-remove-password", PASSWORD)
+        el(driver, "#passkey-remove-submit").click()
         wait(driver, lambda: text(driver, "#passkey-message").startswith("Removed"), 30, "the removal")
+        assert 'delete "Obscura · ' in text(driver, "#passkey-message")
+        assert not shown(driver, "#passkey-remove-dialog")
         wait(driver, lambda: passkey_names(driver) == [], 10, "the emptied list")
         # Typed and left in the dialog, then locked: nothing of it stays in the page.
         type_into(driver, "#passkey-password", PASSWORD)
@@ -188,6 +212,9 @@ def test_at_an_address_the_page_says_where_passkeys_work(tmp_path):
         wait(driver, lambda: shown(driver, "#unlock-password"), 15, "the unlock page")
         assert not shown(driver, "#unlock-passkey")
         assert f"http://localhost:{port}/" in text(driver, "#unlock-passkey-hint")
+        # A link to the same server by name (review UX7).
+        assert driver.execute_script(
+            "return document.querySelector('#unlock-passkey-hint a').getAttribute('href')") == f"http://localhost:{port}/"
 
 
 def test_a_credential_of_another_directory_opens_nothing_here(tmp_path):

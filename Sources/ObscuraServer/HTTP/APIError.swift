@@ -10,6 +10,9 @@ struct APIError: HTTPResponseError {
     var headers: HTTPFields = [:]
     /// Seconds to wait, for 429 (also in `Retry-After`).
     var retryAfter: Int?
+    /// Which of several answers with one status this is, for a page that words each
+    /// its own way (docs/API.md, "Passkeys": `nameTaken`, `limit`, `opensAVault`).
+    var reason: String?
 
     init(_ status: HTTPResponse.Status, _ message: String, headers: HTTPFields = [:]) {
         self.status = status
@@ -44,7 +47,7 @@ struct APIError: HTTPResponseError {
     }
 
     func response(from request: Request, context: some RequestContext) throws -> Response {
-        var response = try JSON.response(ErrorBody(error: message, retryAfter: retryAfter), status: status)
+        var response = try JSON.response(ErrorBody(error: message, retryAfter: retryAfter, reason: reason), status: status)
         response.headers.append(contentsOf: headers)
         return response
     }
@@ -54,6 +57,7 @@ struct APIError: HTTPResponseError {
 private struct ErrorBody: Encodable {
     var error: String
     var retryAfter: Int?
+    var reason: String?
 }
 
 /// JSON in and out of the API.
@@ -99,7 +103,13 @@ extension APIError {
             case .folderLocked: self.init(.forbidden, error.description)
             case .ended: self.init(.gone, error.description)
             case .invalidEnd: self.init(.badRequest, error.description)
-            case .passkeyLimit, .passkeyNameTaken, .passkeyOpensAVault: self.init(.conflict, error.description)
+            case .passkeyLimit, .passkeyNameTaken, .passkeyOpensAVault:
+                self.init(.conflict, error.description)
+                reason = switch error {
+                case .passkeyLimit: "limit"
+                case .passkeyNameTaken: "nameTaken"
+                default: "opensAVault"
+                }
             case .invalidPasskeyName: self.init(.unprocessableContent, error.description)
             case .noSuchPasskey: self.init(.notFound, error.description)
             default: self.init(.internalServerError, error.description)

@@ -4,8 +4,8 @@ import ObscuraCrypto
 import ObscuraKeys
 import ObscuraKit
 
-/// `/api/passkey/begin`, `/api/unlock/passkey`, `/api/passkeys` and
-/// `/api/passkeys/remove` (docs/API.md, "Passkeys"; design: docs/PASSKEY.md §P5.4).
+/// `/api/passkey/begin`, `/api/unlock/passkey`, `/api/passkeys`, `/api/passkeys/check`
+/// and `/api/passkeys/remove` (docs/API.md, "Passkeys"; design: docs/PASSKEY.md §P5.4).
 ///
 /// Bodies are flat JSON objects of strings, read by ``SecretFields`` so that the PRF
 /// output and the password never become a `String`; binary fields are base64url without
@@ -95,7 +95,18 @@ struct PasskeyRoutes {
                                             userHandle: create?.userHandle ?? [], party: party)
                 }
             }
-            return try JSON.response(["name": info.name, "tag": info.tag], status: .created)
+            struct Enrolled: Encodable { var name, tag: String; var coverOwed: Bool? }
+            return try JSON.response(Enrolled(name: info.name, tag: info.tag, coverOwed: vault.credentialCoverOwed ? true : nil),
+                                     status: .created)
+        }
+        router.post("/api/passkeys/check") { request, context -> Response in
+            let vault = try context.vault()
+            let fields = try await SecretFields.json(from: request)
+            let password = try fields.require("password")
+            defer { password.zeroize() }
+            guard let name = fields.text("name") else { throw APIError.badRequest("name is required") }
+            try await Blocking.run { try store.checkEnrolment(in: vault, password: password, name: name) }
+            return JSON.noContent()
         }
         router.post("/api/passkeys/remove") { request, context -> Response in
             let vault = try context.vault()
@@ -106,7 +117,8 @@ struct PasskeyRoutes {
             let id = try await Blocking.run { try store.removePasskey(of: vault, password: password, name: name) }
             // Only to the session that has just given the password: the page signals the
             // credential unknown to the authenticator (§P4.3).
-            return try JSON.response(["credentialId": Self.text(id)])
+            struct Removed: Encodable { var credentialId: String; var coverOwed: Bool? }
+            return try JSON.response(Removed(credentialId: Self.text(id), coverOwed: vault.credentialCoverOwed ? true : nil))
         }
     }
 

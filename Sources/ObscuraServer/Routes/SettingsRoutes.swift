@@ -39,6 +39,8 @@ struct SettingsRoutes {
                 }
                 try store.changePassword(of: vault, current: current, new: new, removingPasskeys: fields.text("removePasskeys") == "true")
             }
+            // The change stands; the old key block may outlive it in the free space (PR6).
+            guard !vault.credentialCoverOwed else { return try JSON.response(["coverOwed": true]) }
             return JSON.noContent()
         }
     }

@@ -41,6 +41,15 @@ extension SessionStore {
         }
     }
 
+    /// Checks an enrolment's password, name and room before the ceremony (review UX4); a
+    /// wrong password is a failure of the delay, as at the enrolment itself.
+    func checkEnrolment(in vault: Vault, password: SecureBytes, name: String) throws {
+        try guarded {
+            try requirePassword(password, of: vault)
+            try vault.checkEnrolment(name: name, password: password)
+        }
+    }
+
     /// Removes the passkey `name` of `vault` and returns its credential id; a wrong
     /// password is a failure of the delay.
     func removePasskey(of vault: Vault, password: SecureBytes, name: String) throws -> [UInt8] {

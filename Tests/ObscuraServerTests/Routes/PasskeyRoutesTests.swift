@@ -103,7 +103,7 @@ import Testing
             #expect(try await Self.enrol(b, second, name: "Key", password: "second vault password").response.status == .created)
             // The same PRF output cannot be enrolled twice (it already opens a vault).
             let again = try await Self.enrol(b, first, name: "Other", password: "second vault password").response
-            #expect(again.status == .conflict)
+            #expect(try again.status == .conflict && again.json()["reason"] as? String == "opensAVault")
 
             let removed = try await a.send(.post, "/api/passkeys/remove", json: ["password": "first vault password", "name": "Key"])
             #expect(try removed.status == .ok && (removed.json()["credentialId"] as? String) == SoftAuthenticator.text(first.credentialID))
@@ -121,6 +121,42 @@ import Testing
             #expect(ownAnswer.status == .ok, "\(String(decoding: ownAnswer.bytes, as: UTF8.self))")
             let items = try await a.send(.get, "/api/passkeys")
             #expect(try (items.json()["passkeys"] as? [[String: Any]])?.count == 1)
+        }
+    }
+
+    /// `POST /api/passkeys/check` (review UX4): the password, the name and the room are
+    /// answered before the authenticator's prompts, as the enrolment would answer them,
+    /// with a reason for each conflict; a wrong password counts as at the enrolment.
+    @Test func anEnrolmentIsCheckedBeforeItsCeremony() async throws {
+        let clock = ManualClock()
+        let harness = try ServerHarness(clock: clock)
+        try await harness.test { given in
+            let browser = Browser(client: given.client, token: harness.token, host: Self.host)
+            try await browser.createVault()
+            func check(_ name: String, _ password: String = "correct horse") async throws -> TestResponse {
+                try await browser.send(.post, "/api/passkeys/check", json: ["password": password, "name": name])
+            }
+            // The creation counted one (a creation is a sweep, as a guess is); the wrong password another.
+            let created = harness.server.store.throttle.count
+            #expect(try await check("Laptop", "not the password").status == .unauthorized)
+            #expect(harness.server.store.throttle.count == created + 1)
+            clock.advance(UnlockThrottle.maximumDelay)
+            #expect(try await check("   ").status == .unprocessableContent)
+            #expect(try await check("a\u{202E}b").status == .unprocessableContent)
+            #expect(try await check(" Laptop ").status == .noContent)
+            for index in 0..<4 {
+                let name = index == 0 ? "Laptop" : "Key \(index)"
+                #expect(try await Self.enrol(browser, SoftAuthenticator(), name: name).response.status == .created)
+            }
+            // Four enrolments and three more checks counted nothing more.
+            #expect(harness.server.store.throttle.count == created + 1)
+            let full = try await check("Fifth")
+            #expect(try full.status == .conflict && full.json()["reason"] as? String == "limit")
+            let twin = try await check("Laptop")
+            #expect(try twin.status == .conflict && twin.json()["reason"] as? String == "nameTaken")
+            _ = try await browser.send(.post, "/api/passkeys/remove", json: ["password": "correct horse", "name": "Key 3"])
+            #expect(try await check("Fifth").status == .noContent)
+            #expect(try await browser.send(.post, "/api/passkeys/check", json: ["password": "correct horse"]).status == .badRequest)
         }
     }
 

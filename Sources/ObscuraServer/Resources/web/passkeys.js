@@ -5,6 +5,7 @@
 // which vault, if any, the answer opens.
 
 import { post, get } from './api.js';
+import { openDialog, showError } from './dialogs.js';
 
 /** base64url without padding of an ArrayBuffer or view. */
 export function b64u(buffer) {
@@ -22,16 +23,67 @@ export function fromB64u(text) {
 
 const NO_PRF = 'This authenticator cannot unlock Obscura (it has no PRF support). Use another, or keep the password.';
 export const NOT_OPENED = 'This passkey did not open a vault. If you keep several Obscura directories, choose another passkey.';
+/** Said when a change stands but the whole commit after it failed (docs/API.md, "Passkeys"). */
+export const COVER_OWED = 'But overwriting the old copy of the vault\'s key block failed (is the disk full?): until it succeeds, '
+  + 'a copy of this folder holds the previous key block. It is tried again when the vault locks, and by your next password or passkey change.';
+
+/** Whether the page was reached at an IP address, which WebAuthn refuses as a relying party. */
+function atAnAddress() {
+  const host = location.hostname;
+  return /^[0-9.]+$/.test(host) || host.includes(':') || host.startsWith('[');
+}
+
+/** The same server by name, where passkeys work: localhost at this port and scheme. */
+export function localhostAddress() {
+  return location.protocol + '//localhost' + (location.port ? ':' + location.port : '') + '/';
+}
 
 /** Why passkeys cannot be used on this page, or '' when they can. */
 export function passkeysUnavailable() {
   if (!window.PublicKeyCredential || !navigator.credentials) return 'This browser cannot unlock with a passkey.';
-  // WebAuthn refuses IP addresses as relying parties.
-  const host = location.hostname;
-  if (/^[0-9.]+$/.test(host) || host.includes(':') || host.startsWith('[')) {
-    return 'Passkeys work at http://localhost:' + location.port + '/ (the same server, by name).';
+  if (atAnAddress()) {
+    return 'To use a passkey, open the link `obscura serve` printed (it starts with ' + localhostAddress()
+      + ') instead of this address.';
   }
   return '';
+}
+
+/**
+ * Fills `element` with the reason passkeys cannot be used here, the localhost address
+ * as a link when that is the way (review UX7). Returns the reason, or ''.
+ */
+export function showUnavailable(element) {
+  const reason = passkeysUnavailable();
+  element.replaceChildren();
+  element.hidden = !reason;
+  if (!reason) return '';
+  if (atAnAddress() && window.PublicKeyCredential) {
+    const link = document.createElement('a');
+    link.href = localhostAddress();
+    link.textContent = localhostAddress();
+    element.append('To use a passkey, open the link `obscura serve` printed (it starts with ', link, ') instead of this address.');
+  } else {
+    element.textContent = reason;
+  }
+  return reason;
+}
+
+/** The page's words for a refused enrolment or check (review UX4). */
+function enrolRefusal(failure, name) {
+  if (failure.status === 401) return 'Wrong password.';
+  if (failure.status === 422 && /passkey name/.test(failure.message)) {
+    return 'Choose another name: 1 to 64 characters, without invisible or control characters.';
+  }
+  const reason = failure.body?.reason;
+  if (reason === 'nameTaken') return 'You already have a passkey named "' + name + '". Choose another name.';
+  if (reason === 'limit') return 'This vault has four passkeys, the most it keeps. Remove one first.';
+  if (reason === 'opensAVault') return 'This passkey already unlocks a vault here. Use another authenticator.';
+  return failure.message;
+}
+
+/** How the authenticator lists a credential, and where. */
+function listedAs(tag) {
+  return '"Obscura · ' + tag + '" (for ' + location.hostname + ')';
 }
 
 /** The PRF result of a ceremony's extension outputs, or null. */
@@ -90,10 +142,15 @@ export async function unlockWithPasskey() {
 /** The settings section: the vault's passkeys, adding one, removing one. */
 export class PasskeyPanel {
   constructor() {
+    this.box = document.getElementById('passkey-list-box');
     this.list = document.getElementById('passkey-list');
     this.form = document.getElementById('passkey-form');
     this.message = document.getElementById('passkey-message');
     this.form.addEventListener('submit', (event) => this.add(event));
+    document.getElementById('passkey-remove-form').addEventListener('submit', (event) => this.confirmRemove(event));
+    document.getElementById('passkey-remove-dialog').addEventListener('close', () => {
+      document.getElementById('passkey-remove-password').value = '';
+    });
   }
 
   say(text, ok = false) {
@@ -105,7 +162,8 @@ export class PasskeyPanel {
   /** Empties the list and the message (at lock). */
   forget() {
     this.list.replaceChildren();
-    this.list.hidden = true;
+    this.box.hidden = true;
+    document.getElementById('passkey-remove-dialog').close();
     this.say('');
   }
 
@@ -120,11 +178,9 @@ export class PasskeyPanel {
 
   async load() {
     this.say('');
-    const unavailable = passkeysUnavailable();
-    const note = document.getElementById('passkeys-unavailable');
-    note.textContent = unavailable;
-    note.hidden = !unavailable;
+    const unavailable = showUnavailable(document.getElementById('passkeys-unavailable'));
     this.form.hidden = Boolean(unavailable);
+    document.getElementById('passkey-add-title').hidden = Boolean(unavailable);
     try {
       this.paint((await get('/api/passkeys')).passkeys);
     } catch (failure) {
@@ -134,23 +190,74 @@ export class PasskeyPanel {
 
   paint(passkeys) {
     this.list.replaceChildren();
-    this.list.hidden = passkeys.length === 0;
+    this.box.hidden = passkeys.length === 0;
     for (const passkey of passkeys) {
       const item = document.createElement('li');
       item.className = 'passkey-item';
       item.dataset.name = passkey.name;
       const text = document.createElement('span');
       const date = new Date(passkey.createdAt).toLocaleDateString();
-      text.textContent = passkey.name + ' · Obscura · ' + passkey.tag + ' · ' + date + (passkey.synced ? ' · synced' : '');
+      text.textContent = passkey.name + ' · Obscura · ' + passkey.tag + ' · added ' + date;
+      // The CLI's notes, with what each means (review UX8).
+      const notes = [];
+      if (passkey.synced) notes.push('Synced: it can unlock from every device signed in to that account.');
+      if (!passkey.enrolledAfterPasswordChange) {
+        notes.push('Added before the last password change: remove it if the password was changed because of a leak.');
+      }
+      if (notes.length) {
+        const small = document.createElement('span');
+        small.className = 'passkey-notes';
+        small.textContent = notes.join(' ');
+        text.append(small);
+      }
       const remove = document.createElement('button');
       remove.type = 'button';
       remove.className = 'btn btn-small';
       remove.textContent = 'Remove';
-      remove.addEventListener('click', () => this.remove(passkey.name));
+      remove.setAttribute('aria-label', 'Remove ' + passkey.name);
+      remove.addEventListener('click', () => this.remove(passkey));
       item.append(text, ' ', remove);
       this.list.append(item);
     }
     document.getElementById('passkey-add').disabled = passkeys.length >= 4;
+  }
+
+  /** Asks before removing, with the password in the dialog itself (review UX6). */
+  remove(passkey) {
+    this.removing = passkey;
+    document.getElementById('passkey-remove-title').textContent = 'Remove "' + passkey.name + '"?';
+    document.getElementById('passkey-remove-text').textContent = 'It will no longer unlock this vault. '
+      + 'Its authenticator lists it as ' + listedAs(passkey.tag) + '.';
+    openDialog(document.getElementById('passkey-remove-dialog'));
+    document.getElementById('passkey-remove-password').focus();
+  }
+
+  async confirmRemove(event) {
+    event.preventDefault();
+    const passkey = this.removing;
+    const dialog = document.getElementById('passkey-remove-dialog');
+    const field = document.getElementById('passkey-remove-password');
+    const error = document.getElementById('passkey-remove-error');
+    const password = field.value;
+    if (!password) {
+      field.focus();
+      return showError(error, 'Enter the vault password.');
+    }
+    const button = document.getElementById('passkey-remove-submit');
+    button.disabled = true;
+    try {
+      const answer = await post('/api/passkeys/remove', { password, name: passkey.name });
+      dialog.close('done');
+      signalUnknown(location.hostname, answer.credentialId);
+      this.say('Removed "' + passkey.name + '". In your authenticator\'s settings, delete ' + listedAs(passkey.tag)
+        + ' too, if it is still listed.' + (answer.coverOwed ? ' ' + COVER_OWED : ''), true);
+      this.paint((await get('/api/passkeys')).passkeys);
+    } catch (failure) {
+      if (failure.status === 401) field.value = '';
+      showError(error, failure.status === 401 ? 'Wrong password.' : failure.message);
+    } finally {
+      button.disabled = false;
+    }
   }
 
   password() {
@@ -163,21 +270,6 @@ export class PasskeyPanel {
     return value;
   }
 
-  async remove(name) {
-    const password = this.password();
-    if (!password) return;
-    try {
-      const answer = await post('/api/passkeys/remove', { password, name });
-      document.getElementById('passkey-password').value = '';
-      signalUnknown(location.hostname, answer.credentialId);
-      this.say('Removed "' + name + '". Delete its "Obscura" passkey in the authenticator\'s settings too.', true);
-      this.paint((await get('/api/passkeys')).passkeys);
-    } catch (failure) {
-      if (failure.status === 401) document.getElementById('passkey-password').value = '';
-      this.say(failure.status === 401 ? 'Wrong password.' : failure.message);
-    }
-  }
-
   async add(event) {
     event.preventDefault();
     const name = document.getElementById('passkey-name').value.trim();
@@ -186,9 +278,18 @@ export class PasskeyPanel {
     if (!password) return;
     const button = document.getElementById('passkey-add');
     button.disabled = true;
-    this.say('Follow your browser: it asks for your fingerprint, face, PIN or security key, twice.');
     let created = null;
     try {
+      // The password, the name and the room first: a mistake found after the two
+      // prompts would cost them and leave a credential behind (review UX4).
+      this.say('Checking…', true);
+      try {
+        await post('/api/passkeys/check', { password, name });
+      } catch (failure) {
+        if (failure.status === 401) document.getElementById('passkey-password').value = '';
+        return this.say(enrolRefusal(failure, name));
+      }
+      this.say('Follow your browser: it asks for your fingerprint, face, PIN or security key, twice.');
       const begin = await post('/api/passkey/begin', { kind: 'create' });
       try {
         created = await navigator.credentials.create({ publicKey: {
@@ -201,9 +302,11 @@ export class PasskeyPanel {
           extensions: { prf: { eval: { first: fromB64u(begin.input) } } },
         } });
       } catch (failure) {
+        // WebAuthn's errors (review UX9): InvalidStateError is a credential already on
+        // this authenticator; a full security key reports NotAllowedError, as a cancel does.
         return this.say(failure?.name === 'NotSupportedError' ? 'This authenticator cannot unlock Obscura.'
-          : failure?.name === 'InvalidStateError' ? 'This security key has no room for another passkey.'
-          : 'No passkey was made.');
+          : failure?.name === 'InvalidStateError' ? 'This authenticator already holds this passkey.'
+          : 'No passkey was made: it was cancelled, it timed out, or the authenticator refused (a security key may be full).');
       }
       if (created.getClientExtensionResults()?.prf?.enabled !== true) {
         signalUnknown(begin.rpId, created.rawId);
@@ -220,7 +323,8 @@ export class PasskeyPanel {
         } });
       } catch {
         signalUnknown(begin.rpId, created.rawId);
-        return this.say('The passkey was not confirmed. Nothing was added; delete the new "Obscura" passkey in the authenticator.');
+        return this.say('The passkey was not confirmed. Nothing was added; in your authenticator\'s settings, delete '
+          + listedAs(begin.tag) + ' if it is listed.');
       }
       const prf = prfResult(assertion);
       const early = prfResult(created);
@@ -241,19 +345,21 @@ export class PasskeyPanel {
       };
       wipe(prf);
       wipe(early);
+      let enrolled;
       try {
-        await post('/api/passkeys', body);
+        enrolled = await post('/api/passkeys', body);
       } catch (failure) {
         signalUnknown(begin.rpId, created.rawId);
-        return this.say((failure.status === 401 ? 'Wrong password.' : failure.message)
-          + ' The new passkey stays on the authenticator; delete it there.');
+        return this.say(enrolRefusal(failure, name) + ' Nothing was added; in your authenticator\'s settings, delete '
+          + listedAs(begin.tag) + ' if it is still listed.');
       } finally {
         body.prf = '';
         body.password = '';
       }
       document.getElementById('passkey-name').value = '';
       document.getElementById('passkey-password').value = '';
-      this.say('Added "' + name + '". Lock the vault and try "Unlock with a passkey".', true);
+      this.say('Added "' + name + '" (listed in the authenticator as ' + listedAs(begin.tag) + '). '
+        + 'Lock the vault and try "Unlock with a passkey".' + (enrolled?.coverOwed ? ' ' + COVER_OWED : ''), true);
       this.paint((await get('/api/passkeys')).passkeys);
     } catch (failure) {
       this.say(failure.message);

@@ -4,7 +4,7 @@ import { csrfToken, get, loadSession, post, sessionTrouble } from './api.js';
 import { BackupPanel } from './backup.js';
 import { busy, openDialog, showError, toast } from './dialogs.js';
 import { DropCodePanel } from './dropcode.js';
-import { PasskeyPanel } from './passkeys.js';
+import { COVER_OWED, PasskeyPanel } from './passkeys.js';
 import { attachStrength, WEAK_PASSWORD_MESSAGE } from './strength.js';
 
 const $ = (id) => document.getElementById(id);
@@ -103,7 +103,7 @@ export class Settings {
       const removePasskeys = $('pw-remove-passkeys').checked ? 'true' : null;
       // The passkeys as they were: what a removal took away, to say so and to tell the browser.
       const before = removePasskeys ? await this.passkeys.current() : [];
-      await busy($('password-submit'), 'Changing…', () => post('/api/password', { current, new: next, allowWeak, removePasskeys }));
+      const answer = await busy($('password-submit'), 'Changing…', () => post('/api/password', { current, new: next, allowWeak, removePasskeys }));
       $('pw-remove-passkeys').checked = false;
       for (const id of ['pw-current', 'pw-new', 'pw-confirm']) $(id).value = '';
       this.strength.reset();
@@ -116,6 +116,7 @@ export class Settings {
       } else {
         showError(message, 'Password changed. Use the new one from now on.');
       }
+      if (answer?.coverOwed) message.textContent += ' ' + COVER_OWED;
     } catch (failure) {
       const text = sessionTrouble(failure) ?? (failure.status === 401 ? 'The current password is wrong.'
         : failure.status === 409 ? 'Choose another new password.'

@@ -5,7 +5,7 @@
 import { post, sessionTrouble } from './api.js';
 import { showError, toast } from './dialogs.js';
 import { attachStrength, WEAK_PASSWORD_MESSAGE } from './strength.js';
-import { NOT_OPENED, passkeysUnavailable, unlockWithPasskey } from './passkeys.js';
+import { NOT_OPENED, passkeysUnavailable, showUnavailable, unlockWithPasskey } from './passkeys.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -147,9 +147,8 @@ export function createUnlockPage({ onUnlocked }) {
 
   // A passkey instead of the password (docs/PASSKEY.md §P5.5): offered where the browser
   // has WebAuthn and the page is reached by name; at an address, the page says where.
-  const unavailable = passkeysUnavailable();
-  $('unlock-passkey-hint').textContent = unavailable;
-  $('unlock-passkey-hint').hidden = !unavailable || !window.PublicKeyCredential;
+  showUnavailable($('unlock-passkey-hint'));
+  if (!window.PublicKeyCredential) $('unlock-passkey-hint').hidden = true;
   $('unlock-passkey').addEventListener('click', async () => {
     const button = $('unlock-passkey');
     if (waitUntil > Date.now()) return updateButton();
