@@ -4,6 +4,7 @@ and in no other vault of the directory; a bad code shows an error and posts noth
 
 import os
 import subprocess
+import time
 
 from conftest import FIXTURES, OBSCURA_BIN, chromium, serving
 from test_gallery import (UNLOCK_WAIT, create_first_vault, el, item_count, shown, text, unlock,
@@ -160,8 +161,37 @@ def test_a_drop_reaches_an_open_gallery_without_a_new_unlock(tmp_path):
             "return [...document.querySelectorAll('#drop-list li')].map(li => li.dataset.state)") == ["done"],
             30, "the drop")
 
-        # No lock, no unlock: the open gallery shows it within a few seconds.
-        wait(owner, lambda: item_count(owner) == 1, 30, "the dropped photo in the open gallery")
+        # No lock, no unlock: the open gallery says so within a few seconds, and shows the
+        # photo when asked (a reload by itself would count as use, docs/PHONE.md §W6.2).
         wait(owner, lambda: "Took in 1 dropped file" in owner.execute_script(
-            "return document.getElementById('toast').textContent"), 10, "the intake notice")
+            "return document.getElementById('toast').textContent"), 30, "the intake notice")
+        wait(owner, lambda: shown(owner, "#drops-show"), 10, "the Show button")
+        assert item_count(owner) == 0
+        el(owner, "#drops-show").click()
+        wait(owner, lambda: item_count(owner) == 1, 15, "the dropped photo in the open gallery")
+        assert not shown(owner, "#drops-show")
         assert inbox(tmp_path) == []
+
+
+def test_drops_do_not_keep_an_untouched_tab_from_locking(tmp_path):
+    """Whoever holds a vault's public drop code must not keep an open, visible tab that
+    nobody touches from auto-locking by dropping files (docs/PHONE.md §W6.2, review
+    W-R11): the page tells of each intake and reloads nothing by itself."""
+    with serving(tmp_path) as srv, chromium(tmp_path) as owner:
+        create_first_vault(owner, srv.link)
+        code = owner.execute_async_script(
+            "const done = arguments[arguments.length - 1];"
+            "import('/app/api.js').then(api => api.get('/api/drops/code')).then((a) => done(a.code), (e) => done(String(e)));")
+        assert code.startswith("DROPS-"), code
+        # Auto-lock is 5 "minutes" of 2 s. Drops every 3 s for up to 30 s: the intakes
+        # (every 5 s) are told, and the tab still locks about 10 s after its last use.
+        start = time.monotonic()
+        told = False
+        while time.monotonic() - start < 30 and not shown(owner, "#unlock-view"):
+            cli(tmp_path, "drop", "files", "--code", code, str(PHOTO))
+            told = told or shown(owner, "#drops-show")
+            time.sleep(3)
+        assert told, "no intake was told before the lock"
+        wait(owner, lambda: shown(owner, "#unlock-view"), 5, "the auto-lock")
+        assert time.monotonic() - start < 25, "locked late"
+        assert "locked itself" in text(owner, "#unlock-notice") + text(owner, "#unlock-error")

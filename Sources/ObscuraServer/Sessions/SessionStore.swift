@@ -44,10 +44,6 @@ final class SessionStore: @unchecked Sendable {
         let renditions: RenditionWorker
         /// When ``sweep()`` last looked at the drop inbox for this vault.
         var dropsChecked: Double
-        /// Until when requests do not count as use: the page reloads its grid after it is
-        /// told of drops taken in (``dropNews(for:)``), and whoever holds the vault's
-        /// public drop code must not keep an unattended tab from locking by dropping files.
-        var quietUntil: Double = 0
         /// The inbox's blob names after the last intake: the next intake runs only when
         /// they change, so that blobs other vaults' keys open are not tried every time.
         var inboxSeen: Set<String>?
@@ -66,13 +62,6 @@ final class SessionStore: @unchecked Sendable {
 
         /// The serial of the newest news, 0 before any.
         var dropNewsSerial: Int { dropNews.last?.serial ?? 0 }
-
-        /// Counts a request at `time` as use, unless it falls in the quiet time after a
-        /// drop notice.
-        func touch(at time: Double) {
-            guard time >= quietUntil else { return }
-            lastActivity = max(lastActivity, time)
-        }
     }
 
     /// One intake's sentence for the owner (``DropIntake/summary``).
@@ -145,7 +134,7 @@ final class SessionStore: @unchecked Sendable {
         guard let binding = session.binding else { return nil }
         return lock.withLock {
             guard open[binding.vault.slotIdentifier] === binding, !binding.vault.isLocked else { return nil }
-            binding.touch(at: now())
+            binding.lastActivity = now()
             if let activity, activity.entry == nil {
                 activity.entry = binding
                 binding.requestsInFlight += 1
@@ -163,7 +152,7 @@ final class SessionStore: @unchecked Sendable {
             guard let entry = activity.entry else { return }
             activity.entry = nil
             entry.requestsInFlight -= 1
-            entry.touch(at: now())
+            entry.lastActivity = max(entry.lastActivity, now())
         }
     }
 
@@ -413,10 +402,6 @@ final class SessionStore: @unchecked Sendable {
 
     /// The most intake news an open vault keeps for sessions that have not asked yet.
     static let dropNewsKept = 16
-    /// Seconds after a drop notice during which requests do not count as use: long
-    /// enough for the page's reload of its grid, folders and thumbnails (in auto-lock
-    /// minutes of 60 seconds; the tests' shorter minutes shorten it alike).
-    static let dropRefreshQuiet: Double = 15
 
     /// The news of drop intakes made while the vault of `session` was open that the
     /// session has not been told, joined into one sentence, with the number of drops
@@ -428,8 +413,6 @@ final class SessionStore: @unchecked Sendable {
             let news = binding.dropNews.filter { $0.serial > seen }
             guard !news.isEmpty else { return nil }
             session.dropNewsSeen = binding.dropNewsSerial
-            // The page reloads what it shows now: that is not the owner's use.
-            binding.quietUntil = now() + Self.dropRefreshQuiet * minuteSeconds / 60
             return (news.map(\.text).joined(separator: " "), news.reduce(0) { $0 + $1.refused })
         }
     }

@@ -108,6 +108,7 @@ addRevealButtons();
 $('upload-button').addEventListener('click', () => uploader.pick());
 $('empty-upload').addEventListener('click', () => uploader.pick());
 $('lock-button').addEventListener('click', lockNow);
+$('drops-show').addEventListener('click', showDrops);
 onLocked(() => {
   if (open) leave('The vault locked itself after a while without use. Unlock it to go on.');
 });
@@ -180,6 +181,7 @@ function leave(message = '', create = false) {
   document.body.classList.remove('sidebar-open', 'viewing');
   document.title = 'Obscura';
   $('toast').hidden = true; // it may name a file or folder
+  $('drops-show').hidden = true;
   unlockPage.show(message, create);
 }
 
@@ -255,11 +257,20 @@ async function watch() {
 
 /**
  * Drops taken in while the vault is open (the server looks every few seconds): said
- * once, as an unlock says them, and shown at once. A refusal stays up long enough to read.
+ * once, as an unlock says them; a refusal stays up long enough to read. The grid is
+ * reloaded only when the owner asks ("Show"): a reload is a request, and requests count
+ * as use, so reloading by itself would let whoever holds the public drop code keep an
+ * unattended tab from auto-locking (docs/PHONE.md §W6.2).
  */
 function tellDrops(session) {
   if (!session.drops || !open) return;
   toast(session.drops, session.dropsRefused ? 'error' : 'info', session.dropsRefused ? 15000 : 8000);
+  $('drops-show').hidden = false;
+}
+
+/** The owner's "Show": the grid and the folders as they are now. */
+function showDrops() {
+  $('drops-show').hidden = true;
   library.refresh();
   folders.refresh().catch(reportError);
 }
