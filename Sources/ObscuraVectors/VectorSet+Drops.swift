@@ -9,8 +9,9 @@ extension VectorSet {
     /// `success` (then `kind`, `name` and `content_sha256` describe the plaintext, and
     /// `enc` … `k_in` the values on the way to it), `no match` (no root of this key opens
     /// chunk 0: another vault's drop, or a refused DH), `damaged` (chunk 0 opens, a later
-    /// one fails), `bad envelope` (every chunk opens, §10.4 refuses the envelope) or
-    /// `malformed` (refused before any key is used).
+    /// one fails), `newer envelope` (every chunk opens; the envelope's version or kind is
+    /// one this reader does not know, §10.4), `bad envelope` (every chunk opens, §10.4
+    /// refuses the envelope) or `malformed` (refused before any key is used).
     static func dropVectors() throws -> [String: [UInt8]] {
         let random = SeededRandom(seed: "obscura drop vectors v1")
         let recipient = try HPKEExporter.KeyPair.generate(using: random)
@@ -88,14 +89,23 @@ extension VectorSet {
             try DropBlob.seal(to: code, envelope: [], contentSize: UInt64(plain.count),
                               source: ChunkedFileWriter.source(bytes: plain), using: random) { badEnvelope += Array($0) }
         }
-        try add("bad_envelope", "bad envelope", badEnvelope,
-                "every chunk opens, but the envelope's version is 02: the intake refuses it, removes the blob and says so")
+        try add("bad_envelope", "newer envelope", badEnvelope,
+                "every chunk opens, but the envelope's version is 02: a reader of version 01 leaves the blob in the inbox for a newer reader and says so")
         // u = 0 is a point of small order: X25519 with it gives the all-zero value,
         // which RFC 9180 §7.1.4 refuses, so no key opens the blob.
         var lowOrder = valid
         lowOrder.replaceSubrange(20..<52, with: [UInt8](repeating: 0, count: 32))
         try add("low_order_enc", "no match", lowOrder,
                 "enc is 32 zero bytes, a point of small order: the DH output is all zero and refused, so no key opens it; it stays for other vaults")
+        // Appended last, so that the random draws of the vectors above stay as they were.
+        var badName = [UInt8]()
+        let notUTF8: [UInt8] = [0x01, 0x01, 0x00, 0x02, 0xC3, 0x28] + small
+        try notUTF8.withUnsafeBytes { plain in
+            try DropBlob.seal(to: code, envelope: [], contentSize: UInt64(plain.count),
+                              source: ChunkedFileWriter.source(bytes: plain), using: random) { badName += Array($0) }
+        }
+        try add("bad_envelope_name", "bad envelope", badName,
+                "every chunk opens, the envelope is version 01, but its name is not UTF-8: the intake refuses it, removes the blob and says so")
         return out
     }
 }

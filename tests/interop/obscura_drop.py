@@ -48,6 +48,11 @@ class BadEnvelope(reader.FormatError):
     """Every chunk opens, but §10.4 refuses the envelope."""
 
 
+class NewerEnvelope(reader.FormatError):
+    """Every chunk opens, but the envelope's version or kind is unknown here (§10.4): the
+    blob stays in the inbox for a newer reader."""
+
+
 def shared_secret(dh: bytes, enc: bytes, pk_r: bytes) -> bytes:
     """RFC 9180 §4.1: DHKEM's ExtractAndExpand of the X25519 output."""
     kem = b"KEM" + struct.pack(">H", KEM_ID)
@@ -90,7 +95,8 @@ def steps(blob: bytes, private_key: bytes) -> dict:
 def open_drop(blob: bytes, private_key: bytes):
     """§10.3, §10.4: (kind, name, content) of a blob for `private_key`. FormatError when
     the header is not a drop's, NoMatch when chunk 0 does not open, Damaged when a later
-    chunk (or the length) fails, BadEnvelope when §10.4 refuses the envelope."""
+    chunk (or the length) fails, NewerEnvelope when the envelope's version or kind is
+    unknown, BadEnvelope when §10.4 refuses it."""
     h = reader.parse_chunked_header(blob)
     if h["version"] != 2 or h["flags"] != 0 or h["chunk_size"] != CHUNK_SIZE:
         raise reader.FormatError("not a drop header")
@@ -103,8 +109,10 @@ def open_drop(blob: bytes, private_key: bytes):
         plain = reader.decrypt_chunked(blob, root, b"")
     except reader.FormatError as error:
         raise (NoMatch if str(error).startswith("chunk 0") else Damaged)(str(error)) from None
-    if len(plain) < 4 or plain[0] != 1 or plain[1] not in KINDS:
-        raise BadEnvelope("unknown envelope version or kind")
+    if len(plain) >= 2 and (plain[0] != 1 or plain[1] not in KINDS):
+        raise NewerEnvelope("unknown envelope version or kind")
+    if len(plain) < 4:
+        raise BadEnvelope("the envelope is cut short")
     (n,) = struct.unpack(">H", plain[2:4])
     if n > 255 or len(plain) < 4 + n:
         raise BadEnvelope("the name runs past the plaintext")

@@ -29,6 +29,8 @@ def test_drop_vectors(name, fields, body):
         outcome = "no match"
     except drop.Damaged:
         outcome = "damaged"
+    except drop.NewerEnvelope:
+        outcome = "newer envelope"
     except drop.BadEnvelope:
         outcome = "bad envelope"
     except reader.FormatError:

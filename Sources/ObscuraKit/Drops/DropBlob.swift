@@ -88,6 +88,13 @@ package enum DropBlob {
         return try ChunkCipher(header: header, key: root, folderKey: nil, context: DropFormat.context)
     }
 
+    /// Whether the envelope at the start of `plain` is of a version or kind this reader
+    /// does not know (§10.4): a newer writer's, left for a newer reader.
+    static func isNewer(_ plain: [UInt8]) -> Bool {
+        guard plain.count >= 2 else { return false }
+        return plain[0] != DropFormat.envelopeVersion || DropFormat.Kind(rawValue: plain[1]) == nil
+    }
+
     /// The envelope at the start of a drop's plaintext (§10.4): kind, name, and where the
     /// content starts; nil when malformed.
     static func envelope(_ plain: [UInt8]) -> (kind: DropFormat.Kind, name: String, contentOffset: Int)? {

@@ -11,13 +11,17 @@ public struct DropIntake: Sendable, Equatable {
     public var notes = 0
     /// Drops whose content the vault already held; removed.
     public var duplicates = 0
-    /// Drops the importer refused, whose envelope is malformed, or whose later chunks fail
-    /// their tags or are cut short: a sentence each; removed.
+    /// Drops the importer refused, whose envelope is malformed (in a version this reader
+    /// knows), or whose later chunks fail their tags or are cut short: a sentence each;
+    /// removed.
     public var failed: [String] = []
     /// Drops addressed to this vault that stay in the inbox for the next unlock: those
     /// whose import failed for a reason that may pass (a full disk, a missing tool), and
     /// those past the intake's budget (``Vault/intakeBudget``).
     public var waiting = 0
+    /// Drops addressed to this vault whose envelope has a version or kind this Obscura does
+    /// not know (a newer writer's, §10.4): they stay in the inbox for a newer reader.
+    public var newer = 0
 
     /// A sentence for the owner, or nil when the intake found nothing addressed here:
     /// a drop that was refused must not vanish unannounced.
@@ -33,16 +37,21 @@ public struct DropIntake: Sendable, Equatable {
                          + failed.map { $0.hasSuffix(".") ? String($0.dropLast()) : $0 }.joined(separator: "; ") + ".")
         }
         if waiting > 0 { parts.append("\(waiting) drop\(waiting == 1 ? " waits" : "s wait") in the inbox for the next unlock.") }
+        if newer > 0 {
+            parts.append("\(newer) drop\(newer == 1 ? " was" : "s were") made by a newer version of Obscura and "
+                         + "\(newer == 1 ? "stays" : "stay") in the inbox: update Obscura to take \(newer == 1 ? "it" : "them") in.")
+        }
         return parts.isEmpty ? nil : parts.joined(separator: " ")
     }
 
     /// An intake of these counts.
-    public init(taken: Int = 0, notes: Int = 0, duplicates: Int = 0, failed: [String] = [], waiting: Int = 0) {
+    public init(taken: Int = 0, notes: Int = 0, duplicates: Int = 0, failed: [String] = [], waiting: Int = 0, newer: Int = 0) {
         self.taken = taken
         self.notes = notes
         self.duplicates = duplicates
         self.failed = failed
         self.waiting = waiting
+        self.newer = newer
     }
 }
 
@@ -135,6 +144,10 @@ extension Vault {
                 directory.logger.warning("a drop was damaged and is removed: \(error)")
                 intake.failed.append("a drop that is damaged (\(error))")
                 unlink(file)
+            } catch is NewerDrop {
+                // Not this reader's to refuse (§10.4): a newer one takes it in.
+                directory.logger.info("a drop of a newer envelope version stays in the inbox")
+                intake.newer += 1
             } catch {
                 directory.logger.warning("a drop stays in the inbox: \(error)")
                 intake.waiting += 1
@@ -163,6 +176,9 @@ extension Vault {
         var description: String { failure.detail }
     }
 
+    /// A drop whose envelope has a version or kind this reader does not know: it stays.
+    private struct NewerDrop: Error {}
+
     /// Opens `file`'s header and first chunk with `keyPair`: a reader when the blob is
     /// addressed to the key, nil otherwise (not ours, malformed or unreadable).
     static func trial(_ file: String, keyPair: HPKEExporter.KeyPair) -> ChunkedFileReader? {
@@ -182,6 +198,7 @@ extension Vault {
     /// `intake`); its blob is then done with. Throws when the blob must stay (or is damaged).
     private func takeIn(_ reader: ChunkedFileReader, into intake: inout DropIntake) throws {
         let first = try reader.chunk(0)
+        guard !DropBlob.isNewer(first) else { throw NewerDrop() }
         guard let envelope = DropBlob.envelope(first) else {
             intake.failed.append("a drop whose envelope is malformed")
             return

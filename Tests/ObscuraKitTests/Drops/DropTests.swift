@@ -176,6 +176,40 @@ import Testing
         #expect(try vault.items().isEmpty)
     }
 
+    /// A blob whose envelope has a version or kind this reader does not know was sealed by
+    /// a newer writer (§10.4): it stays in the inbox at every intake, and the intake says
+    /// so; one whose known-version envelope is malformed is removed and reported.
+    @Test func aNewerEnvelopeStaysAndAMalformedOneIsRemoved() throws {
+        let root = try TestRoot()
+        let directory = try root.initialized()
+        let vault = try directory.createVault(password: pw("mine"), iterations: testIterations)
+        defer { vault.lock() }
+        let inbox = DropInbox(vaultPath: root.vaultPath)
+        let code = try vault.dropCode()
+        func sealed(_ plain: [UInt8]) throws -> String {
+            var blob = [UInt8]()
+            try plain.withUnsafeBytes { bytes in
+                try DropBlob.seal(to: code, envelope: [], contentSize: UInt64(bytes.count),
+                                  source: ChunkedFileWriter.source(bytes: bytes), using: SystemRandom()) { blob += Array($0) }
+            }
+            return try inbox.add(blob: blob)
+        }
+        let content = Array("from a newer Obscura".utf8)
+        let newerVersion = try sealed([0x02, 0x01, 0x00, 0x01, UInt8(ascii: "x")] + content)
+        let newerKind = try sealed([0x01, 0x07, 0x00, 0x01, UInt8(ascii: "y")] + content)
+        _ = try sealed([0x01, 0x01, 0x00, 0x02, 0xC3, 0x28] + content)
+        let taken = try inbox.drop(bytes: content, name: "today.txt", to: code)
+
+        let intake = try vault.takeDrops()
+        #expect(intake.taken == 1 && intake.newer == 2 && intake.failed.count == 1 && intake.waiting == 0)
+        #expect(intake.summary?.contains("2 drops were made by a newer version of Obscura and stay in the inbox") == true)
+        #expect(inbox.blobNames().sorted() == [newerVersion, newerKind].sorted() && !inbox.blobNames().contains(taken))
+        // The next intake leaves them again, and says so again.
+        let again = try vault.takeDrops()
+        #expect(again.newer == 2 && again.taken == 0 && inbox.blobNames().count == 2)
+        #expect(try vault.items().count == 1)
+    }
+
     /// The drop key sits in the catalog as §10.1's 64 lower-case hex digits, and a value
     /// that is not 32 bytes of hex is a corrupt catalog, not a key.
     @Test func theDropKeyIsStoredAsHexText() throws {

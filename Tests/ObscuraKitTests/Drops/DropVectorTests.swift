@@ -23,6 +23,7 @@ import Testing
             } catch is StreamError {
                 return "damaged"
             }
+            guard !DropBlob.isNewer(plain) else { return "newer envelope" }
             guard let envelope = DropBlob.envelope(plain) else { return "bad envelope" }
             let content = Array(plain[envelope.contentOffset...])
             let kind = envelope.kind == .note ? "note" : "file"
