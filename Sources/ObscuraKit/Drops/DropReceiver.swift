@@ -56,7 +56,7 @@ public final class DropReceiver: @unchecked Sendable {
         guard received == expectedSize else {
             throw DropError.malformedBlob("size \(received) is not the header's \(expectedSize)")
         }
-        guard fsync(fd) == 0 else { throw StorageError.io(temporary, errno) }
+        guard FileIO.flush(fd) == 0 else { throw StorageError.io(temporary, errno) }
         close(fd)
         fd = -1
         return try inbox.place(temporary)

@@ -54,13 +54,24 @@ package enum FileIO {
         }
     }
 
+    /// Makes what was written to the file `fd` durable: 0, or -1 with `errno`. On Apple
+    /// systems fsync only reaches the drive's cache, which may reorder and lose writes at a
+    /// power cut; F_FULLFSYNC reaches the medium there (docs/FORMAT.md §8.6). A file system
+    /// that refuses F_FULLFSYNC (some network ones) gets fsync.
+    package static func flush(_ fd: Int32) -> Int32 {
+        #if canImport(Darwin)
+        if fcntl(fd, F_FULLFSYNC) == 0 { return 0 }
+        #endif
+        return fsync(fd)
+    }
+
     /// Creates `path` exclusively (mode 0600), lets `write` fill it through the
     /// descriptor, fsyncs and closes. On failure the partial file is removed.
     package static func createDurably(_ path: String, write: (Int32) throws -> Void) throws {
         let fd = try openOrThrow(path, O_WRONLY | O_CREAT | O_EXCL, 0o600)
         do {
             try write(fd)
-            guard fsync(fd) == 0 else { throw StorageError.io(path, errno) }
+            guard flush(fd) == 0 else { throw StorageError.io(path, errno) }
             close(fd)
         } catch {
             close(fd)
@@ -89,7 +100,7 @@ package enum FileIO {
         let fd = try openOrThrow(path, O_WRONLY)
         defer { close(fd) }
         try writeAll(fd, bytes, path: path)
-        guard fsync(fd) == 0 else { throw StorageError.io(path, errno) }
+        guard flush(fd) == 0 else { throw StorageError.io(path, errno) }
     }
 
     /// Atomically replaces `to` with `from`.
