@@ -60,6 +60,11 @@ unsigned long long obscura_page_vfs_refused_opens(void);
 /// exists. Returns the reserve now requested, or -1 if SQLite refused.
 int obscura_page_vfs_set_reserve(void *_Nonnull db, int reserve);
 
+/// Whether SQLite's memory methods in this process are the zeroing ones of
+/// ZeroingMalloc.c, installed at load: every block SQLite frees (page cache, journals,
+/// deserialized images) is cleared first. 1 or 0.
+int obscura_sqlite_zeroes_freed_memory(void);
+
 #ifdef __cplusplus
 }
 #endif

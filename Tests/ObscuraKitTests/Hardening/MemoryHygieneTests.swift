@@ -1,3 +1,4 @@
+import CObscuraPageVFS
 import Foundation
 import ObscuraCrypto
 import ObscuraTestSupport
@@ -8,7 +9,10 @@ import Testing
 /// is left anywhere in this process's memory, not only in the `SecureBytes` the vault
 /// holds. The session first does everything that touches the key: unlock by sweep,
 /// import (photo and file), thumbnails, previews, range reads, a protected folder,
-/// persist, a password change and an export.
+/// persist, a password change, a passkey's enrolment and an export. A passkey's wrap key
+/// K_pk (MEK-equivalent with the directory and O) passes through SQLite's memory as a
+/// catalog row; SQLite's freed memory is cleared (ZeroingMalloc.c, review PR10), so no
+/// copy of it may be left either.
 @Suite struct MemoryHygieneTests {
     static let suite = "memory"
 
@@ -30,7 +34,13 @@ import Testing
         let secret = try vault.createFolder("Secret", password: pw("fpw"), iterations: testIterations)
         try vault.addRaw([1, 2, 3], name: "hidden", folder: secret, thumbnail: [4])
         try vault.changePassword(to: pw("pw2"))
+        try vault.enrolPasskey(name: "Key", password: pw("pw2"), prf: SecureBytes(randomCount: 32),
+                               credential: VaultPasskeysTests.credential())
         try vault.exportVault(to: root.path + "/v.obscura", password: pw("e"), iterations: testIterations)
+        #expect(obscura_sqlite_zeroes_freed_memory() == 1, "SQLite's memory methods are the zeroing ones")
+        let wrapKey = try #require(try VaultDirectory.passkeyRecords(vault.catalog.passkeyRows()).compactMap { $0 }.first).wrapKey
+        let kpk = MemoryScanner.MaskedSecret(count: AESGCM.keySize) { wrapKey.withUnsafeBytes($0) }
+        #expect(!MemoryScanner.find(kpk).hits.isEmpty, "the scanner finds the passkey's wrap key while unlocked")
 
         let mek = MemoryScanner.MaskedSecret(count: AESGCM.keySize) { vault.key.withUnsafeBytes($0) }
         let folderKey = try #require(vault.stateLock.withLock { vault.folderKeys[secret.id] })
@@ -40,10 +50,12 @@ import Testing
         #expect(!live.hits.isEmpty, "the scanner finds the MEK while unlocked")
         #expect(!MemoryScanner.find(fk).hits.isEmpty, "and the folder key")
 
+        wrapKey.zeroize()
         vault.lock()
         #expect(vault.key.isZeroed && folderKey.isZeroed, "the product's own key buffers are zeroed")
         let after = MemoryScanner.find(mek)
         let folderAfter = MemoryScanner.find(fk)
+        let wrapKeyAfter = MemoryScanner.find(kpk)
 
         // Sort what is left. swift-crypto frees each AES-GCM context (BoringSSL's
         // EVP_AEAD_CTX, holding the AES key schedule, which begins with the key itself)
@@ -62,9 +74,11 @@ import Testing
         let mekLeft = classify(after.hits, mek), folderLeft = classify(folderAfter.hits, fk)
         #expect(mekLeft.other.isEmpty, "MEK copies after lock that are not a crypto library key schedule: \(mekLeft.other)")
         #expect(folderLeft.other.isEmpty, "folder key copies after lock: \(folderLeft.other)")
+        // K_pk is an HKDF output kept as a row, never an AES key: no schedule excuses a copy.
+        #expect(wrapKeyAfter.hits.isEmpty, "passkey wrap key copies after lock: \(wrapKeyAfter.hits)")
         Hardening.report(Self.suite, "keys-after-lock", [
             "bytes-scanned": after.scanned, "mek-copies-while-unlocked": live.hits.count,
-            "product-copies-after-lock": mekLeft.other.count + folderLeft.other.count,
+            "product-copies-after-lock": mekLeft.other.count + folderLeft.other.count + wrapKeyAfter.hits.count,
             "library-key-schedules-after-lock": mekLeft.schedules + folderLeft.schedules,
         ])
     }
