@@ -37,10 +37,10 @@ struct VaultSession {
     static func tellCover(_ vault: Vault) {
         guard vault.credentialCoverOwed else { return }
         Terminal.note("""
-            The change is saved, but overwriting the old copy of the vault's key block failed \
-            (is the disk full or failing?). Until that overwrite succeeds, a copy of this directory \
-            holds the old password's key block and any removed passkey's. It is tried again as the \
-            vault locks, and made by your next password or passkey change.
+            The change is saved, but overwriting the old copy of the vault's key block failed twice \
+            (is the disk full or failing?). Until a whole rewrite succeeds, a copy of this directory \
+            holds the old password's key block and any removed passkey's. Once the disk is fixed, \
+            run `obscura passwd` again (the same password will do): it rewrites the free space.
             """)
     }
 

@@ -30,7 +30,13 @@ import Testing
         return try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n").map(String.init)
     }
 
-    @Test func aDropIsSyncedBeforeItIsNamedAndItsDirectoriesAfter() throws {
+    #if os(Linux)
+    static let traceable = true
+    #else
+    static let traceable = false
+    #endif
+
+    @Test(.enabled(if: traceable, "strace is Linux's")) func aDropIsSyncedBeforeItIsNamedAndItsDirectoriesAfter() throws {
         let cli = try CLIRunner()
         try cli.run(["init"])
         #expect(try cli.run(["create", "--password-stdin", "--allow-weak-password"], stdin: "pw\n").code == 0)

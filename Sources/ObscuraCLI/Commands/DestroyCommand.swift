@@ -28,5 +28,13 @@ struct DestroyCommand: ParsableCommand {
         }
         try directory.destroy(vault)
         Terminal.output("Vault destroyed; the directory has \(try directory.slotCount()) slots.")
+        if directory.coverOwed {
+            Terminal.note("""
+                But overwriting the free space that held its blocks failed twice (is the disk full or failing?). \
+                Until a whole rewrite succeeds, a copy of this directory still holds them, readable with its \
+                password and the outer key. Once the disk is fixed, a password change of any vault here \
+                (`obscura passwd`, even to the same password) rewrites the free space.
+                """)
+        }
     }
 }

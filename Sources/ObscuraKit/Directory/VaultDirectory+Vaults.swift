@@ -137,7 +137,8 @@ extension VaultDirectory {
 
     /// Erases `vault`: its slot becomes a fresh decoy, a cover commit overwrites the free
     /// space that held its blocks, and the media its catalog names (in every folder,
-    /// locked or not) is deleted. The vault is locked.
+    /// locked or not) is deleted. The vault is locked. When the cover failed (also after
+    /// recovery), ``coverOwed`` says so.
     ///
     /// Waits for the vault's operations in progress, and those of every other session of
     /// the same slot, to finish first; it must not be called from inside one of them.
@@ -156,6 +157,11 @@ extension VaultDirectory {
         try pool.sync()
     }
 
+    /// Whether the last cover commit failed, also after recovery: the free space may still
+    /// hold a destroyed vault's blocks or a changed credential's old block 0 until the next
+    /// whole commit (a password or passkey change, a destroy).
+    public var coverOwed: Bool { store.coverOwed }
+
     /// Makes a drained vault's slot a decoy (or removes it); returns the pool files its
     /// catalog named.
     private func destroyDrained(_ vault: Vault) throws -> [String] {
@@ -168,12 +174,11 @@ extension VaultDirectory {
             let decoy = try buildSlots(count: 1, password: credential, kdf: kdf)[0].contents
             try store.commit(.init(replace: [vault.slotName: decoy], innerFormat: .blocks))
             do {
-                try store.commit(.init())
+                try store.cover()
             } catch {
-                // The vault is gone already; as after a credential change, the cover is
-                // owed, and the next session of this directory to lock tries it again.
-                store.owesCover()
-                logger.warning("vault destroyed; the free space still holds its blocks until a later commit")
+                // The vault is gone already; the caller reports the owed cover
+                // (``coverOwed``), as after a credential change.
+                logger.warning("vault destroyed; the free space still holds its blocks until a later whole commit")
             }
         }
         return files

@@ -131,7 +131,8 @@ extension Vault {
                 continue
             }
             var st = stat()
-            if lstat(file, &st) == 0 { imported += Int64(st.st_size) }
+            let stated = lstat(file, &st) == 0
+            if stated { imported += Int64(st.st_size) }
             do {
                 guard let reader = Self.trial(file, keyPair: keyPair) else { continue }
                 try takeIn(reader, into: &intake)
@@ -145,9 +146,24 @@ extension Vault {
                 intake.failed.append("a drop that is damaged (\(error))")
                 unlink(file)
             } catch is NewerDrop {
-                // Not this reader's to refuse (§10.4): a newer one takes it in.
-                directory.logger.info("a drop of a newer envelope version stays in the inbox")
-                intake.newer += 1
+                // Not this reader's to refuse (§10.4): a newer one takes it in. Only chunk 0
+                // was read, so it costs the budget nothing (review S2); and it stays for
+                // ``newerDropKept`` at most, so that a code holder cannot fill the inbox
+                // for good with blobs no intake of this version ever removes.
+                #if canImport(Darwin)
+                let modified = Double(st.st_mtimespec.tv_sec)
+                #else
+                let modified = Double(st.st_mtim.tv_sec)
+                #endif
+                if stated { imported -= Int64(st.st_size) }
+                if stated && Date().timeIntervalSince1970 - modified > Self.newerDropKept {
+                    directory.logger.warning("a drop of a newer envelope version was kept 30 days and is removed")
+                    intake.failed.append("a drop made by a newer version of Obscura, kept 30 days untaken")
+                    unlink(file)
+                } else {
+                    directory.logger.info("a drop of a newer envelope version stays in the inbox")
+                    intake.newer += 1
+                }
             } catch {
                 directory.logger.warning("a drop stays in the inbox: \(error)")
                 intake.waiting += 1
@@ -156,6 +172,10 @@ extension Vault {
         if !addressed.isEmpty { try FileIO.syncDirectory(inbox.path) }
         return intake
     }
+
+    /// How long a drop of an envelope version or kind this reader does not know stays in
+    /// the inbox for a newer reader (§10.4): 30 days, after which it is removed and said.
+    static let newerDropKept: TimeInterval = 30 * 86_400
 
     /// The most bytes of blobs one intake imports (§10.6): the unlock answers only after
     /// its intake, and a code holder may have filled the inbox. The first blob is always

@@ -293,6 +293,9 @@ public enum ExportError: ObscuraError, Equatable {
     case damaged(String)
     /// The target directory already holds this vault.
     case alreadyPresent
+    /// The slot commit failed part-way and the container could not be read back: whether
+    /// the vault was imported is unknown until the directory is opened again.
+    case outcomeUnknown
     /// The output file exists.
     case outputExists(String)
     /// The export's vault is keyed with another password KDF than the directory's slots:
@@ -305,6 +308,9 @@ public enum ExportError: ObscuraError, Equatable {
         case let .notAnExport(why): return "not an Obscura export: \(why)"
         case let .damaged(why): return "the export is damaged or was altered (\(why)); nothing was imported"
         case .alreadyPresent: return "this vault is already in the target directory (same keys or media); nothing was imported"
+        case .outcomeUnknown:
+            return "the import's last write failed and the directory could not be read back: keep the export file, "
+                + "open the directory again (any obscura command), and import again if the vault is not there"
         case let .outputExists(path): return "\(path) already exists; not overwritten"
         case let .otherKDF(vault, directory):
             return "this export's vault is keyed with \(vault) and this directory's vaults with \(directory): "

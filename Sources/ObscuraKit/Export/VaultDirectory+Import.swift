@@ -19,7 +19,11 @@ extension VaultDirectory {
     ///
     /// Every chunk of the payload is authenticated before anything becomes visible: media
     /// is written to temporary names in the pool and renamed, and the slot written, only
-    /// once the last chunk has verified. On any failure the directory is left as it was.
+    /// once the last chunk has verified. On a failure the directory is left as it was; when
+    /// the slot commit failed part-way, the container is recovered in place and what it
+    /// holds decides: the vault imported (success), or not (its media removed). Only when
+    /// even that cannot be read does the import end with ``ExportError/outcomeUnknown``,
+    /// its media kept.
     ///
     /// - Returns: the number of items imported.
     @discardableResult
@@ -106,13 +110,24 @@ extension VaultDirectory {
                     try store.commit(.init(replace: [target: slot]))
                 } catch {
                     // A commit that failed after replacing the slot leaves the vault in place,
-                    // and its media must stay with it. A container that cannot be read now
-                    // (a commit cut short after its superblocks reached the disk needs
-                    // recovery) may hold either: the files stay, since a stray file costs
-                    // space where a removed one that the slot names would lose an item.
-                    let landed = try? SlotHeader.decode(store.readHeader(target)) == header
-                    if landed == false { for file in renamed { unlink(file) } }
-                    throw error
+                    // and its media must stay with it. A commit cut short part-way leaves the
+                    // container needing recovery, which decides: the torn commit finished or
+                    // undone, as the next open would (review S3). Only a container that cannot
+                    // be read even then keeps the files, since a stray file costs space where
+                    // a removed one that the slot names would lose an item.
+                    var landed = try? SlotHeader.decode(store.readHeader(target)) == header
+                    if landed == nil, (try? store.recoverInPlace()) != nil {
+                        landed = try? SlotHeader.decode(store.readHeader(target)) == header
+                    }
+                    switch landed {
+                    case true?:
+                        logger.warning("an import's commit failed after it landed; the vault is imported")
+                    case false?:
+                        for file in renamed { unlink(file) }
+                        throw error
+                    case nil:
+                        throw ExportError.outcomeUnknown
+                    }
                 }
             }
             logger.debug("imported vault", metadata: ["items": "\(manifest.items.count)"])
@@ -122,7 +137,7 @@ extension VaultDirectory {
             switch error {
             // A pool file appeared under one of the names since the check: never replaced.
             case StorageError.io(_, EEXIST): throw ExportError.alreadyPresent
-            case is ExportError, is VaultError, is StorageError: throw error
+            case is ExportError, is VaultError, is StorageError, is ContainerError: throw error
             default: throw ExportError.damaged("\(error)")
             }
         }

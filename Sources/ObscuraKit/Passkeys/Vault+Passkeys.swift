@@ -137,18 +137,17 @@ extension Vault {
         // the free half until a commit draws its position (§8.12): a whole cover commit
         // overwrites the free space now, as a destroy's does.
         do {
-            try directory.store.commit(.init())
+            try directory.store.cover()
         } catch {
-            // The change stands; the caller says what remains (review PR6), and lock()
-            // tries the cover again.
-            directory.store.owesCover()
-            directory.logger.warning("credentials changed; the free space still holds the old header until a later commit")
+            // The change stands; the caller says what remains (review PR6).
+            directory.logger.warning("credentials changed; the free space still holds the old header until a later whole commit")
         }
     }
 
     /// Whether the directory's free space may still hold this vault's previous block 0
-    /// (the MEK under the old password's salt, or a removed passkey's field): the whole
-    /// commit after the last credential change failed (a full or failing disk). The
-    /// cover is tried again at ``lock()`` and made by the next credential change.
+    /// (the MEK under the old salt, or a removed passkey's field): the whole commit after
+    /// the last credential change failed twice, the second time after the container was
+    /// recovered (a full or failing disk). The next credential change, or a destroy, makes
+    /// one; nothing remembers the debt across a restart, so the owner must be told.
     public var credentialCoverOwed: Bool { directory.store.coverOwed }
 }

@@ -94,11 +94,6 @@ extension Vault {
         }
         for folderKey in folderKeys { folderKey.zeroize() }
         previews.clear()
-        // A failed cover after a credential change (review PR6): once more, before the
-        // session lets go. It needs no key; it fails again on a disk that still refuses.
-        if !directory.store.payCover() {
-            directory.logger.warning("the free space still holds an old header: the cover commit failed again")
-        }
         key.zeroize()
         catalog.close()
 

@@ -45,8 +45,13 @@ extension SessionStore {
     /// wrong password is a failure of the delay, as at the enrolment itself.
     func checkEnrolment(in vault: Vault, password: SecureBytes, name: String) throws {
         try guarded {
-            try requirePassword(password, of: vault)
-            try vault.checkEnrolment(name: name, password: password)
+            // One key derivation: the vault's check is the password check (review N5).
+            do {
+                try vault.checkEnrolment(name: name, password: password)
+            } catch VaultError.wrongPassword {
+                throttle.recordFailure()
+                throw APIError(.unauthorized, "wrong password").waiting(throttle.wait())
+            }
         }
     }
 

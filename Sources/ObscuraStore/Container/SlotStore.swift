@@ -200,22 +200,42 @@ package final class SlotStore {
         }
     }
 
-    /// Whether a whole commit that was to overwrite the free space failed, so that blocks
-    /// freed by an earlier commit (a credential commit's old block 0, docs/FORMAT.md §9.7)
-    /// may still be there. Cleared by the next whole commit.
+    /// Whether a cover commit (a whole commit made to overwrite the free space) failed,
+    /// also after ``cover()``'s recovery, so that blocks freed by an earlier commit (a
+    /// credential commit's old block 0, docs/FORMAT.md §9.7) may still be there. Cleared
+    /// by the next whole commit. Held in memory only: the caller reports it.
     package var coverOwed: Bool { serialized { coverIsOwed } }
 
-    /// Records that the free space holds blocks a failed cover commit was to overwrite.
-    package func owesCover() {
-        serialized { coverIsOwed = true }
+    /// Makes a whole commit to overwrite the free space. When it fails, the container is
+    /// opened again from its files (recovery, §8.8, finishes or undoes the torn commit, so
+    /// the handle can write again), and the commit is tried once more; when that fails
+    /// too, the cover is owed (``coverOwed``) and the error is thrown.
+    package func cover() throws {
+        try serialized {
+            do {
+                try commit(.init())
+            } catch {
+                do {
+                    try recoverInPlace()
+                    try commit(.init())
+                } catch {
+                    coverIsOwed = true
+                    // Usable again for other writes, if the files can be read at all.
+                    try? recoverInPlace()
+                    throw error
+                }
+            }
+        }
     }
 
-    /// Makes the owed cover commit, if one is owed: true when none is owed any more.
-    @discardableResult
-    package func payCover() -> Bool {
-        serialized {
-            guard coverIsOwed else { return true }
-            return (try? commit(.init())) != nil
+    /// Opens the container again from its files, as the next open would: after a write
+    /// that failed part-way, the handle refuses every write (``ContainerError/needsRecovery``)
+    /// until then. Recovery leaves the last agreed commit, or the torn one finished.
+    package func recoverInPlace() throws {
+        try serialized {
+            guard let current = container else { throw ContainerError.notAContainer }
+            container = try SlotContainer.open(files: current.files, key: current.key, random: random)
+            countWrite()
         }
     }
 

@@ -54,13 +54,16 @@ package enum FileIO {
         }
     }
 
-    /// Makes what was written to the file `fd` durable: 0, or -1 with `errno`. On Apple
-    /// systems fsync only reaches the drive's cache, which may reorder and lose writes at a
-    /// power cut; F_FULLFSYNC reaches the medium there (docs/FORMAT.md §8.6). A file system
-    /// that refuses F_FULLFSYNC (some network ones) gets fsync.
+    /// Makes what was written to `fd` (a file or a directory) durable: 0, or -1 with
+    /// `errno`. On Apple systems fsync only reaches the drive's cache, which may reorder and
+    /// lose writes at a power cut; F_FULLFSYNC reaches the medium there (docs/FORMAT.md
+    /// §8.6). Only a file system that does not offer F_FULLFSYNC (some network ones) gets
+    /// plain fsync: any other failure, an I/O error above all, is the flush's, never retried
+    /// as if it were done.
     package static func flush(_ fd: Int32) -> Int32 {
         #if canImport(Darwin)
         if fcntl(fd, F_FULLFSYNC) == 0 { return 0 }
+        guard errno == ENOTSUP || errno == EINVAL || errno == ENOTTY else { return -1 }
         #endif
         return fsync(fd)
     }
@@ -138,7 +141,7 @@ package enum FileIO {
     package static func syncDirectory(_ path: String) throws {
         let fd = try openOrThrow(path, O_RDONLY | O_DIRECTORY)
         defer { close(fd) }
-        guard fsync(fd) == 0 else { throw StorageError.io(path, errno) }
+        guard flush(fd) == 0 else { throw StorageError.io(path, errno) }
     }
 
     /// Makes the entry of `path` durable: syncs the directory that holds it (the

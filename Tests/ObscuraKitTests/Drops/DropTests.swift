@@ -178,7 +178,7 @@ import Testing
 
     /// A blob whose envelope has a version or kind this reader does not know was sealed by
     /// a newer writer (§10.4): it stays in the inbox at every intake, and the intake says
-    /// so; one whose known-version envelope is malformed is removed and reported.
+    /// so, for 30 days; one whose known-version envelope is malformed is removed and reported.
     @Test func aNewerEnvelopeStaysAndAMalformedOneIsRemoved() throws {
         let root = try TestRoot()
         let directory = try root.initialized()
@@ -208,6 +208,12 @@ import Testing
         let again = try vault.takeDrops()
         #expect(again.newer == 2 && again.taken == 0 && inbox.blobNames().count == 2)
         #expect(try vault.items().count == 1)
+        // Kept 30 days at most (review S2): a code holder cannot fill the inbox for good.
+        let old = Date().addingTimeInterval(-31 * 86_400)
+        try FileManager.default.setAttributes([.modificationDate: old], ofItemAtPath: inbox.path + "/" + newerKind)
+        let later = try vault.takeDrops()
+        #expect(later.newer == 1 && later.failed.count == 1 && later.failed[0].contains("kept 30 days"))
+        #expect(inbox.blobNames() == [newerVersion])
     }
 
     /// The drop key sits in the catalog as §10.1's 64 lower-case hex digits, and a value

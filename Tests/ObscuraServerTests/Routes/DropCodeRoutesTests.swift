@@ -103,11 +103,10 @@ import Testing
         }
     }
 
-    /// Drops taken in while the vault is open are told through the session poll, which is
-    /// not the owner's use (the page reloads its grid only when asked: tests/browser,
-    /// test_drop_page.py). Whoever holds the public drop code must not be able to keep an
-    /// unattended tab from auto-locking by dropping a file now and then.
-    @Test func dropsDoNotKeepAnOpenVaultFromLocking() async throws {
+    /// Drops taken in while the vault is open are told through the session poll, and the
+    /// poll that tells them is not the owner's use. (That the page then reloads nothing by
+    /// itself is the browser test's: test_drop_page.py, an untouched tab locks on time.)
+    @Test func theSessionPollThatTellsDropsIsNotUse() async throws {
         let clock = ManualClock()
         let harness = try ServerHarness(clock: clock)
         let directory = harness.directory.path

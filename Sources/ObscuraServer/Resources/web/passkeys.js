@@ -24,8 +24,9 @@ export function fromB64u(text) {
 const NO_PRF = 'This authenticator cannot unlock Obscura (it has no PRF support). Use another, or keep the password.';
 export const NOT_OPENED = 'This passkey did not open a vault. If you keep several Obscura directories, choose another passkey.';
 /** Said when a change stands but the whole commit after it failed (docs/API.md, "Passkeys"). */
-export const COVER_OWED = 'But overwriting the old copy of the vault\'s key block failed (is the disk full?): until it succeeds, '
-  + 'a copy of this folder holds the previous key block. It is tried again when the vault locks, and by your next password or passkey change.';
+export const COVER_OWED = 'But overwriting the old copy of the vault\'s key block failed twice (is the disk full or failing?): until a whole '
+  + 'rewrite succeeds, a copy of this folder holds the previous key block. Once the disk is fixed, change the password again '
+  + '(the same one will do): that rewrites it.';
 
 /** Whether the page was reached at an IP address, which WebAuthn refuses as a relying party. */
 function atAnAddress() {
