@@ -66,6 +66,10 @@ public struct GalleryServer: Sendable {
     /// This launch's access token and cookie name.
     let access: LaunchAccess
     let allowedHosts = NIOLockedValueBox<Set<String>>([])
+    /// Reads the allowed hosts again on a miss, for a server bound to every interface.
+    let hostRenewal = HostRenewal()
+    /// The names the TLS certificate vouches for (``CertificateNames``); none without TLS.
+    let certificateNames: [String]
     /// Automatic backups of the directory.
     let backups: BackupScheduler
 
@@ -77,14 +81,23 @@ public struct GalleryServer: Sendable {
             suggestCreating: configuration.newDirectory, clock: configuration.clock)
         access = LaunchAccess(secure: configuration.usesTLS)
         backups = BackupScheduler(directory: directory, store: configuration.backupStore, clock: configuration.clock)
-        allowedHosts.withLockedValue { $0 = OriginMiddleware<GalleryContext>.hosts(bound: configuration.host, port: configuration.port) }
+        certificateNames = configuration.tlsCertificate.map(CertificateNames.of(pemFile:)) ?? []
+        allowedHosts.withLockedValue { $0 = Self.hosts(configuration, host: configuration.host, port: configuration.port, certificate: certificateNames) }
+    }
+
+    /// The Host values a server of `configuration` bound to `host`:`port` answers to.
+    static func hosts(_ configuration: Configuration, host: String, port: Int, certificate: [String]) -> Set<String> {
+        OriginMiddleware<GalleryContext>.hosts(
+            bound: host, port: port, certificate: certificate, defaultPort: configuration.usesTLS ? 443 : 80)
     }
 
     /// The router: middleware and every route.
     func router(webRoot: String) -> Router<GalleryContext> {
         let router = Router(context: GalleryContext.self)
         router.add(middleware: SecurityHeadersMiddleware(tls: configuration.usesTLS))
-        router.add(middleware: OriginMiddleware(allowedHosts: allowedHosts, scheme: configuration.usesTLS ? "https" : "http"))
+        router.add(middleware: OriginMiddleware(
+            allowedHosts: allowedHosts, scheme: configuration.usesTLS ? "https" : "http",
+            renewal: MachineNames.isWildcard(configuration.host) ? hostRenewal : nil))
         router.add(middleware: SessionMiddleware(store: store, access: access))
         SessionRoutes(store: store, access: access).register(on: router)
         PasskeyRoutes(store: store, access: access, usesTLS: configuration.usesTLS).register(on: router)
@@ -144,7 +157,7 @@ public struct GalleryServer: Sendable {
         }
         var applications = [listener("127.0.0.1", services: [AutoLockService(store: store), BackupService(scheduler: backups)])]
         if choice.ipv6 { applications.append(listener("::1", services: [])) }
-        allowedHosts.withLockedValue { $0 = OriginMiddleware<GalleryContext>.hosts(bound: "127.0.0.1", port: choice.port) }
+        allowedHosts.withLockedValue { $0 = Self.hosts(configuration, host: "127.0.0.1", port: choice.port, certificate: certificateNames) }
         let group = ServiceGroup(configuration: .init(
             services: applications.map { .init(service: $0) }, gracefulShutdownSignals: [.sigterm, .sigint], logger: parts.logger))
         try await group.run()
@@ -178,6 +191,15 @@ public struct GalleryServer: Sendable {
         let host = configuration.host
         let allowedHosts = self.allowedHosts
         let access = self.access
+        let configuration = self.configuration
+        let certificate = certificateNames
+        let renewal = hostRenewal
+        // The link names the server as a phone reaches it: the certificate's first DNS
+        // name, or for a wildcard bind the machine's NAME.local; never 0.0.0.0, which no
+        // browser should open (docs/PHONE.md §W5.2).
+        let wildcard = MachineNames.isWildcard(host)
+        let named = configuration.usesTLS || wildcard ? CertificateNames.linkName(certificate: certificate, wildcard: wildcard) : nil
+        let shown = named ?? (host.contains(":") ? "[\(host)]" : host)
         return Application(
             responder: parts.responder,
             server: parts.server,
@@ -185,9 +207,11 @@ public struct GalleryServer: Sendable {
             services: [AutoLockService(store: store), BackupService(scheduler: backups)],
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? 0
-                allowedHosts.withLockedValue { $0 = OriginMiddleware<GalleryContext>.hosts(bound: host, port: port) }
-                let shown = host.contains(":") ? "[\(host)]" : host
-                onRunning(access.link("\(scheme)://\(shown):\(port)/"))
+                let make: @Sendable () -> Set<String> = { Self.hosts(configuration, host: host, port: port, certificate: certificate) }
+                allowedHosts.withLockedValue { $0 = make() }
+                if wildcard { renewal.set(make) }
+                let defaultPort = configuration.usesTLS ? 443 : 80
+                onRunning(access.link("\(scheme)://\(shown)\(port == defaultPort ? "" : ":\(port)")/"))
             },
             logger: parts.logger
         )

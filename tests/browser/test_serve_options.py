@@ -160,3 +160,46 @@ def test_a_wildcard_bind_serves_the_machines_own_address_only(tmp_path):
                             env=env, timeout=180)
     out = result.stdout + result.stderr
     assert "own 200" in out and "loopback 200" in out and "foreign 421" in out, out + (tmp_path / "serve.out").read_text()
+
+
+def test_a_wildcard_tls_bind_answers_to_its_certificates_names_and_new_addresses(tmp_path):
+    """docs/PHONE.md §W5.2: under TLS the server answers to the names its certificate
+    vouches for (a name in the router's DNS, not the host name), its launch link names the
+    certificate's name instead of 0.0.0.0, and an address the machine gains after start is
+    answered once the names are read again (at most every 10 s). Foreign names stay
+    refused. In a network namespace of its own, as above."""
+    if subprocess.run(["unshare", "--net", "true"], capture_output=True).returncode != 0:
+        import pytest
+        pytest.skip("unshare --net is not permitted here (needs root or user namespaces)")
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
+                    "-days", "1", "-subj", "/CN=Photos", "-addext", "subjectAltName=DNS:photos.home.arpa,IP:10.77.0.1",
+                    "-keyout", str(tmp_path / "key.pem"), "-out", str(tmp_path / "cert.pem")],
+                   check=True, capture_output=True)
+    script = f"""
+        set -e
+        ip link set lo up
+        ip addr add 10.77.0.1/8 dev lo
+        "$0" --vault "{tmp_path}/vault" serve --host 0.0.0.0 --port 0 --test-kdf-iterations 1000 \\
+            --tls-cert "{tmp_path}/cert.pem" --tls-key "{tmp_path}/key.pem" > "{tmp_path}/serve.out" 2>&1 &
+        server=$!
+        for i in $(seq 1 900); do grep -q "{BANNER}" "{tmp_path}/serve.out" && break; sleep 0.1; done
+        port=$(grep "{BANNER}" "{tmp_path}/serve.out" | sed -E 's/.*:([0-9]+)\\/.*/\\1/')
+        grep "{BANNER}" "{tmp_path}/serve.out" | sed -E 's/#.*//'
+        ca="--cacert {tmp_path}/cert.pem"
+        curl -s $ca -o /dev/null -w "named %{{http_code}}\\n" --resolve "photos.home.arpa:$port:10.77.0.1" "https://photos.home.arpa:$port/"
+        curl -s $ca -o /dev/null -w "address %{{http_code}}\\n" "https://10.77.0.1:$port/"
+        curl -s $ca -o /dev/null -w "foreign %{{http_code}}\\n" --resolve "evil.example:$port:10.77.0.1" "https://evil.example:$port/" -k
+        ip addr add 10.77.0.2/8 dev lo
+        curl -s -k -o /dev/null -w "new-early %{{http_code}}\\n" "https://10.77.0.2:$port/"
+        sleep 11
+        curl -s -k -o /dev/null -w "new-later %{{http_code}}\\n" "https://10.77.0.2:$port/"
+        kill $server; wait $server || true
+    """
+    env = dict(os.environ, XDG_CONFIG_HOME=str(tmp_path / "config"),
+               OBSCURA_OUTER_KEY_FILE=str(tmp_path / "outer.key"), OBSCURA_DECOY_SECRET_FILE=str(tmp_path / "decoy.key"))
+    result = subprocess.run(["unshare", "--net", "sh", "-c", script, OBSCURA_BIN], capture_output=True, text=True,
+                            env=env, timeout=180)
+    out = result.stdout + result.stderr
+    assert f"{BANNER}https://photos.home.arpa:" in out, out + (tmp_path / "serve.out").read_text()
+    for expected in ("named 200", "address 200", "foreign 421", "new-early 421", "new-later 200"):
+        assert expected in out, out + (tmp_path / "serve.out").read_text()

@@ -10,9 +10,18 @@ import Darwin
 /// browser puts what it connected to in `Host`, so these are what it may say; anything
 /// else is another name (a rebinding attack's), refused by ``OriginMiddleware``.
 ///
-/// Read once, when the server starts: an address the machine gets later (a new network)
-/// is refused until the server restarts.
+/// Read when the server starts, and again when a request names a host not among them
+/// (at most every 10 seconds, ``OriginMiddleware``): an address the machine gets later (a
+/// DHCP renewal, another network) is answered once it is the machine's.
 enum MachineNames {
+    /// The machine's host name, lower case; nil when it has none.
+    static func hostName() -> String? {
+        var buffer = [CChar](repeating: 0, count: 256)
+        guard gethostname(&buffer, buffer.count) == 0 else { return nil }
+        let name = String(cString: buffer).lowercased()
+        return name.isEmpty ? nil : name
+    }
+
     /// Whether `host` is a wildcard bind address.
     static func isWildcard(_ host: String) -> Bool {
         ["0.0.0.0", "::", "[::]", "0:0:0:0:0:0:0:0"].contains(host.lowercased())
@@ -21,11 +30,7 @@ enum MachineNames {
     /// The interface addresses (IPv6 without a zone, in brackets) and host names, lower case.
     static func current() -> Set<String> {
         var names = Set<String>()
-        var buffer = [CChar](repeating: 0, count: 256)
-        if gethostname(&buffer, buffer.count) == 0 {
-            let name = String(cString: buffer).lowercased()
-            if !name.isEmpty { names.formUnion([name, name + ".local"]) }
-        }
+        if let name = hostName() { names.formUnion([name, name + ".local"]) }
         var list: UnsafeMutablePointer<ifaddrs>?
         guard getifaddrs(&list) == 0, let first = list else { return names }
         defer { freeifaddrs(list) }
