@@ -28,6 +28,9 @@ public struct GalleryServer: Sendable {
         public var tlsCertificate: String?
         /// The private key matching ``tlsCertificate``.
         public var tlsKey: String?
+        /// The HTTPS origin a reverse proxy on this machine serves the gallery at; only
+        /// with a loopback bind (``PublicOrigin``).
+        public var origin: PublicOrigin?
         /// Where the app's files are (see `StaticRoutes.defaultRoot`).
         public var webRoot: String?
         /// Seconds in one auto-lock "minute" (60; tests shorten it).
@@ -59,6 +62,13 @@ public struct GalleryServer: Sendable {
         public var isLoopback: Bool { ["127.0.0.1", "localhost", "::1"].contains(host.lowercased()) }
         /// Whether the server speaks HTTPS.
         public var usesTLS: Bool { tlsCertificate != nil }
+        /// Whether browsers reach it over HTTPS: its own TLS, or a proxy's (``origin``).
+        /// Then cookies are `Secure` with the `__Host-` prefix, HSTS is sent, and passkeys
+        /// take the name the page was reached by.
+        public var servesHTTPS: Bool { usesTLS || origin != nil }
+        /// Whether a request may be taken as this machine's user's: a loopback bind that
+        /// no proxy serves beyond the machine.
+        public var isLocalOnly: Bool { isLoopback && origin == nil }
     }
 
     let configuration: Configuration
@@ -79,35 +89,39 @@ public struct GalleryServer: Sendable {
         store = SessionStore(
             directory: directory, minuteSeconds: configuration.minuteSeconds, iterations: configuration.iterations,
             suggestCreating: configuration.newDirectory, clock: configuration.clock)
-        access = LaunchAccess(secure: configuration.usesTLS)
+        access = LaunchAccess(secure: configuration.servesHTTPS)
         backups = BackupScheduler(directory: directory, store: configuration.backupStore, clock: configuration.clock)
         certificateNames = configuration.tlsCertificate.map(CertificateNames.of(pemFile:)) ?? []
         allowedHosts.withLockedValue { $0 = Self.hosts(configuration, host: configuration.host, port: configuration.port, certificate: certificateNames) }
     }
 
     /// The Host values a server of `configuration` bound to `host`:`port` answers to.
+    /// Behind a proxy (``Configuration/origin``), only the origin's: a proxy that rewrote
+    /// Host to its upstream's fails at once with 421, instead of letting every request,
+    /// a rebinding page's included, arrive as `127.0.0.1:PORT`.
     static func hosts(_ configuration: Configuration, host: String, port: Int, certificate: [String]) -> Set<String> {
-        OriginMiddleware<GalleryContext>.hosts(
+        if let origin = configuration.origin { return [origin.hostValue] }
+        return OriginMiddleware<GalleryContext>.hosts(
             bound: host, port: port, certificate: certificate, defaultPort: configuration.usesTLS ? 443 : 80)
     }
 
     /// The router: middleware and every route.
     func router(webRoot: String) -> Router<GalleryContext> {
         let router = Router(context: GalleryContext.self)
-        router.add(middleware: SecurityHeadersMiddleware(tls: configuration.usesTLS))
+        router.add(middleware: SecurityHeadersMiddleware(tls: configuration.servesHTTPS))
         router.add(middleware: OriginMiddleware(
-            allowedHosts: allowedHosts, scheme: configuration.usesTLS ? "https" : "http",
+            allowedHosts: allowedHosts, scheme: configuration.servesHTTPS ? "https" : "http",
             renewal: MachineNames.isWildcard(configuration.host) ? hostRenewal : nil))
         router.add(middleware: SessionMiddleware(store: store, access: access))
         SessionRoutes(store: store, access: access).register(on: router)
-        PasskeyRoutes(store: store, access: access, usesTLS: configuration.usesTLS).register(on: router)
+        PasskeyRoutes(store: store, access: access, usesTLS: configuration.servesHTTPS).register(on: router)
         ItemRoutes().register(on: router)
         MediaRoutes().register(on: router)
         ZipRoutes().register(on: router)
         EndRoutes().register(on: router)
         NoteRoutes().register(on: router)
         DropCodeRoutes().register(on: router)
-        KeyRoutes(custody: configuration.outerKey, loopback: configuration.isLoopback).register(on: router)
+        KeyRoutes(custody: configuration.outerKey, loopback: configuration.isLocalOnly).register(on: router)
         UploadRoutes(limit: configuration.uploadLimit).register(on: router)
         DropRoutes(contentLimit: min(configuration.uploadLimit, DropRoutes.defaultContentLimit), pace: configuration.dropPace)
             .register(on: router)
@@ -143,8 +157,10 @@ public struct GalleryServer: Sendable {
         let ready = LoopbackReadiness(expected: choice.ipv6 ? 2 : 1)
         let scheme = configuration.usesTLS ? "https" : "http"
         let access = self.access
+        // Behind a proxy the link is the proxy's origin, the only Host answered.
+        let linkBase = configuration.origin.map { $0.text + "/" } ?? "\(scheme)://localhost:\(choice.port)/"
         let announce: @Sendable (any Channel) async -> Void = { _ in
-            if ready.arrived() { onRunning(access.link("\(scheme)://localhost:\(choice.port)/")) }
+            if ready.arrived() { onRunning(access.link(linkBase)) }
         }
         let parts = try parts()
         // One responder for both: the same sessions, host check and router. The services

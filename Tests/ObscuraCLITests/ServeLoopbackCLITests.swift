@@ -89,6 +89,28 @@ import Glibc
         #expect(refused.stderr.contains("--port must be between 0 and 65535"), "\(refused.stderr)")
     }
 
+    /// `--origin` (a reverse proxy on this computer): HTTPS and a name only, with the
+    /// loopback bind only; then the printed link is the origin's.
+    @Test func anOriginIsCheckedAndTheLinkNamesIt() throws {
+        let cli = try CLIRunner()
+        for (arguments, message) in [
+            (["--origin", "http://photos.home.arpa"], "--origin is https://NAME"),
+            (["--origin", "https://photos.home.arpa/gallery"], "--origin is https://NAME"),
+            (["--origin", "https://photos.home.arpa", "--host", "0.0.0.0", "--insecure-lan"], "needs the loopback bind"),
+        ] {
+            let refused = try cli.run(["serve"] + arguments)
+            #expect(refused.code == 64 && refused.stderr.contains(message), "\(arguments): \(refused.stderr)")
+        }
+        try cli.initializeQuickly()
+        let serving = try cli.start(["serve", "--port", "0", "--origin", "https://photos.home.arpa"])
+        let served = serving.waitForOutput("Obscura gallery: ")
+        serving.process.terminate()
+        let output = serving.finish()
+        #expect(served, "\(output.stderr)")
+        let link = try #require(output.stdout.split(separator: "\n").first { $0.hasPrefix("Obscura gallery: ") })
+        #expect(link.hasPrefix("Obscura gallery: https://photos.home.arpa/#token="), "\(link.prefix(48))")
+    }
+
     /// Another program that has bound [::1]:P with SO_REUSEADDR but not yet listened
     /// (PK21): the gallery listens first and keeps the port, and the other program's
     /// listen fails; a request to [::1]:P reaches the gallery.

@@ -24,7 +24,7 @@ final class ServerHarness: @unchecked Sendable {
     ///   auto-locked under it. `nil` keeps the wall clock.
     init(minuteSeconds: Double = 60, uploadLimit: Int64 = 64 << 20, tls: (cert: String, key: String)? = nil,
          clock: ManualClock? = ManualClock(), kdf: KDFParameters? = nil, dropPace: BodyPace = .standard,
-         outerKey: OuterKeyCustody? = nil, host: String = "127.0.0.1") throws {
+         outerKey: OuterKeyCustody? = nil, host: String = "127.0.0.1", origin: PublicOrigin? = nil) throws {
         root = FileManager.default.temporaryDirectory.appendingPathComponent("obscura-server-test-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
         // A version 4 container under a key of its own, as `serve` makes one (the
@@ -41,6 +41,7 @@ final class ServerHarness: @unchecked Sendable {
         configuration.dropPace = dropPace
         configuration.outerKey = outerKey
         configuration.host = host
+        configuration.origin = origin
         configuration.webRoot = Self.webRoot
         configuration.tlsCertificate = tls?.cert
         configuration.tlsKey = tls?.key
@@ -90,17 +91,20 @@ final class Browser: @unchecked Sendable {
     let token: String
     /// The Host (and so Origin) this browser names.
     let host: String
+    /// The scheme of the page's origin (`https` behind a proxy, ``PublicOrigin``).
+    let scheme: String
     var cookie: String?
     var csrf: String?
 
-    init(client: any TestClientProtocol, token: String, host: String = testHost) {
+    init(client: any TestClientProtocol, token: String, host: String = testHost, scheme: String = "http") {
         self.client = client
         self.token = token
         self.host = host
+        self.scheme = scheme
     }
 
     /// A second browser on the same server, with no session yet.
-    func another() -> Browser { Browser(client: client, token: token, host: host) }
+    func another() -> Browser { Browser(client: client, token: token, host: host, scheme: scheme) }
 
     /// Sends a request; `json` is encoded as the body. State-changing methods carry the
     /// CSRF token unless `csrf` is false.
@@ -112,7 +116,7 @@ final class Browser: @unchecked Sendable {
         var headers: HTTPFields = [.hostHeader: host]
         if let cookie { headers[.cookie] = cookie }
         if method != .get && method != .head {
-            if extra[.origin] == nil { headers[.origin] = "http://\(host)" }
+            if extra[.origin] == nil { headers[.origin] = "\(scheme)://\(host)" }
             if sendCSRF, let csrf { headers[.xCSRFToken] = csrf }
         }
         headers.append(contentsOf: extra)

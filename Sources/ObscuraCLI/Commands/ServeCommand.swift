@@ -34,6 +34,12 @@ struct ServeCommand: ParsableCommand {
     @Flag(name: .customLong("insecure-lan"), help: "Serve plain HTTP on a non-loopback address.")
     var insecureLAN = false
 
+    @Option(help: ArgumentHelp(
+        "The HTTPS origin a reverse proxy on this computer serves the gallery at (https://NAME[:PORT]): "
+            + "only that Host is answered, and every request counts as remote.",
+        valueName: "url"))
+    var origin: String?
+
     @Option(name: .customLong("auto-lock-unit-seconds"), help: .hidden)
     var minuteSeconds: Double = 60
 
@@ -46,6 +52,14 @@ struct ServeCommand: ParsableCommand {
         let loopback = ["127.0.0.1", "localhost", "::1"].contains(host.lowercased())
         if !loopback && tlsCert == nil && !insecureLAN {
             throw ValidationError("serving on \(host) needs --tls-cert and --tls-key, or --insecure-lan")
+        }
+        if let origin {
+            guard PublicOrigin(origin) != nil else {
+                throw ValidationError("--origin is https://NAME or https://NAME:PORT, nothing after the name and port")
+            }
+            guard loopback, tlsCert == nil else {
+                throw ValidationError("--origin is for a reverse proxy on this computer: it needs the loopback bind and no --tls-cert")
+            }
         }
         if minuteSeconds <= 0 { throw ValidationError("--auto-lock-unit-seconds must be positive") }
         if let port, !(0...65535).contains(port) { throw ValidationError("--port must be between 0 and 65535") }
@@ -95,6 +109,7 @@ struct ServeCommand: ParsableCommand {
         configuration.portIsDefault = port == nil
         configuration.tlsCertificate = tlsCert
         configuration.tlsKey = tlsKey
+        configuration.origin = origin.flatMap(PublicOrigin.init)
         configuration.minuteSeconds = minuteSeconds
         configuration.newDirectory = newDirectory
         configuration.outerKey = custody
