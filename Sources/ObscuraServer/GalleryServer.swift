@@ -80,6 +80,8 @@ public struct GalleryServer: Sendable {
     let hostRenewal = HostRenewal()
     /// The names the TLS certificate vouches for (``CertificateNames``); none without TLS.
     let certificateNames: [String]
+    /// The origins a phone can use, for the drop page's QR code (``DropCodeRoutes``).
+    let phoneOrigins = NIOLockedValueBox<[String]>([])
     /// Automatic backups of the directory.
     let backups: BackupScheduler
 
@@ -92,6 +94,9 @@ public struct GalleryServer: Sendable {
         access = LaunchAccess(secure: configuration.servesHTTPS)
         backups = BackupScheduler(directory: directory, store: configuration.backupStore, clock: configuration.clock)
         certificateNames = configuration.tlsCertificate.map(CertificateNames.of(pemFile:)) ?? []
+        phoneOrigins.withLockedValue { [certificateNames] in
+            $0 = DropCodeRoutes.phoneOrigins(configuration, port: configuration.port, certificate: certificateNames)
+        }
         allowedHosts.withLockedValue { $0 = Self.hosts(configuration, host: configuration.host, port: configuration.port, certificate: certificateNames) }
     }
 
@@ -120,7 +125,7 @@ public struct GalleryServer: Sendable {
         ZipRoutes().register(on: router)
         EndRoutes().register(on: router)
         NoteRoutes().register(on: router)
-        DropCodeRoutes().register(on: router)
+        DropCodeRoutes(origins: phoneOrigins).register(on: router)
         KeyRoutes(custody: configuration.outerKey, loopback: configuration.isLocalOnly).register(on: router)
         UploadRoutes(limit: configuration.uploadLimit).register(on: router)
         DropRoutes(contentLimit: min(configuration.uploadLimit, DropRoutes.defaultContentLimit), pace: configuration.dropPace)
@@ -210,6 +215,7 @@ public struct GalleryServer: Sendable {
         let configuration = self.configuration
         let certificate = certificateNames
         let renewal = hostRenewal
+        let origins = phoneOrigins
         // The link names the server as a phone reaches it: the certificate's first DNS
         // name, or for a wildcard bind the machine's NAME.local; never 0.0.0.0, which no
         // browser should open (docs/PHONE.md §W5.2).
@@ -226,6 +232,7 @@ public struct GalleryServer: Sendable {
                 let make: @Sendable () -> Set<String> = { Self.hosts(configuration, host: host, port: port, certificate: certificate) }
                 allowedHosts.withLockedValue { $0 = make() }
                 if wildcard { renewal.set(make) }
+                origins.withLockedValue { $0 = DropCodeRoutes.phoneOrigins(configuration, port: port, certificate: certificate) }
                 let defaultPort = configuration.usesTLS ? 443 : 80
                 onRunning(access.link("\(scheme)://\(shown)\(port == defaultPort ? "" : ":\(port)")/"))
             },

@@ -1,4 +1,5 @@
 import Hummingbird
+import NIOConcurrencyHelpers
 import ObscuraKit
 
 /// `GET /api/drops/code` (docs/API.md, "Drop code"): the unlocked vault's drop code
@@ -12,7 +13,15 @@ struct DropCodeRoutes {
     struct Code: Encodable {
         var code: String
         var link: String
+        /// The origins a phone can open the drop page at (docs/PHONE.md §W5.4): the
+        /// `--origin`, else under a TLS bind beyond loopback the certificate's names at the
+        /// server's port. Never loopback, never plain HTTP (no secure context: the page
+        /// could not seal). The page's QR code uses the first when it is on loopback.
+        var origins: [String]
     }
+
+    /// The phone-usable origins, known once the server listens (its port).
+    let origins: NIOLockedValueBox<[String]>
 
     func register(on router: Router<GalleryContext>) {
         router.get("/api/drops/code") { _, context -> Response in
@@ -20,7 +29,15 @@ struct DropCodeRoutes {
             // A vault made before drops gets its key pair now, a catalog write: off the
             // event loop, as every vault call that may write.
             let code = try await Blocking.run { try vault.dropCode().text }
-            return try JSON.response(Code(code: code, link: "/drop#" + code))
+            return try JSON.response(Code(code: code, link: "/drop#" + code, origins: origins.withLockedValue { $0 }))
         }
+    }
+
+    /// The phone-usable origins of a server of `configuration` listening on `port`, whose
+    /// certificate names `certificate` (``CertificateNames``).
+    static func phoneOrigins(_ configuration: GalleryServer.Configuration, port: Int, certificate: [String]) -> [String] {
+        if let origin = configuration.origin { return [origin.text] }
+        guard configuration.usesTLS, !configuration.isLoopback else { return [] }
+        return certificate.map { "https://" + $0 + (port == 443 ? "" : ":\(port)") }
     }
 }

@@ -41,6 +41,24 @@ import Testing
             #expect(try begin.json()["rpId"] as? String == "photos.home.arpa")
             // Nothing here is this machine's user's: the outer key is not shown.
             #expect(try await browser.send(.get, "/api/keys/outer").json()["shown"] as? Bool != true)
+            // The drop page's QR code is made for the origin a phone can reach.
+            #expect(try await browser.send(.get, "/api/drops/code").json()["origins"] as? [String] == ["https://photos.home.arpa"])
         }
+    }
+
+    /// The origins a phone can use (docs/PHONE.md §W5.4): the proxy's, else a TLS bind's
+    /// certificate names beyond loopback; never loopback or plain HTTP.
+    @Test func phoneOriginsAreHTTPSAndNeverLoopback() {
+        var configuration = GalleryServer.Configuration()
+        #expect(DropCodeRoutes.phoneOrigins(configuration, port: 8750, certificate: []).isEmpty)
+        configuration.tlsCertificate = "cert.pem"
+        #expect(DropCodeRoutes.phoneOrigins(configuration, port: 8750, certificate: ["photos.home.arpa"]).isEmpty,
+                "a loopback TLS bind is not reachable from a phone")
+        configuration.host = "0.0.0.0"
+        #expect(DropCodeRoutes.phoneOrigins(configuration, port: 8750, certificate: ["photos.home.arpa", "10.0.0.5"])
+                == ["https://photos.home.arpa:8750", "https://10.0.0.5:8750"])
+        #expect(DropCodeRoutes.phoneOrigins(configuration, port: 443, certificate: ["photos.home.arpa"]) == ["https://photos.home.arpa"])
+        configuration.tlsCertificate = nil
+        #expect(DropCodeRoutes.phoneOrigins(configuration, port: 8750, certificate: []).isEmpty, "plain HTTP cannot seal")
     }
 }

@@ -21,12 +21,17 @@ export class DropCodePanel {
     try {
       const answer = await get('/api/drops/code');
       // The link's fragment never reaches the server: the drop page reads it in the browser.
-      const link = new URL(answer.link, window.location.origin).href;
+      // On loopback, the link and its QR code use the first origin a phone can reach
+      // (the proxy's --origin, or the certificate's name), where the server has one.
+      const loopback = ['127.0.0.1', 'localhost', '[::1]'].includes(window.location.hostname);
+      const phone = loopback ? (answer.origins ?? [])[0] : null;
+      const link = new URL(answer.link, phone ?? window.location.origin).href;
       $('drop-code').textContent = answer.code;
       $('drop-link').textContent = link;
       $('drop-qr').replaceChildren(qrSVG(link));
       // A loopback link opens nothing on a phone that scans it: say so.
-      $('drop-link-local').hidden = !['127.0.0.1', 'localhost', '[::1]'].includes(window.location.hostname);
+      $('drop-link-local').hidden = !loopback || Boolean(phone);
+      $('drop-link-phone').hidden = !phone;
       $('drop-code-body').hidden = false;
     } catch (failure) {
       showError($('drop-code-error'), failure.message);
