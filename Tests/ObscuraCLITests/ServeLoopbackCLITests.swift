@@ -30,16 +30,22 @@ import Glibc
         return true
     }
 
-    @Test func itServesBothLoopbacksAndLinksToLocalhost() throws {
-        let cli = try CLIRunner()
-        try cli.initializeQuickly()
-        let serving = try cli.start(["serve", "--port", "0"])
+    /// Starts `serve` with `arguments`, waits for its launch line, stops it; the line and
+    /// the server's output.
+    static func launchLine(_ cli: CLIRunner, _ arguments: [String]) throws -> (line: Substring, output: CLIRunner.Output) {
+        let serving = try cli.start(["serve"] + arguments)
         let served = serving.waitForOutput("Obscura gallery: ")
         // The link is in the output read so far; the process is then stopped.
         serving.process.terminate()
         let output = serving.finish()
         #expect(served, "\(output.stderr)")
-        let link = try #require(output.stdout.split(separator: "\n").first { $0.hasPrefix("Obscura gallery: ") })
+        return (try #require(output.stdout.split(separator: "\n").first { $0.hasPrefix("Obscura gallery: ") }), output)
+    }
+
+    @Test func itServesBothLoopbacksAndLinksToLocalhost() throws {
+        let cli = try CLIRunner()
+        try cli.initializeQuickly()
+        let (link, output) = try Self.launchLine(cli, ["--port", "0"])
         #expect(link.hasPrefix("Obscura gallery: http://localhost:"), "\(link.prefix(40))")
         let ipv6 = Self.hasIPv6Loopback()
         #expect(output.stderr.contains("listening on 127.0.0.1:"))
@@ -102,12 +108,7 @@ import Glibc
             #expect(refused.code == 64 && refused.stderr.contains(message), "\(arguments): \(refused.stderr)")
         }
         try cli.initializeQuickly()
-        let serving = try cli.start(["serve", "--port", "0", "--origin", "https://photos.home.arpa"])
-        let served = serving.waitForOutput("Obscura gallery: ")
-        serving.process.terminate()
-        let output = serving.finish()
-        #expect(served, "\(output.stderr)")
-        let link = try #require(output.stdout.split(separator: "\n").first { $0.hasPrefix("Obscura gallery: ") })
+        let link = try Self.launchLine(cli, ["--port", "0", "--origin", "https://photos.home.arpa"]).line
         #expect(link.hasPrefix("Obscura gallery: https://photos.home.arpa/#token="), "\(link.prefix(48))")
     }
 

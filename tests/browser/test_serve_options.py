@@ -31,6 +31,20 @@ def banner_link(process, seconds):
     return line.split(BANNER, 1)[1].strip()
 
 
+def in_network_namespace(tmp_path, script):
+    """Runs `script` (sh, with the obscura binary as $0) in a network namespace of its
+    own, where nothing reaches the real network; its output and the server's."""
+    if subprocess.run(["unshare", "--net", "true"], capture_output=True).returncode != 0:
+        import pytest
+        pytest.skip("unshare --net is not permitted here (needs root or user namespaces)")
+    env = dict(os.environ, XDG_CONFIG_HOME=str(tmp_path / "config"),
+               OBSCURA_OUTER_KEY_FILE=str(tmp_path / "outer.key"), OBSCURA_DECOY_SECRET_FILE=str(tmp_path / "decoy.key"))
+    result = subprocess.run(["unshare", "--net", "sh", "-c", script, OBSCURA_BIN], capture_output=True, text=True,
+                            env=env, timeout=180)
+    served = tmp_path / "serve.out"
+    return result.stdout + result.stderr, served.read_text() if served.exists() else ""
+
+
 def test_https_sets_secure_cookies_and_hsts(tmp_path):
     subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=localhost",
                     "-keyout", str(tmp_path / "key.pem"), "-out", str(tmp_path / "cert.pem")],
@@ -137,9 +151,6 @@ def test_a_wildcard_bind_serves_the_machines_own_address_only(tmp_path):
     said `Host: 0.0.0.0:PORT`. Run in a network namespace of its own (nothing reaches the
     real network), where the machine has 10.77.0.1: a client that connects to it gets the
     app; one that names another host is refused (421)."""
-    if subprocess.run(["unshare", "--net", "true"], capture_output=True).returncode != 0:
-        import pytest
-        pytest.skip("unshare --net is not permitted here (needs root or user namespaces)")
     script = f"""
         set -e
         ip link set lo up
@@ -154,12 +165,8 @@ def test_a_wildcard_bind_serves_the_machines_own_address_only(tmp_path):
         curl -s -o /dev/null -w "foreign %{{http_code}}\\n" -H "Host: evil.example:$port" "http://10.77.0.1:$port/"
         kill $server; wait $server || true
     """
-    env = dict(os.environ, XDG_CONFIG_HOME=str(tmp_path / "config"),
-               OBSCURA_OUTER_KEY_FILE=str(tmp_path / "outer.key"), OBSCURA_DECOY_SECRET_FILE=str(tmp_path / "decoy.key"))
-    result = subprocess.run(["unshare", "--net", "sh", "-c", script, OBSCURA_BIN], capture_output=True, text=True,
-                            env=env, timeout=180)
-    out = result.stdout + result.stderr
-    assert "own 200" in out and "loopback 200" in out and "foreign 421" in out, out + (tmp_path / "serve.out").read_text()
+    out, served = in_network_namespace(tmp_path, script)
+    assert "own 200" in out and "loopback 200" in out and "foreign 421" in out, out + served
 
 
 def test_a_wildcard_tls_bind_answers_to_its_certificates_names_and_new_addresses(tmp_path):
@@ -168,9 +175,6 @@ def test_a_wildcard_tls_bind_answers_to_its_certificates_names_and_new_addresses
     certificate's name instead of 0.0.0.0, and an address the machine gains after start is
     answered once the names are read again (at most every 10 s). Foreign names stay
     refused. In a network namespace of its own, as above."""
-    if subprocess.run(["unshare", "--net", "true"], capture_output=True).returncode != 0:
-        import pytest
-        pytest.skip("unshare --net is not permitted here (needs root or user namespaces)")
     subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
                     "-days", "1", "-subj", "/CN=Photos", "-addext", "subjectAltName=DNS:photos.home.arpa,IP:10.77.0.1",
                     "-keyout", str(tmp_path / "key.pem"), "-out", str(tmp_path / "cert.pem")],
@@ -195,11 +199,7 @@ def test_a_wildcard_tls_bind_answers_to_its_certificates_names_and_new_addresses
         curl -s -k -o /dev/null -w "new-later %{{http_code}}\\n" "https://10.77.0.2:$port/"
         kill $server; wait $server || true
     """
-    env = dict(os.environ, XDG_CONFIG_HOME=str(tmp_path / "config"),
-               OBSCURA_OUTER_KEY_FILE=str(tmp_path / "outer.key"), OBSCURA_DECOY_SECRET_FILE=str(tmp_path / "decoy.key"))
-    result = subprocess.run(["unshare", "--net", "sh", "-c", script, OBSCURA_BIN], capture_output=True, text=True,
-                            env=env, timeout=180)
-    out = result.stdout + result.stderr
-    assert f"{BANNER}https://photos.home.arpa:" in out, out + (tmp_path / "serve.out").read_text()
+    out, served = in_network_namespace(tmp_path, script)
+    assert f"{BANNER}https://photos.home.arpa:" in out, out + served
     for expected in ("named 200", "address 200", "foreign 421", "new-early 421", "new-later 200"):
-        assert expected in out, out + (tmp_path / "serve.out").read_text()
+        assert expected in out, out + served

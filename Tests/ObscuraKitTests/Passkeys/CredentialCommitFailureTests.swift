@@ -12,39 +12,53 @@ import Testing
 /// for, and an unlock by passkey that is refused changes nothing, a pending chore
 /// included.
 @Suite struct CredentialCommitFailureTests {
+    /// The steps of `fixture`'s writes, counted, and a refusal at the steps `refused` picks.
+    final class Steps: @unchecked Sendable {
+        // @unchecked: written by the test's thread and read by the step hook it calls.
+        var count = 0
+        var refused: (Int) -> Bool = { _ in false }
+        struct Refused: Error {}
+
+        init(_ fixture: CrashFixture) {
+            fixture.onStep { [unowned self] in
+                count += 1
+                if refused(count) { throw Refused() }
+            }
+        }
+    }
+
+    /// Counts, in `fixture`, the steps of an enrolment (which ends with a cover commit)
+    /// and of a bare whole commit; returns the counter, reset, and the number of the
+    /// enrolment's last step before its cover commit.
+    static func countedEnrolment(_ fixture: CrashFixture) throws -> (steps: Steps, beforeCover: Int) {
+        let steps = Steps(fixture)
+        try fixture.a.enrolPasskey(name: "Counted", password: pw("a pw"), prf: SecureBytes(randomCount: 32),
+                                   credential: VaultPasskeysTests.credential())
+        let enrolment = steps.count
+        steps.count = 0
+        try fixture.directory.store.commit(.init())
+        let cover = steps.count
+        steps.count = 0
+        return (steps, enrolment - cover)
+    }
+
     /// The cover commit after an enrolment fails at every write from its first (a disk
     /// that refuses, even after the container is recovered in place): the enrolment stands
     /// and says that the free space still owes its overwrite; the directory opened afresh
     /// unlocks by the new passkey and by the password.
     @Test func aFailedCoverIsReportedAndTheChangeStands() throws {
         let harness = try CrashFixture()
-        var steps = 0
-        var failFrom = Int.max
-        struct DiskFull: Error {}
-        harness.onStep {
-            steps += 1
-            if steps >= failFrom { throw DiskFull() }
-        }
         let password = pw("a pw")
-        // Counted: an enrolment's steps, then a bare whole commit's, which is how the
-        // enrolment ends (§9.7).
-        try harness.a.enrolPasskey(name: "Counted", password: password, prf: SecureBytes(randomCount: 32),
-                                   credential: VaultPasskeysTests.credential())
-        let enrolment = steps
-        steps = 0
-        try harness.directory.store.commit(.init())
-        let cover = steps
+        let (steps, beforeCover) = try Self.countedEnrolment(harness)
         #expect(!harness.a.credentialCoverOwed)
-
-        steps = 0
-        failFrom = enrolment - cover + 1
+        steps.refused = { $0 > beforeCover }
         let prf = SecureBytes(randomCount: 32)
         let credential = try VaultPasskeysTests.credential()
         try harness.a.enrolPasskey(name: "Kept", password: password, prf: prf, credential: credential)
-        #expect(steps >= failFrom, "the fault was not reached: \(steps) steps")
+        #expect(steps.count > beforeCover, "the fault was not reached: \(steps.count) steps")
         #expect(harness.a.credentialCoverOwed)
         #expect(try harness.a.passkeys().map(\.name) == ["Counted", "Kept"])
-        failFrom = .max
+        steps.refused = { _ in false }
         harness.close()
 
         let directory = try harness.root.open(create: false)
@@ -60,31 +74,19 @@ import Testing
     /// container written to needs recovery); the directory opened afresh holds one whole
     /// state whose rows and block 0 agree, and the password opens it.
     @Test func aFailedCredentialCommitLeavesTheOldCredentials() throws {
-        var total = 0, cover = 0
+        let last: Int
         do {
             let fixture = try CrashFixture()
-            var steps = 0
-            fixture.onStep { steps += 1 }
-            try fixture.a.enrolPasskey(name: "Counted", password: pw("a pw"), prf: SecureBytes(randomCount: 32),
-                                       credential: VaultPasskeysTests.credential())
-            total = steps
-            steps = 0
-            try fixture.directory.store.commit(.init())
-            cover = steps
+            last = try Self.countedEnrolment(fixture).beforeCover
             fixture.close()
         }
-        let last = total - cover
         #expect(last > 2)
         // Not its very end: the times a commit sets last are set again by recovery, and
         // their failure is not the commit's (SlotContainer.commit).
         for stop in Set([1, 2, last / 4, last / 2, 3 * last / 4]) {
             let fixture = try CrashFixture()
-            var steps = 0
-            struct Failed: Error {}
-            fixture.onStep {
-                steps += 1
-                if steps == stop { throw Failed() }
-            }
+            let steps = Steps(fixture)
+            steps.refused = { $0 == stop }
             let prf = SecureBytes(randomCount: 32)
             let header = fixture.a.header
             #expect(throws: (any Error).self, "stop \(stop) of \(last)") {
@@ -148,25 +150,12 @@ import Testing
     /// makes the cover again (review S1), so nothing is owed and the vault writes on.
     @Test func aCoverFailedOnceIsMadeAfterAnInPlaceRecovery() throws {
         let harness = try CrashFixture()
-        var steps = 0
-        var failAt = Int.max
-        struct Refused: Error {}
-        harness.onStep {
-            steps += 1
-            if steps == failAt { throw Refused() }
-        }
-        try harness.a.enrolPasskey(name: "Counted", password: pw("a pw"), prf: SecureBytes(randomCount: 32),
-                                   credential: VaultPasskeysTests.credential())
-        let enrolment = steps
-        steps = 0
-        try harness.directory.store.commit(.init())
-        let cover = steps
-        steps = 0
-        failAt = enrolment - cover + 1
+        let (steps, beforeCover) = try Self.countedEnrolment(harness)
+        steps.refused = { $0 == beforeCover + 1 }
         let prf = SecureBytes(randomCount: 32)
         let credential = try VaultPasskeysTests.credential()
         try harness.a.enrolPasskey(name: "Kept", password: pw("a pw"), prf: prf, credential: credential)
-        #expect(steps > failAt, "the cover was made again after the refused write: \(steps) steps")
+        #expect(steps.count > beforeCover + 1, "the cover was made again after the refused write: \(steps.count) steps")
         #expect(!harness.a.credentialCoverOwed && !harness.directory.coverOwed)
         _ = try harness.a.addNote(title: "after", body: "the recovered cover")
         #expect(try harness.directory.sweepPasskey(prf: prf)?.slotName == harness.a.slotName)
