@@ -57,7 +57,11 @@ struct PasskeysCommand: ParsableCommand {
             try VaultSession.tell(vault.unlockChores)
             // The tag names the credential among the authenticator's "Obscura" ones (UX5).
             let tag = try vault.passkeys().first { $0.name == name }?.tag
-            try vault.removePasskey(named: name, password: password)
+            do {
+                try vault.removePasskey(named: name, password: password)
+            } catch VaultError.noSuchPasskey {
+                throw CLIError("this vault has no passkey named \"\(TerminalText.escaped(name))\" (names match exactly): `obscura passkeys list` shows them")
+            }
             Terminal.output("""
                 Removed passkey \(TerminalText.escaped(name)). It no longer unlocks this vault. \
                 In your authenticator's settings, delete "Obscura · \(tag ?? "?")" too (listed under localhost, \

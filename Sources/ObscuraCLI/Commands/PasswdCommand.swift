@@ -21,12 +21,20 @@ struct PasswdCommand: ParsableCommand {
         try VaultSession.tell(vault.unlockChores)
         let password = try passwords.new()
         try strength.check(password, cost: PasswordKDFCost(vault.kdf), interactive: !passwords.passwordStdin)
-        let passkeys = try vault.passkeys().count
+        let before = try vault.passkeys()
+        let passkeys = before.count
         try vault.changePassword(to: password, removingPasskeys: removePasskeys)
         if removePasskeys && passkeys > 0 {
-            Terminal.output("Password changed; removed \(passkeys) passkey\(passkeys == 1 ? "" : "s").")
-        } else if passkeys > 0 {
-            Terminal.output("Password changed. The vault's \(passkeys) passkey\(passkeys == 1 ? "" : "s") still unlock\(passkeys == 1 ? "s" : "") it; --remove-passkeys removes them.")
+            // Named as the authenticators list them, to be deleted there too (review UX12).
+            let names = before.map { "\(TerminalText.escaped($0.name)) (Obscura · \($0.tag))" }.joined(separator: ", ")
+            Terminal.output("""
+                Password changed; removed \(passkeys) passkey\(passkeys == 1 ? "" : "s"): \(names). \
+                In each authenticator's settings, delete \(passkeys == 1 ? "it" : "them") too, if still listed.
+                """)
+        } else if passkeys == 1 {
+            Terminal.output("Password changed. The vault's passkey still unlocks it (`obscura passkeys remove NAME` removes it).")
+        } else if passkeys > 1 {
+            Terminal.output("Password changed. The vault's \(passkeys) passkeys still unlock it (`obscura passkeys remove NAME` removes one).")
         } else {
             Terminal.output("Password changed.")
         }

@@ -70,6 +70,8 @@ extension VaultDirectory {
             }
             let vault = try openVault(name: match.slotName, header: header, key: match.mek)
             handedOver = true
+            // As a password unlock says it (review UX14); no name, no field.
+            logger.debug("passkey unlock opened a vault")
             return vault
         }
         if runningChores { vault.runUnlockChores() }

@@ -129,7 +129,7 @@ public enum VaultError: ObscuraError, Equatable {
         case let .passkeyNameTaken(name):
             return "this vault already has a passkey named \(name)"
         case let .noSuchPasskey(name):
-            return "this vault has no passkey named \(name)"
+            return "this vault has no passkey named \"\(name)\""
         case .passkeyOpensAVault:
             return "this passkey already opens a vault"
         }

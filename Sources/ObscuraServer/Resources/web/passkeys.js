@@ -23,6 +23,8 @@ export function fromB64u(text) {
 
 const NO_PRF = 'This authenticator cannot unlock Obscura (it has no PRF support). Use another, or keep the password.';
 export const NOT_OPENED = 'This passkey did not open a vault. If you keep several Obscura directories, choose another passkey.';
+/** Said when the browser's ceremony ended without an answer: nothing reached the server. */
+export const NONE_USED = 'No passkey was used (cancelled, not verified, or none for this site). Unlock with your password.';
 /** Said when a change stands but the whole commit after it failed (docs/API.md, "Passkeys"). */
 export const COVER_OWED = 'But overwriting the old copy of the vault\'s key block failed twice (is the disk full or failing?): until a whole '
   + 'rewrite succeeds, a copy of this folder holds the previous key block. Once the disk is fixed, change the password again '
@@ -121,8 +123,9 @@ export async function unlockWithPasskey() {
       timeout: 120000, extensions: { prf: { eval: { first: fromB64u(begin.input) } } },
     } });
   } catch {
-    // Cancelled, timed out or not verified: the words of a failed unlock; nothing is sent.
-    throw new Error(NOT_OPENED);
+    // Cancelled, timed out, not verified, or no passkey for this site: nothing is sent,
+    // so nothing was refused (review UX10).
+    throw new Error(NONE_USED);
   }
   const prf = prfResult(assertion);
   if (!prf) throw new Error(NO_PRF);
