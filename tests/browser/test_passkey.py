@@ -90,6 +90,8 @@ def test_enrol_lock_unlock_with_the_passkey_then_remove_it(tmp_path):
 
         # Remove asks first, with its own password field (review UX6).
         open_settings(driver)
+        # The list comes from the server after the dialog opens.
+        wait(driver, lambda: passkey_names(driver) == ["Test laptop"], 10, "the listed passkey")
         driver.execute_script("document.querySelector('#passkey-list li button').click()")
         wait(driver, lambda: shown(driver, "#passkey-remove-dialog"), 10, "the removal dialog")
         assert text(driver, "#passkey-remove-title") == 'Remove "Test laptop"?'
