@@ -614,6 +614,10 @@ def show_view(page, view):
     wait(page, lambda: page.execute_script(
         "return document.querySelector(`#library-list .nav-item[data-view='${arguments[0]}']`)"
         ".getAttribute('aria-current') === 'page'", view), 5, f"the {view} view")
+    # The view's items arrive after it is current: until then its count is empty, and a
+    # count read then (CI once read the Trash's -1 as All photos' before an upload) is no
+    # view's.
+    wait(page, lambda: item_count(page) >= 0, 10, f"the {view} view's count")
 
 
 def test_trash_restores_and_deletes_for_good(page, tmp_path):
