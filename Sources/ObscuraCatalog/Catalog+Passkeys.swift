@@ -103,6 +103,24 @@ extension Catalog {
         }
     }
 
+    /// Makes the `passkey` table anew, as migration v11 makes it: four free rows and no
+    /// index or trigger, with the `passwordChangedAt` setting present. For a conversion
+    /// (docs/FORMAT.md §9.7): the image it copies may come from an export no Obscura wrote,
+    /// whose enrolled row would leave the new slot damaged (layout A with an enrolled row)
+    /// and whose index or trigger on the table would change the pages every later
+    /// credential commit writes (review PR2).
+    package func replacePasskeyTable(using random: RandomSource) throws {
+        try write { db in
+            try db.execute(sql: "DROP TABLE IF EXISTS passkey")
+            try db.execute(sql: "CREATE TABLE passkey (field INTEGER PRIMARY KEY, rec BLOB NOT NULL)")
+            for field in 0..<Self.passkeyRowCount {
+                try db.execute(sql: "INSERT INTO passkey (field, rec) VALUES (?, ?)",
+                               arguments: [field, Data(Self.freePasskeyRecord(using: random))])
+            }
+            try db.execute(sql: "INSERT OR IGNORE INTO setting (key, value) VALUES (?, '0')", arguments: [Self.passwordChangedAtKey])
+        }
+    }
+
     /// The time of the last password change (Unix milliseconds); 0 before the first.
     package func passwordChangedAt() throws -> UInt64 {
         try setting(Self.passwordChangedAtKey).flatMap(UInt64.init) ?? 0

@@ -59,4 +59,41 @@ import Testing
         #expect(try cli.openDirectory().sweepPasskey(prf: prfs[1]) == nil)
         #expect(try cli.run(["passkeys", "list", "--password-stdin"], stdin: "third pw\n").stdout.contains("no passkeys"))
     }
+
+    /// Refusals write nothing (review PR8 h): `passkeys list` with a wrong password shows
+    /// no name, and a `passkeys remove` refused for its password or its name leaves every
+    /// file of the directory as it was. A name given with white space at its ends is
+    /// found, as the enrolment stored it trimmed.
+    @Test func aRefusedListOrRemovalChangesNothing() throws {
+        let cli = try CLIRunner()
+        try cli.initializeQuickly(password: "pw")
+        do {
+            let vault = try cli.openDirectory().unlock(password: SecureBytes(copying: Array("pw".utf8)))
+            defer { vault.lock() }
+            try vault.enrolPasskey(name: "Laptop", password: SecureBytes(copying: Array("pw".utf8)), prf: SecureBytes(randomCount: 32),
+                                   credential: Self.credential())
+        }
+        func files() throws -> [String: [UInt8]] {
+            var out = [String: [UInt8]]()
+            let base = URL(fileURLWithPath: cli.vault)
+            for case let url as URL in FileManager.default.enumerator(at: base, includingPropertiesForKeys: nil) ?? .init()
+            where (try? url.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true {
+                out[url.path] = Array(try Data(contentsOf: url))
+            }
+            return out
+        }
+        let before = try files()
+        #expect(before.count > 1)
+        let list = try cli.run(["passkeys", "list", "--password-stdin"], stdin: "not it\n")
+        #expect(list.code != 0 && list.stderr.contains("wrong password") && !list.stdout.contains("Laptop"), "\(list.stdout)\(list.stderr)")
+        for (password, name) in [("not it", "Laptop"), ("pw", "Tablet"), ("pw", "Lap top")] {
+            let refused = try cli.run(["passkeys", "remove", "--password-stdin", name], stdin: password + "\n")
+            #expect(refused.code != 0, "\(password) \(name): \(refused.stdout)")
+        }
+        #expect(try files() == before)
+
+        let removed = try cli.run(["passkeys", "remove", "--password-stdin", " Laptop\t"], stdin: "pw\n")
+        #expect(removed.code == 0 && removed.stdout.contains("Removed passkey Laptop."), "\(removed.stdout)\(removed.stderr)")
+        #expect(try cli.run(["passkeys", "list", "--password-stdin"], stdin: "pw\n").stdout.contains("no passkeys"))
+    }
 }

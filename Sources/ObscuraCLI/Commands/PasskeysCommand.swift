@@ -55,12 +55,14 @@ struct PasskeysCommand: ParsableCommand {
             let vault = try directory.unlock(password: password)
             defer { vault.lock() }
             try VaultSession.tell(vault.unlockChores)
+            // Trimmed as an enrolment stores it (a name pasted with a space still matches).
+            let name = self.name.trimmingCharacters(in: .whitespacesAndNewlines)
             // The tag names the credential among the authenticator's "Obscura" ones (UX5).
             let tag = try vault.passkeys().first { $0.name == name }?.tag
             do {
                 try vault.removePasskey(named: name, password: password)
             } catch VaultError.noSuchPasskey {
-                throw CLIError("this vault has no passkey named \"\(TerminalText.escaped(name))\" (names match exactly): `obscura passkeys list` shows them")
+                throw CLIError("this vault has no passkey named \"\(TerminalText.escaped(name))\": `obscura passkeys list` shows them")
             }
             Terminal.output("""
                 Removed passkey \(TerminalText.escaped(name)). It no longer unlocks this vault. \

@@ -45,14 +45,16 @@ public struct PasskeyRecord {
     }
 
     /// The name as stored, or nil when it is not a valid name: white space trimmed, then
-    /// 1 … 64 bytes of UTF-8 with no control or format characters (Unicode Cc and Cf:
-    /// a bidi override or a zero-width character would make two names look alike, or a
-    /// name look like another text in a terminal; review PR11).
+    /// 1 … 64 bytes of UTF-8 with no control or format characters and no line or
+    /// paragraph separator (Unicode Cc, Cf, Zl, Zp: a bidi override or a zero-width
+    /// character would make two names look alike, a separator would break a listing's
+    /// line; review PR11).
     public static func validName(_ text: String) -> String? {
         let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
         let bytes = trimmed.utf8.count
+        let refused: [Unicode.GeneralCategory] = [.control, .format, .lineSeparator, .paragraphSeparator]
         guard bytes >= 1, bytes <= maximumNameSize,
-              !trimmed.unicodeScalars.contains(where: { [.control, .format].contains($0.properties.generalCategory) }) else {
+              !trimmed.unicodeScalars.contains(where: { refused.contains($0.properties.generalCategory) }) else {
             return nil
         }
         return trimmed

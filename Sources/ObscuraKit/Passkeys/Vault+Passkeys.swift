@@ -57,7 +57,10 @@ extension Vault {
             try directory.credentialLock.withLock {
                 let (name, current, field) = try enrolmentPlace(name: name, password: password)
                 var records = current
-                guard try directory.sweepPasskey(prf: prf) == nil else { throw VaultError.passkeyOpensAVault }
+                // The same credential twice would be two rows with two PRF outputs where an
+                // authenticator gives a different one without user verification (review PR11).
+                guard !current.contains(where: { $0?.credential.id == credential.id }),
+                      try directory.sweepPasskey(prf: prf) == nil else { throw VaultError.passkeyOpensAVault }
                 guard let slotID = SlotID(fileName: slotName)?.bytes else { throw VaultError.corrupt("a slot name outside the container") }
                 let record = PasskeyRecord(
                     name: name, tag: tag ?? PasskeyRecord.newTag(using: directory.random),
@@ -91,7 +94,9 @@ extension Vault {
         return (name, records, field)
     }
 
-    /// Removes the passkey named `name`; `password` must be this vault's. Its field holds
+    /// Removes the passkey named `name` (white space trimmed, as an enrolment stores it, and
+    /// compared as names are: canonically equivalent texts are one name); `password` must
+    /// be this vault's. Its field holds
     /// random bytes from this commit on, and the whole commit after it overwrites the
     /// block 0 that sealed the MEK for it. Returns its credential id, which the page
     /// hands to the authenticator as unknown (docs/PASSKEY.md §P4.3).
@@ -101,7 +106,8 @@ extension Vault {
             try directory.credentialLock.withLock {
                 guard checkPasswordInOperation(password) else { throw VaultError.wrongPassword }
                 var records = try VaultDirectory.passkeyRecords(catalog.passkeyRows())
-                guard let field = records.firstIndex(where: { $0?.name == name }) else { throw VaultError.noSuchPasskey(name) }
+                let wanted = name.trimmingCharacters(in: .whitespacesAndNewlines)
+                guard let field = records.firstIndex(where: { $0?.name == wanted }) else { throw VaultError.noSuchPasskey(wanted) }
                 let id = records[field]?.credential.id ?? []
                 records[field] = nil
                 try commitCredentials(password: password, kdf: kdf, records: records, passwordChangedAt: nil)

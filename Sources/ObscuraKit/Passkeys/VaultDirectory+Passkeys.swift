@@ -94,14 +94,24 @@ extension VaultDirectory {
     }
 
     /// The `passkey` rows decoded, in field order: nil for a free row. A catalog before
-    /// migration v11 has no rows, and so no passkey.
+    /// migration v11 has no rows, and so no passkey. Two enrolled rows with one name or
+    /// one credential id are damage (§3.3): no enrolment writes them, and a listing or a
+    /// removal by name could not tell them apart.
     static func passkeyRecords(_ rows: [SecureBytes]) throws -> [PasskeyRecord?] {
         guard !rows.isEmpty else { return Array(repeating: nil, count: PasskeyFormat.fieldCount) }
+        let records: [PasskeyRecord?]
         do {
-            return try rows.map { row in try row.withUnsafeBytes { try PasskeyRecord.decode($0) } }
+            records = try rows.map { row in try row.withUnsafeBytes { try PasskeyRecord.decode($0) } }
         } catch let error as PasskeyRecordError {
             throw VaultError.corrupt(error.description)
         }
+        let enrolled = records.compactMap { $0 }
+        for (i, record) in enrolled.enumerated() {
+            guard !enrolled[..<i].contains(where: { $0.name == record.name || $0.credential.id == record.credential.id }) else {
+                throw VaultError.corrupt("two passkey rows have one name or one credential")
+            }
+        }
+        return records
     }
 
     /// What the catalog of slot `name` under `mek` makes its field provider from: its

@@ -41,9 +41,10 @@ struct PagedSlot {
         let catalog = try Catalog.paged(paged)
         if image != nil {
             try Vault.keyPlainContentHashes(in: catalog, mek: key)
-            // A converted catalog is in layout A: no passkey comes with it (an import of an
-            // export carries free rows already; anything else is refused here, review PR2).
-            try catalog.freePasskeyRows(using: random)
+            // A converted catalog is in layout A: no passkey comes with it. An export Obscura
+            // wrote carries free rows already; whatever else an image holds in the table (an
+            // enrolled row, an index, a trigger) is replaced by v11's table (review PR2).
+            try catalog.replacePasskeyTable(using: random)
         }
         try catalog.setExportHeader(headers[1])
         // Every slot made, vault or decoy, has a drop key pair (§10.1).

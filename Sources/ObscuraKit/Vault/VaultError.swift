@@ -125,7 +125,7 @@ public enum VaultError: ObscuraError, Equatable {
         case .passkeyLimit:
             return "at most \(PasskeyFormat.fieldCount) passkeys per vault; remove one first"
         case .invalidPasskeyName:
-            return "a passkey name is 1 to \(PasskeyRecord.maximumNameSize) bytes of text, without control or invisible formatting characters"
+            return "a passkey name is 1 to \(PasskeyRecord.maximumNameSize) bytes of text, without control characters, line breaks or invisible formatting characters"
         case let .passkeyNameTaken(name):
             return "this vault already has a passkey named \(name)"
         case let .noSuchPasskey(name):

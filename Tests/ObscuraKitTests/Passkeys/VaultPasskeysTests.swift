@@ -340,4 +340,168 @@ import Testing
             try directory.unlock(password: pw("odd vault"))
         }
     }
+
+    /// The name rule where the vault applies it (review PR8 g, PR11): control, format and
+    /// separator characters refused, the 64-byte bound counted in bytes of multi-byte
+    /// text, NFC and NFD of one text one name, one credential enrolled once, and a removal
+    /// that finds a name as an enrolment stored it. Nothing refused writes anything.
+    @Test func namesAreCheckedComparedAndFoundAsAnEnrolmentStoresThem() throws {
+        let root = try TestRoot()
+        let directory = try root.initialized()
+        let vault = try directory.createVault(password: pw("names vault"), iterations: testIterations)
+        defer { vault.lock() }
+        let password = pw("names vault")
+        @discardableResult
+        func enrol(_ name: String, credential: PasskeyCredential? = nil) throws -> PasskeyInfo {
+            try vault.enrolPasskey(name: name, password: password, prf: SecureBytes(randomCount: 32), credential: credential ?? Self.credential())
+        }
+        let snapshot = try root.snapshot()
+        let refused = ["bell\u{07}", "del\u{7F}", "nul\u{0}x", "evil\u{202E}gnp", "zero\u{200B}width", "left\u{200E}mark",
+                       "arabic\u{061C}mark", "line\u{2028}break", "para\u{2029}graph", "word\u{2060}joiner"]
+        for name in refused {
+            #expect(throws: VaultError.invalidPasskeyName, "\(name.unicodeScalars.map { String($0.value, radix: 16) })") { try enrol(name) }
+        }
+        // 64 bytes exactly of multi-byte text, and one byte over.
+        let longest = String(repeating: "\u{20AC}", count: 21) + "a"
+        #expect(longest.utf8.count == 64 && longest.count == 22)
+        #expect(throws: VaultError.invalidPasskeyName) { try enrol(longest + "b") }
+        #expect(throws: VaultError.invalidPasskeyName) { try enrol(String(repeating: "\u{E9}", count: 32) + "x") }
+        #expect(try root.snapshot() == snapshot)
+
+        // Trimmed at both ends, an em space (Zs) and a line feed included.
+        #expect(try enrol(" \t" + longest + "\u{2003}\n").name == longest)
+        let composed = "Caf\u{E9}", decomposed = "Cafe\u{301}"
+        #expect(Array(composed.utf8) != Array(decomposed.utf8))
+        #expect(try enrol(composed).name == composed)
+        #expect(throws: VaultError.passkeyNameTaken(decomposed)) { try enrol(decomposed) }
+
+        // One credential enrolled once, even under another name and PRF output.
+        let credential = try Self.credential()
+        try enrol("First", credential: credential)
+        let enrolled = try root.snapshot()
+        #expect(throws: VaultError.passkeyOpensAVault) { try enrol("Second", credential: credential) }
+        #expect(try root.snapshot() == enrolled)
+
+        // A removal takes the name as an enrolment would store it.
+        #expect(throws: VaultError.noSuchPasskey("Firs")) { try vault.removePasskey(named: "Firs", password: password) }
+        try vault.removePasskey(named: "  First\n", password: password)
+        try vault.removePasskey(named: decomposed, password: password)
+        #expect(try vault.passkeys().map(\.name) == [longest])
+    }
+
+    /// Two enrolled rows with one name, or one credential, are damage (§3.3): a listing or
+    /// a removal by name could not tell them apart. No enrolment writes them; the password
+    /// still opens the vault (review PR3), and a password change removing every passkey
+    /// is the remedy.
+    @Test func twoRowsWithOneCredentialAreDamage() throws {
+        let root = try TestRoot()
+        let directory = try root.initialized()
+        let vault = try directory.createVault(password: pw("twin vault"), iterations: testIterations)
+        defer { vault.lock() }
+        try vault.enrolPasskey(name: "One", password: pw("twin vault"), prf: SecureBytes(randomCount: 32), credential: Self.credential())
+        try vault.enrolPasskey(name: "Two", password: pw("twin vault"), prf: SecureBytes(randomCount: 32), credential: Self.credential())
+        let first = try vault.catalog.passkeyRows()[0].withUnsafeBytes { Array($0) }
+        try vault.catalog.database.write { db in
+            try db.execute(sql: "UPDATE passkey SET rec = ? WHERE field = 1", arguments: [Data(first)])
+        }
+        #expect(throws: VaultError.corrupt("two passkey rows have one name or one credential")) { try vault.passkeys() }
+        #expect(throws: VaultError.corrupt("two passkey rows have one name or one credential")) {
+            try vault.removePasskey(named: "One", password: pw("twin vault"))
+        }
+        try vault.changePassword(to: pw("twin vault 2"), removingPasskeys: true)
+        #expect(try vault.passkeys().isEmpty)
+    }
+
+    /// The mirror of the test above (review PR8 f): block 0 in layout A while a row is
+    /// enrolled, which no credential commit makes, is damage too.
+    @Test func aHeaderInLayoutAWithAnEnrolledRowIsDamaged() throws {
+        let root = try TestRoot()
+        let directory = try root.initialized()
+        let vault = try directory.createVault(password: pw("odd vault A"), iterations: testIterations)
+        let prf = SecureBytes(randomCount: 32)
+        try vault.enrolPasskey(name: "Key", password: pw("odd vault A"), prf: prf, credential: Self.credential())
+        vault.catalog.pagedCatalog?.setHeaderFields { nil }
+        _ = try vault.addNote(title: "a note", body: "in layout A with an enrolled row")
+        #expect(vault.catalog.pagedCatalog?.headerLayout == .a)
+        vault.lock()
+        #expect(throws: VaultError.corrupt("the passkey rows do not match the slot's header")) {
+            try directory.unlock(password: pw("odd vault A"))
+        }
+        #expect(try directory.sweepPasskey(prf: prf) == nil)
+    }
+
+    /// Fixed work with a layout-B slot in the directory (review PR8 e): a PRF output that
+    /// opens a field and one that opens none cost the same derivations and trials. And a
+    /// catalog in layout B whose field provider is gone refuses to commit rather than
+    /// write layout A (PC1); the session reopens its catalog, which seals the field again.
+    @Test func aSweepDoesFixedWorkBesideALayoutBSlotAndAVaultNeverDropsItsField() throws {
+        let root = try TestRoot()
+        let directory = try root.initialized()
+        try directory.createVault(password: pw("the other vault"), iterations: testIterations).lock()
+        let vault = try directory.createVault(password: pw("layout B vault"), iterations: testIterations)
+        defer { vault.lock() }
+        let prf = SecureBytes(randomCount: 32)
+        try vault.enrolPasskey(name: "Key", password: pw("layout B vault"), prf: prf, credential: Self.credential())
+        let slots = try root.slotNames().count
+        for candidate in [prf, SecureBytes(randomCount: 32)] {
+            let tally = PasskeySweep.Tally()
+            let match = try directory.sweepPasskey(prf: candidate, tally: tally)
+            #expect((match?.slotName == vault.slotName) == (candidate == prf))
+            #expect(tally.derivations == slots && tally.trials == 4 * slots)
+        }
+        let paged = try #require(vault.catalog.pagedCatalog)
+        #expect(paged.headerLayout == .b)
+        paged.setHeaderFields(nil)
+        #expect(throws: (any Error).self) { try vault.addNote(title: "would drop the field", body: "refused") }
+        #expect(try directory.sweepPasskey(prf: prf)?.slotName == vault.slotName)
+        _ = try vault.addNote(title: "kept", body: "after the reopen")
+        #expect(vault.catalog.pagedCatalog?.headerLayout == .b)
+        #expect(try directory.sweepPasskey(prf: prf)?.slotName == vault.slotName)
+        #expect(try vault.items().map(\.record.name) == ["kept"])
+    }
+
+    /// An import whose catalog image carries an enrolled row, and an index and a trigger
+    /// on the table, as no Obscura export does (review PR2, PR8 i): the first unlock
+    /// converts it with v11's table of free rows, in layout A, and the vault works.
+    @Test func anImportedImageWithAnEnrolledRowIsConvertedWithNone() throws {
+        let source = try TestRoot()
+        let vault = try source.initialized().createVault(password: pw("carried vault"), iterations: testIterations)
+        let prf = SecureBytes(randomCount: 32)
+        try vault.enrolPasskey(name: "Carried", password: pw("carried vault"), prf: prf, credential: Self.credential())
+        _ = try vault.addNote(title: "carried note", body: "comes along")
+        try vault.catalog.database.write { db in
+            try db.execute(sql: "CREATE INDEX passkey_rec ON passkey (rec)")
+            try db.execute(sql: "CREATE TRIGGER passkey_touch AFTER UPDATE ON passkey BEGIN SELECT 1; END")
+        }
+        let image = try vault.catalog.image()
+        let key = vault.key.copy()
+        vault.lock()
+        let slot = try SlotCodec.seal(password: pw("carried vault"), iterations: testIterations, key: key, catalog: image, using: SystemRandom())
+        let manifest = ExportManifest(
+            format: Int(ExportFormat.version), createdAt: 1_700_000_000, vault: .init(header: try SlotHeader.decode(slot)),
+            folders: [], items: [])
+        let payload = try ExportFormat.payloadPlaintext(manifest: manifest, slot: slot, records: [])
+        let path = source.path + "/carried.obscura"
+        try payload.withUnsafeBytes { raw in
+            try ExportFormat.write(to: path, password: pw("export"), kdf: .pbkdf2(iterations: 1), totalSize: UInt64(payload.count),
+                                   source: ChunkedFileWriter.source(bytes: raw), using: SystemRandom())
+        }
+
+        let root = try TestRoot()
+        let directory = try root.initialized()
+        #expect(try directory.importVault(from: path, password: pw("export")) == 0)
+        let imported = try directory.unlock(password: pw("carried vault"))
+        defer { imported.lock() }
+        #expect(try imported.passkeys().isEmpty && imported.catalog.pagedCatalog?.headerLayout == .a)
+        #expect(try imported.items().map(\.record.name) == ["carried note"])
+        let objects = try imported.catalog.database.read {
+            try String.fetchAll($0, sql: "SELECT name FROM sqlite_schema WHERE tbl_name = 'passkey' ORDER BY name")
+        }
+        #expect(objects == ["passkey"])
+        #expect(try directory.sweepPasskey(prf: prf) == nil)
+        // It enrols as any vault does, the carried credential's PRF output included.
+        try imported.enrolPasskey(name: "Again", password: pw("carried vault"), prf: prf, credential: Self.credential())
+        #expect(try directory.sweepPasskey(prf: prf)?.slotName == imported.slotName)
+        try directory.unlock(password: pw("carried vault")).lock()
+    }
 }
