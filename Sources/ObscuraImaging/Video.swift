@@ -125,15 +125,45 @@ public enum Video {
         let lean = ["-threads", "1", "-skip_frame", "nokey", "-probesize", "32", "-analyzeduration", "0"]
         for (options, seek) in [(lean, "1"), (lean, "0"), ([], "0")] {
             do {
-                let frame = try ExternalTool.run("ffmpeg", ["-v", "error", "-nostdin"] + options + [
-                    "-ss", seek, "-i", path, "-an", "-sn", "-dn", "-frames:v", "1",
-                    "-vf", "scale='min(\(2 * maxSide),iw)':-2", "-threads", "1", "-filter_threads", "1",
-                    "-f", "image2pipe", "-vcodec", "mjpeg", "-",
-                ], standardInput: standardInput)
+                let frame = try ExternalTool.run(
+                    "ffmpeg", ["-v", "error", "-nostdin"] + options + ["-ss", seek, "-i", path] + frameOutput(maxSide: maxSide),
+                    standardInput: standardInput)
                 if !frame.isEmpty { return try frame.withUnsafeBytes { try Imaging.thumbnail($0, maxSide: maxSide) } }
             } catch ImagingError.toolMissing {
                 throw ImagingError.toolMissing("ffmpeg")
             } catch {
+                continue
+            }
+        }
+        throw ImagingError.toolFailed("no video frame could be decoded")
+    }
+
+    /// ffmpeg's arguments after its input for a poster: one frame, no other stream, scaled
+    /// to twice the poster's side on one thread, as a JPEG on standard output.
+    private static func frameOutput(maxSide: Int) -> [String] {
+        ["-an", "-sn", "-dn", "-frames:v", "1", "-vf", "scale='min(\(2 * maxSide),iw)':-2", "-threads", "1", "-filter_threads", "1",
+         "-f", "image2pipe", "-vcodec", "mjpeg", "-"]
+    }
+
+    /// ``poster(path:maxSide:standardInput:)`` of the bytes `feed` writes (a movie whose
+    /// index comes last is fed rearranged, ``MovieLayout``). Only ffmpeg reads a stream:
+    /// ffmpegthumbnailer seeks to its offset, which a stream refuses. The second in is
+    /// reached by decoding up to it (an output-side skip), one thread, key frames only;
+    /// then the first frame; then the same with every frame decoded. Each try feeds the
+    /// stream again from its start, and ffmpeg stops reading once it has its frame.
+    ///
+    /// - Throws: what `feed` threw (a failed decryption, a lock) before any tool's answer;
+    ///   ``ImagingError/toolMissing(_:)`` without ffmpeg.
+    public static func poster(feeding feed: @escaping ExternalTool.Feed, maxSide: Int = Imaging.thumbnailSize) throws -> [UInt8] {
+        let lean = ["-threads", "1", "-skip_frame", "nokey"]
+        for (options, seek) in [(lean, "1"), (lean, "0"), ([], "0")] {
+            do {
+                let frame = try ExternalTool.run(
+                    "ffmpeg", ["-v", "error"] + options + ["-i", "pipe:0", "-ss", seek] + frameOutput(maxSide: maxSide), feeding: feed)
+                if !frame.isEmpty { return try frame.withUnsafeBytes { try Imaging.thumbnail($0, maxSide: maxSide) } }
+            } catch ImagingError.toolMissing {
+                throw ImagingError.toolMissing("ffmpeg")
+            } catch is ImagingError {
                 continue
             }
         }
