@@ -22,6 +22,9 @@ final class CLIRunner {
     /// 0.4 s, and every command sweeps ten slots. The tests that are about the default
     /// cost set this, and say so.
     var productionKDF = false
+    /// A command `obscura` runs under, given obscura's path and arguments after its own
+    /// (`unshare … sh -c '…; exec "$0" "$@"'`); none by default.
+    var launcher: [String] = []
     /// The PBKDF2 count of a test directory's slots.
     static let testKDFIterations = 1000
 
@@ -62,11 +65,18 @@ final class CLIRunner {
     /// stays open until ``Running/finish()``, so a test can hold it mid-command.
     func start(_ args: [String], vaultOption: Bool = true, environment: [String: String] = [:]) throws -> Running {
         let process = Process()
-        process.executableURL = Self.productsDirectory.appendingPathComponent("obscura")
+        let obscura = Self.productsDirectory.appendingPathComponent("obscura")
         // `init` without --kdf makes the directory at the test cost (see productionKDF).
         let testKDF = !productionKDF && args.first == "init" && !args.contains("--kdf")
             ? ["--test-kdf-iterations", String(Self.testKDFIterations)] : []
-        process.arguments = (vaultOption ? ["--vault", vault] : []) + args + testKDF
+        let arguments = (vaultOption ? ["--vault", vault] : []) + args + testKDF
+        if let launcher = launcher.first {
+            process.executableURL = URL(fileURLWithPath: launcher)
+            process.arguments = Array(self.launcher.dropFirst()) + [obscura.path] + arguments
+        } else {
+            process.executableURL = obscura
+            process.arguments = arguments
+        }
         process.environment = processEnvironment(environment)
         return try Running(process)
     }

@@ -84,4 +84,34 @@ import Testing
         #expect(nothing.code != 0 && nothing.stderr.contains("the file is empty"), "\(nothing.stderr)")
         #expect(((try? cli.files("inbox")) ?? []).isEmpty, "nothing dropped")
     }
+    /// A large video drop is taken in without shared memory (issue 39 step S1; PHONE.md
+    /// §W3.4): the unlock runs in a mount namespace whose /dev/shm holds 16 MiB, which the
+    /// earlier intake filled with the whole video and failed. The video (about 46 MB, raw
+    /// frames, its index last) is streamed from the blob into the pool and the tools.
+    @Test func aLargeVideoDropIsTakenInWithoutSharedMemory() throws {
+        let cli = try CLIRunner()
+        try cli.run(["init"])
+        let created = try cli.run(["create", "--password-stdin", "--allow-weak-password"], stdin: "pw\n")
+        #expect(created.code == 0, "\(created.stderr)")
+        let code = try cli.run(["drop", "code", "--password-stdin"], stdin: "pw\n").stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let video = cli.root + "/big.mov"
+        let made = Process()
+        made.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
+        made.arguments = ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=640x480:rate=30", "-frames:v", "75",
+                          "-c:v", "rawvideo", "-pix_fmt", "uyvy422", "-y", video]
+        try made.run()
+        made.waitUntilExit()
+        let size = try FileManager.default.attributesOfItem(atPath: video)[.size] as? Int ?? 0
+        #expect(made.terminationStatus == 0 && size > 40 << 20, "\(size) bytes")
+        #expect(try cli.run(["drop", "--code", code, video]).code == 0)
+
+        cli.launcher = ["/usr/bin/unshare", "-rm", "/bin/sh", "-c",
+                        "mount -t tmpfs -o size=16m tmpfs /dev/shm && exec \"$0\" \"$@\""]
+        let listed = try cli.run(["ls", "--password-stdin"], stdin: "pw\n")
+        cli.launcher = []
+        #expect(listed.code == 0 && listed.stderr.contains("Took in 1 dropped file."), "\(listed.stdout)\(listed.stderr)")
+        #expect(listed.stdout.contains("big.mov"), "\(listed.stdout)")
+        #expect(try cli.files("inbox").isEmpty)
+        #expect(try cli.run(["verify", "--password-stdin"], stdin: "pw\n").code == 0)
+    }
 }

@@ -138,6 +138,9 @@ extension Vault {
                 try takeIn(reader, into: &intake)
                 unlink(file)
                 try directory.pool.steps.reached(.removedMedia(name))
+            } catch VaultError.locked {
+                // Locked while this drop was taken in: what it wrote is gone, it stays.
+                throw VaultError.locked
             } catch let error where Self.isDamage(error) {
                 // A later chunk that fails its tag, or a blob cut short: it will never read,
                 // so it is removed rather than tried at every unlock. Its first chunk opened
@@ -227,15 +230,9 @@ extension Vault {
         // already, a hostile sender may not have (control characters reach a terminal).
         let name = Self.uploadName(envelope.name)
         if envelope.kind == .note { return try takeInNote(reader, first: first, envelope: envelope, shown: name, into: &intake) }
-        let buffer = try UploadBuffer(expectedSize: Int64(reader.size) - Int64(envelope.contentOffset))
-        try first[envelope.contentOffset...].withUnsafeBytes { try buffer.append($0) }
-        var index: UInt64 = 1
-        while index < reader.header.chunkCount {
-            try reader.chunk(index).withUnsafeBytes { try buffer.append($0) }
-            index += 1
-        }
-        // A drop only adds (§10.6): it never joins an item, nor takes one in.
-        switch try importUpload(buffer, name: name, pairing: false) {
+        // Streamed from the blob (docs/PHONE.md §W3.2); a drop only adds (§10.6): it never
+        // joins an item, nor takes one in.
+        switch try importDrop(DropContent(reader: reader, contentOffset: envelope.contentOffset), name: name) {
         case .imported, .joined: intake.taken += 1
         case .duplicate: intake.duplicates += 1
         case let .failed(failure) where failure.isRefusal: intake.failed.append("\(name): \(failure.message)")

@@ -177,11 +177,7 @@ extension Vault {
             // seal). Bytes already in memory are used where they are.
             var photo: [UInt8]? = nil
             let hash: [UInt8]
-            if kind == .photo && size > Self.maximumPhotoFileSize {
-                return .failed(ImportFailure(
-                    "The image file is too large to add.",
-                    detail: "image file too large (\(size) bytes; limit \(Self.maximumPhotoFileSize))"))
-            }
+            if kind == .photo && size > Self.maximumPhotoFileSize { return .failed(Self.photoTooLarge(size)) }
             switch input {
             case let .file(fd, path) where kind == .photo && !isRaw:
                 let bytes = try FileIO.read(fd: fd, limit: Int.max, path: path)
@@ -283,6 +279,12 @@ extension Vault {
             for file in created { unlink(file) }
             return .failed(ImportFailure(error))
         }
+    }
+
+    /// The refusal of a photo over ``maximumPhotoFileSize`` bytes.
+    static func photoTooLarge(_ size: Int64) -> ImportFailure {
+        ImportFailure("The image file is too large to add.",
+                      detail: "image file too large (\(size) bytes; limit \(maximumPhotoFileSize))")
     }
 
     private static func hashFile(fd: Int32, path: String) throws -> [UInt8] {

@@ -52,27 +52,33 @@ extension Vault {
                 outcome = importOne(.file(fd: fd, path: Video.standardInputPath), name: cleanName, folderId: folder?.id,
                                     pixelLimit: pixelLimit, batch: batch)
             }
-            switch outcome {
-            case .duplicate: return .duplicate
-            case let .failed(failure): return .failed(failure)
-            case .imported(var row, var plain, let written):
-                if !pairing {
-                    // Pairing matches a name stem and capture second, or a content identifier:
-                    // all of which an outsider can copy to attach a file to the owner's item.
-                    row.pairKey = nil
-                    plain.pairKey = nil
-                }
-                do {
-                    // The pool's new names are durable before the catalog that names them.
-                    try directory.pool.sync()
-                } catch {
-                    cleanUp(created: written)
-                    throw error
-                }
-                switch try commitImports([ImportedRow(stored: row, plain: plain, written: written)])[0] {
-                case let .item(item): return .imported(item)
-                case let .joined(still): return .joined(still)
-                }
+            return try commitUpload(outcome, pairing: pairing)
+        }
+    }
+
+    /// Commits one file's import outcome, inside the operation that made it: the pool's
+    /// new names made durable, then the catalog that names them.
+    func commitUpload(_ outcome: FileOutcome, pairing: Bool) throws -> UploadOutcome {
+        switch outcome {
+        case .duplicate: return .duplicate
+        case let .failed(failure): return .failed(failure)
+        case .imported(var row, var plain, let written):
+            if !pairing {
+                // Pairing matches a name stem and capture second, or a content identifier:
+                // all of which an outsider can copy to attach a file to the owner's item.
+                row.pairKey = nil
+                plain.pairKey = nil
+            }
+            do {
+                // The pool's new names are durable before the catalog that names them.
+                try directory.pool.sync()
+            } catch {
+                cleanUp(created: written)
+                throw error
+            }
+            switch try commitImports([ImportedRow(stored: row, plain: plain, written: written)])[0] {
+            case let .item(item): return .imported(item)
+            case let .joined(still): return .joined(still)
             }
         }
     }
