@@ -159,7 +159,12 @@ public struct GalleryServer: Sendable {
             // Someone holds 8750 on 127.0.0.1 or ::1: the default gives way (the link says where).
             choice = try LoopbackPort.choose(requested: 0)
         }
-        let ready = LoopbackReadiness(expected: choice.ipv6 ? 2 : 1)
+        // NIO binds through the resolver, which may refuse "::1" (an IPv4-only machine):
+        // then [::1] is held, not served, so that nobody else is `localhost` to a browser.
+        let servesIPv6 = choice.ipv6 && LoopbackPort.resolvesIPv6Loopback()
+        let held = choice.ipv6 && !servesIPv6 ? try LoopbackPort.hold(port: choice.port) : nil
+        defer { if let held { close(held) } }
+        let ready = LoopbackReadiness(expected: servesIPv6 ? 2 : 1)
         let scheme = configuration.usesTLS ? "https" : "http"
         let access = self.access
         // Behind a proxy the link is the proxy's origin, the only Host answered.
@@ -177,7 +182,7 @@ public struct GalleryServer: Sendable {
                 services: services, onServerRunning: announce, logger: parts.logger)
         }
         var applications = [listener("127.0.0.1", services: [AutoLockService(store: store), BackupService(scheduler: backups)])]
-        if choice.ipv6 { applications.append(listener("::1", services: [])) }
+        if servesIPv6 { applications.append(listener("::1", services: [])) }
         allowedHosts.withLockedValue { $0 = Self.hosts(configuration, host: "127.0.0.1", port: choice.port, certificate: certificateNames) }
         let group = ServiceGroup(configuration: .init(
             services: applications.map { .init(service: $0) }, gracefulShutdownSignals: [.sigterm, .sigint], logger: parts.logger))

@@ -45,6 +45,33 @@ def in_network_namespace(tmp_path, script):
     return result.stdout + result.stderr, served.read_text() if served.exists() else ""
 
 
+def test_an_ipv4_only_machine_is_served_on_127_0_0_1_with_ipv6_loopback_held(tmp_path):
+    """On a machine with an IPv4 address and no IPv6 one beyond loopback, glibc's resolver
+    refuses "::1" (AI_ADDRCONFIG), and the server's sockets are bound through it: `serve`
+    stopped at start there. Now it serves 127.0.0.1 and holds [::1]:PORT, bound and not
+    listening (docs/API.md "Loopback"): a connection there is refused at once, and no
+    other socket can bind it. In a network namespace whose loopback carries an IPv4 LAN
+    address, which makes the resolver behave as on such a machine."""
+    script = f"""
+        ip link set lo up
+        ip addr add 192.168.1.20/24 dev lo
+        "$0" --vault "{tmp_path}/vault" serve --test-kdf-iterations 1000 > "{tmp_path}/serve.out" 2>&1 &
+        server=$!
+        for i in $(seq 1 900); do grep -q "{BANNER}" "{tmp_path}/serve.out" && break; sleep 0.1; done
+        port=$(grep "{BANNER}" "{tmp_path}/serve.out" | sed -E 's/.*:([0-9]+)\\/.*/\\1/')
+        grep "{BANNER}" "{tmp_path}/serve.out" | sed -E 's/#.*//'
+        curl -s -o /dev/null -w "v4 %{{http_code}}\\n" "http://127.0.0.1:$port/"
+        curl -s -o /dev/null "http://[::1]:$port/"; echo "v6 curl exits $?"
+        python3 -c "import socket, sys; s = socket.socket(socket.AF_INET6); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1); s.bind(('::1', int(sys.argv[1]))); s.listen(); print('squatter listens')" $port 2>&1 | tail -1
+        kill $server; wait $server || true
+    """
+    out, served = in_network_namespace(tmp_path, script)
+    assert f"{BANNER}http://localhost:" in out, out + served
+    assert "v4 200" in out, out + served
+    assert "v6 curl exits 7" in out, out  # 7: could not connect (refused)
+    assert "squatter listens" not in out and "Address already in use" in out, out
+
+
 def test_https_sets_secure_cookies_and_hsts(tmp_path):
     subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=localhost",
                     "-keyout", str(tmp_path / "key.pem"), "-out", str(tmp_path / "cert.pem")],

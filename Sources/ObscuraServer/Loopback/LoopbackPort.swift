@@ -80,10 +80,38 @@ package enum LoopbackPort {
         return socket
     }
 
+    /// Whether the system's resolver gives an address for "::1", as NIO's bind asks it
+    /// (`getaddrinfo` with no hints). glibc applies AI_ADDRCONFIG then, and on a machine
+    /// with an IPv4 address and no IPv6 one beyond loopback (an IPv4-only home network)
+    /// it refuses "::1" although [::1] exists: the server cannot listen there.
+    package static func resolvesIPv6Loopback() -> Bool {
+        var info: UnsafeMutablePointer<addrinfo>?
+        guard getaddrinfo("::1", "0", nil, &info) == 0 else { return false }
+        freeaddrinfo(info)
+        return true
+    }
+
+    /// Holds [::1]:`port` for a server that cannot listen there (see
+    /// ``resolvesIPv6Loopback()``): bound without SO_REUSEADDR and never listening, so no
+    /// other socket can bind it, and a browser's connection there is refused at once and
+    /// falls back to 127.0.0.1, as on a machine without an IPv6 loopback. Close it when
+    /// the server stops.
+    package static func hold(port: Int) throws -> Int32 {
+        do {
+            return try bound(family: AF_INET6, port: port, reusingAddress: false).descriptor
+        } catch SocketFailure.addressInUse {
+            throw ServerError.loopbackPortInUse(port)
+        } catch SocketFailure.other(let code) {
+            throw ServerError.loopbackUnavailable(code)
+        } catch {
+            throw ServerError.loopbackUnavailable(EADDRNOTAVAIL)
+        }
+    }
+
     /// A socket bound, not listening, to the loopback address of `family` at `port` (0:
-    /// the system's choice), and the port it got; with SO_REUSEADDR (as NIO sets it) and
-    /// never SO_REUSEPORT; for IPv6, IPV6_V6ONLY.
-    package static func bound(family: Int32, port: Int) throws -> (descriptor: Int32, port: Int) {
+    /// the system's choice), and the port it got; with SO_REUSEADDR (as NIO sets it)
+    /// unless `reusingAddress` is false, and never SO_REUSEPORT; for IPv6, IPV6_V6ONLY.
+    package static func bound(family: Int32, port: Int, reusingAddress: Bool = true) throws -> (descriptor: Int32, port: Int) {
         #if canImport(Glibc)
         let descriptor = socket(family, Int32(SOCK_STREAM.rawValue), 0)
         #else
@@ -91,7 +119,9 @@ package enum LoopbackPort {
         #endif
         guard descriptor >= 0 else { throw failure(errno) }
         var one: Int32 = 1
-        _ = setsockopt(descriptor, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
+        if reusingAddress {
+            _ = setsockopt(descriptor, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
+        }
         do {
             if family == AF_INET6 {
                 guard setsockopt(descriptor, Int32(IPPROTO_IPV6), IPV6_V6ONLY, &one, socklen_t(MemoryLayout<Int32>.size)) == 0 else {
