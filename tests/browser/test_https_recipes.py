@@ -146,3 +146,59 @@ def test_chromium_trusts_the_recipes_server_and_refuses_a_name_outside_the_const
         for process in (server, evil):
             process.terminate()
             process.wait(timeout=30)
+
+
+def recipe_b():
+    """Recipe (B)'s Caddyfile and its `obscura serve` line, as the document gives them."""
+    section = PHONE.read_text().split("**(B) Caddy in front of a loopback server", 1)[1]
+    blocks = re.findall(r"```(?:sh)?\n(.*?)```", section, re.S)
+    return blocks[0], blocks[1].strip()
+
+
+def test_caddy_in_front_of_a_loopback_server_works_as_written(tmp_path: pathlib.Path):
+    """Recipe (B): Debian's Caddy (2.6.2, unpacked by scripts/setup) on port 443 with the
+    leaf of recipe (A), proxying to `obscura serve --origin https://photos.home.arpa` on
+    loopback, in a network namespace. Caddy passes the client's Host through, so the page,
+    the session and a state-changing POST work through it; the server's own port answers
+    only to the origin's Host (a proxy that rewrote Host would get 421)."""
+    caddy = REPO / ".build" / "test-tools" / "caddy" / "usr" / "bin" / "caddy"
+    assert caddy.exists(), "scripts/setup unpacks Caddy into .build/test-tools"
+    caddyfile, serve = recipe_b()
+    assert serve == "obscura serve --origin https://photos.home.arpa"
+    assert "tls /etc/caddy/photos.pem /etc/caddy/photos-key.pem" in caddyfile and "reverse_proxy 127.0.0.1:8750" in caddyfile
+    # The global options the test needs (no admin socket, no trust store to change); the
+    # site block as written, its files here.
+    (tmp_path / "Caddyfile").write_text("{\n\tadmin off\n\tskip_install_trust\n}\n"
+                                        + caddyfile.replace("/etc/caddy/", f"{tmp_path}/"))
+    make = "\n".join(line for line in recipe_a().splitlines() if not line.startswith(("obscura serve", "mv ca.key")))
+    script = f"""
+        set -e
+        cd "{tmp_path}"
+        ip link set lo up
+        ip addr add 192.168.1.20/24 dev lo
+        {make}
+        HOME="{tmp_path}" XDG_DATA_HOME="{tmp_path}/caddy-data" XDG_CONFIG_HOME="{tmp_path}/caddy-config" \\
+            "{caddy}" run --config Caddyfile --adapter caddyfile > caddy.out 2>&1 &
+        proxy=$!
+        "$0" --vault vault {serve[len("obscura "):]} --test-kdf-iterations 1000 > serve.out 2>&1 &
+        server=$!
+        for i in $(seq 1 900); do grep -q "{BANNER}" serve.out && break; sleep 0.1; done
+        grep "{BANNER}" serve.out | sed -E 's/#.*//'
+        token=$(grep "{BANNER}" serve.out | sed -E 's/.*#token=//')
+        for i in $(seq 1 100); do curl -s -o /dev/null --cacert ca.pem --resolve photos.home.arpa:443:192.168.1.20 https://photos.home.arpa/ && break; sleep 0.1; done
+        at="--cacert ca.pem --resolve photos.home.arpa:443:192.168.1.20 -c jar -b jar"
+        curl -s $at -o /dev/null -w "page %{{http_code}}\\n" https://photos.home.arpa/
+        curl -s $at -o session.json -w "session %{{http_code}}\\n" -X POST -H "Origin: https://photos.home.arpa" \\
+            -H "Content-Type: application/json" -d "{{\\"token\\":\\"$token\\"}}" https://photos.home.arpa/api/session
+        csrf=$(curl -s $at https://photos.home.arpa/api/session | sed -E 's/.*"csrf":"([^"]*)".*/\\1/')
+        curl -s $at -o /dev/null -w "lock %{{http_code}}\\n" -X POST -H "Origin: https://photos.home.arpa" \\
+            -H "X-CSRF-Token: $csrf" https://photos.home.arpa/api/lock
+        curl -s -o /dev/null -w "rewritten host %{{http_code}}\\n" -H "Host: 127.0.0.1:8750" http://127.0.0.1:8750/
+        kill $server $proxy
+        wait $server || true
+    """
+    out, served = in_network_namespace(tmp_path, script)
+    caddy_log = (tmp_path / "caddy.out").read_text() if (tmp_path / "caddy.out").exists() else ""
+    assert f"{BANNER}https://photos.home.arpa/" in out, out + served + caddy_log
+    for expected in ("page 200", "session 201", "lock 204", "rewritten host 421"):
+        assert expected in out, out + served + caddy_log
