@@ -89,6 +89,12 @@ import Testing
     /// earlier intake filled with the whole video and failed. The video (about 46 MB, raw
     /// frames, its index last) is streamed from the blob into the pool and the tools.
     @Test func aLargeVideoDropIsTakenInWithoutSharedMemory() throws {
+        let probe = Process()
+        probe.executableURL = URL(fileURLWithPath: "/usr/bin/unshare")
+        probe.arguments = ["-rm", "true"]
+        try probe.run()
+        probe.waitUntilExit()
+        try #require(probe.terminationStatus == 0, "this test needs user namespaces (`unshare -rm true` failed): not a fault of the code")
         let cli = try CLIRunner()
         try cli.run(["init"])
         let created = try cli.run(["create", "--password-stdin", "--allow-weak-password"], stdin: "pw\n")

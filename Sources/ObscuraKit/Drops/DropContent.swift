@@ -6,14 +6,20 @@ import ObscuraCrypto
 ///
 /// The intake reads it piece by piece, one chunk of plaintext in memory at a time, as
 /// often as it needs (a hash pass, a seal pass, a feed to ffprobe and ffmpeg): every
-/// chunk is authenticated at every read, and each piece is zeroed once handed on. `check`
-/// runs before each chunk is decrypted: the intake passes the vault's open check there,
-/// so that a lock stops a read within one chunk (docs/PHONE.md §W3.2). Not thread-safe:
-/// one reader at a time.
+/// chunk is authenticated at every read. What ``forEachPiece(in:check:_:)`` and
+/// ``source(check:)`` hand on is zeroed once used; what ``read(_:)`` returns is the
+/// caller's to zero. `check` runs before each chunk is decrypted: the intake passes the
+/// vault's open check there, so that a lock stops a read within one chunk (docs/PHONE.md
+/// §W3.2). A chunk that fails its tag, or a blob cut short, throws ``DropDamage``: only
+/// that error says the blob itself is bad. Not thread-safe: one reader at a time.
 final class DropContent {
     private let reader: ChunkedFileReader
     /// The envelope's length: where the content starts in chunk 0's plaintext.
     private let offset: UInt64
+    /// The chunk ``read(_:)`` decrypted last, kept for the next read: a movie's box
+    /// headers are read 16 bytes at a time, and a crafted file of many small boxes would
+    /// otherwise cost a chunk's decryption per header (review S1-R3).
+    private var cached: (index: UInt64, plain: [UInt8])?
 
     /// The content of the opened blob `reader`, whose envelope ends at `contentOffset`.
     init(reader: ChunkedFileReader, contentOffset: Int) {
@@ -21,13 +27,49 @@ final class DropContent {
         offset = UInt64(contentOffset)
     }
 
+    deinit { dropCache() }
+
     /// The content's size in bytes.
     var size: UInt64 { reader.size - offset }
 
-    /// Content bytes `range` (clamped to the content).
+    /// Blob chunk `index`, decrypted and authenticated.
+    ///
+    /// - Throws: ``DropDamage`` for a chunk that fails its tag or a blob cut short.
+    func chunk(_ index: UInt64) throws -> [UInt8] {
+        do {
+            return try reader.chunk(index)
+        } catch let error as StreamError {
+            throw DropDamage(underlying: error)
+        } catch let error as CryptoError {
+            throw DropDamage(underlying: error)
+        }
+    }
+
+    /// Content bytes `range` (clamped to the content), through a one-chunk cache.
     func read(_ range: Range<UInt64>) throws -> [UInt8] {
         let clamped = min(range.lowerBound, size)..<min(range.upperBound, size)
-        return try reader.read((clamped.lowerBound + offset)..<(clamped.upperBound + offset))
+        let blob = (clamped.lowerBound + offset)..<(clamped.upperBound + offset)
+        guard !blob.isEmpty else { return [] }
+        let chunkSize = UInt64(reader.header.chunkSize)
+        var out = [UInt8]()
+        out.reserveCapacity(Int(blob.count))
+        for index in reader.header.chunks(covering: blob) {
+            if cached?.index != index {
+                dropCache()
+                cached = (index, try chunk(index))
+            }
+            let plain = cached!.plain
+            let start = index * chunkSize
+            out += plain[Int(max(blob.lowerBound, start) - start)..<Int(min(blob.upperBound, start + UInt64(plain.count)) - start)]
+        }
+        return out
+    }
+
+    /// Zeroes and forgets the cached chunk.
+    func dropCache() {
+        guard var plain = cached?.plain else { return }
+        cached = nil
+        Self.zero(&plain)
     }
 
     /// Hands `body` the content bytes `range` (all of it by default) in order, one blob
@@ -39,7 +81,7 @@ final class DropContent {
         let chunkSize = UInt64(reader.header.chunkSize)
         for index in reader.header.chunks(covering: blob) {
             try check()
-            var plain = try reader.chunk(index)
+            var plain = try chunk(index)
             defer { Self.zero(&plain) }
             let start = index * chunkSize
             let from = Int(max(blob.lowerBound, start) - start)
@@ -60,7 +102,13 @@ final class DropContent {
     func whole(check: () throws -> Void) throws -> [UInt8] {
         var out = [UInt8]()
         out.reserveCapacity(Int(size))
-        try forEachPiece(check: check) { out.append(contentsOf: $0) }
+        do {
+            try forEachPiece(check: check) { out.append(contentsOf: $0) }
+        } catch {
+            // Stopped part-way (a lock, a damaged chunk): what was decrypted goes too.
+            Self.zero(&out)
+            throw error
+        }
         return out
     }
 
@@ -94,7 +142,7 @@ final class DropContent {
                     DropContent.zero(&pending)
                     guard next < content.reader.header.chunkCount else { break }
                     try check()
-                    pending = try content.reader.chunk(next)
+                    pending = try content.chunk(next)
                     at = next == 0 ? Int(content.offset) : 0
                     next += 1
                     continue
@@ -111,7 +159,22 @@ final class DropContent {
         }
     }
 
-    private static func zero(_ bytes: inout [UInt8]) {
+    /// Zeroes the storage `bytes` shares with every copy of it, in place: for plaintext
+    /// held in several places at once (a closure's capture), none of which is used after.
+    static func wipe(_ bytes: [UInt8]) {
+        bytes.withUnsafeBytes { raw in
+            if let base = raw.baseAddress { secureZero(UnsafeMutableRawPointer(mutating: base), raw.count) }
+        }
+    }
+
+    static func zero(_ bytes: inout [UInt8]) {
         bytes.withUnsafeMutableBytes { if let base = $0.baseAddress { secureZero(base, $0.count) } }
     }
+}
+
+/// A drop blob that is bad in itself: a chunk that fails its tag, or a blob cut short.
+/// The intake removes such a blob (docs/FORMAT.md §10.6); any other error leaves it.
+struct DropDamage: Error, CustomStringConvertible {
+    let underlying: Error
+    var description: String { "\(underlying)" }
 }

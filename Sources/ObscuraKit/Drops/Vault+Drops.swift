@@ -103,14 +103,22 @@ extension Vault {
 
     /// Takes in the drops addressed to this vault (§10.6): every blob in the inbox is
     /// tried alike, whatever the outcome (the decapsulation and the first chunk, with no
-    /// early exit); then those that opened are imported as uploads, committed, and only
+    /// early exit); then those that opened are imported (streamed from the blob, as
+    /// ``importDrop(_:name:pixelLimit:)`` says), committed, and only
     /// then removed. A crash between the commit and the removal leaves a blob whose
     /// content the vault holds: the next intake finds it a duplicate and removes it. A blob
     /// addressed here whose later chunks fail is removed too, and reported (``DropIntake/failed``).
     ///
     /// A blob another vault's key opens is never touched.
+    ///
+    /// One intake of a vault runs at a time: a second, started meanwhile (the gallery's
+    /// sweep beside an unlock), finds nothing to do. A lock stops an intake within a chunk
+    /// (``importDrop(_:name:pixelLimit:)``): the drop being taken in and those after it
+    /// wait in the inbox, and what was taken before is counted.
     @discardableResult
     public func takeDrops() throws -> DropIntake {
+        guard intakeGate.try() else { return DropIntake() }
+        defer { intakeGate.unlock() }
         let inbox = DropInbox(vaultPath: directory.path)
         inbox.sweepTemporaries()
         let names = inbox.blobNames()
@@ -123,7 +131,7 @@ extension Vault {
         // an inbox of thousands of blobs addressed here cannot exhaust the process's files.
         let addressed = names.filter { Self.trial(inbox.path + "/" + $0, keyPair: keyPair) != nil }
         var imported: Int64 = 0
-        for name in addressed {
+        for (position, name) in addressed.enumerated() {
             let file = inbox.path + "/" + name
             // An unlock waits for its intake: past the budget, the rest waits for the next.
             guard imported < Self.intakeBudget else {
@@ -139,9 +147,11 @@ extension Vault {
                 unlink(file)
                 try directory.pool.steps.reached(.removedMedia(name))
             } catch VaultError.locked {
-                // Locked while this drop was taken in: what it wrote is gone, it stays.
-                throw VaultError.locked
-            } catch let error where Self.isDamage(error) {
+                // Locked while this drop was taken in: what it wrote is gone, and it and
+                // the rest stay for the next unlock.
+                intake.waiting += addressed.count - position
+                break
+            } catch let error as DropDamage {
                 // A later chunk that fails its tag, or a blob cut short: it will never read,
                 // so it is removed rather than tried at every unlock. Its first chunk opened
                 // under this vault's key, so it is this vault's and no other's.
@@ -185,14 +195,6 @@ extension Vault {
     /// taken, whatever its size; the rest wait for the next unlock.
     static let intakeBudget: Int64 = 1 << 30
 
-    /// Whether `error` says the blob itself is bad (a chunk's tag, a short or long file)
-    /// rather than the moment (a full disk). Only the blob's reader throws these: the
-    /// import's own failures come back as ``UploadOutcome/failed(_:)``, and its writes as
-    /// ``StorageError``.
-    private static func isDamage(_ error: Error) -> Bool {
-        error is StreamError || error is CryptoError
-    }
-
     /// An import that failed for a reason of the moment: the drop stays in the inbox.
     private struct DropDeferred: Error, CustomStringConvertible {
         let failure: ImportFailure
@@ -220,7 +222,8 @@ extension Vault {
     /// Imports one opened drop: taken, a duplicate, or refused by the importer (counted in
     /// `intake`); its blob is then done with. Throws when the blob must stay (or is damaged).
     private func takeIn(_ reader: ChunkedFileReader, into intake: inout DropIntake) throws {
-        let first = try reader.chunk(0)
+        var first = try DropContent(reader: reader, contentOffset: 0).chunk(0)
+        defer { DropContent.zero(&first) }
         guard !DropBlob.isNewer(first) else { throw NewerDrop() }
         guard let envelope = DropBlob.envelope(first) else {
             intake.failed.append("a drop whose envelope is malformed")
@@ -229,10 +232,11 @@ extension Vault {
         // The sender's name, reduced as an upload's is: an honest page or CLI did so
         // already, a hostile sender may not have (control characters reach a terminal).
         let name = Self.uploadName(envelope.name)
-        if envelope.kind == .note { return try takeInNote(reader, first: first, envelope: envelope, shown: name, into: &intake) }
+        let content = DropContent(reader: reader, contentOffset: envelope.contentOffset)
+        if envelope.kind == .note { return try takeInNote(content, envelope: envelope, shown: name, into: &intake) }
         // Streamed from the blob (docs/PHONE.md §W3.2); a drop only adds (§10.6): it never
         // joins an item, nor takes one in.
-        switch try importDrop(DropContent(reader: reader, contentOffset: envelope.contentOffset), name: name) {
+        switch try importDrop(content, name: name) {
         case .imported, .joined: intake.taken += 1
         case .duplicate: intake.duplicates += 1
         case let .failed(failure) where failure.isRefusal: intake.failed.append("\(name): \(failure.message)")
@@ -245,20 +249,15 @@ extension Vault {
     /// name (§10.6). Its keyed content hash finds a note taken in before a crash kept its
     /// blob, as an upload's does, so no note is taken twice.
     private func takeInNote(
-        _ reader: ChunkedFileReader, first: [UInt8], envelope: (kind: DropFormat.Kind, name: String, contentOffset: Int),
+        _ content: DropContent, envelope: (kind: DropFormat.Kind, name: String, contentOffset: Int),
         shown: String, into intake: inout DropIntake
     ) throws {
-        let size = Int64(reader.size) - Int64(envelope.contentOffset)
-        guard size <= NoteFormat.maximumBodySize else {
-            intake.failed.append("\(shown): \(NoteError.bodyTooLarge(Int(size)))")
+        guard content.size <= UInt64(NoteFormat.maximumBodySize) else {
+            intake.failed.append("\(shown): \(NoteError.bodyTooLarge(Int(content.size)))")
             return
         }
-        var bytes = Array(first[envelope.contentOffset...])
-        var index: UInt64 = 1
-        while index < reader.header.chunkCount {
-            bytes += try reader.chunk(index)
-            index += 1
-        }
+        var bytes = try content.whole(check: {})
+        defer { DropContent.zero(&bytes) }
         guard let body = String(validating: bytes, as: UTF8.self) else {
             intake.failed.append("\(shown): \(NoteError.notText)")
             return

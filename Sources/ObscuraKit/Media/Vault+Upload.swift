@@ -56,8 +56,8 @@ extension Vault {
         }
     }
 
-    /// Commits one file's import outcome, inside the operation that made it: the pool's
-    /// new names made durable, then the catalog that names them.
+    /// Commits one file's import outcome, inside an operation: the pool's new names made
+    /// durable, then the catalog that names them.
     func commitUpload(_ outcome: FileOutcome, pairing: Bool) throws -> UploadOutcome {
         switch outcome {
         case .duplicate: return .duplicate

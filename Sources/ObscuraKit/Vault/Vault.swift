@@ -59,6 +59,13 @@ public final class Vault: @unchecked Sendable {
     /// delete, an export's snapshot) and while a rendition is recorded: a rendition
     /// recorded in between would be written over and its file left unnamed.
     let rowsGate = OrderedLock(.rows)
+    /// Held by ``takeDrops()`` for its whole run: two intakes of one vault at once (the
+    /// gallery's unlock and its sweep) would each claim the same drop before either
+    /// commits, and take it in twice. A second intake returns at once.
+    let intakeGate = NSLock()
+    /// Called at each point of a drop's intake where a lock may land (tests lock the
+    /// vault there); guarded by `stateLock`.
+    var intakeProbe: (@Sendable (DropIntakePoint) -> Void)?
 
     init(directory: VaultDirectory, slotName: String, header: SlotHeader, key: SecureBytes, catalog: Catalog) {
         self.directory = directory
