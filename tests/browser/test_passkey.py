@@ -65,6 +65,8 @@ def test_enrol_lock_unlock_with_the_passkey_then_remove_it(tmp_path):
         create_first_vault(driver, srv.link)
         message = add_passkey(driver, "Test laptop")
         assert message.startswith('Added "Test laptop" (listed in the authenticator as "Obscura · '), message
+        # A passkey belongs to the name it was added at (docs/PHONE.md §W5.2).
+        assert "opened at localhost, and at no other address" in text(driver, "#passkey-origin-note")
         wait(driver, lambda: passkey_names(driver) == ["Test laptop"], 10, "the listed passkey")
         assert "Obscura · " in text(driver, "#passkey-list")
         assert "Passkeys for this vault" in text(driver, "#passkey-list-box")

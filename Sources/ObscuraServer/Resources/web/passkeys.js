@@ -185,6 +185,14 @@ export class PasskeyPanel {
     const unavailable = showUnavailable(document.getElementById('passkeys-unavailable'));
     this.form.hidden = Boolean(unavailable);
     document.getElementById('passkey-add-title').hidden = Boolean(unavailable);
+    // A passkey belongs to the name it was made at (its relying party): one made at
+    // localhost does not open the gallery through a proxy's name, nor the reverse.
+    const others = location.hostname === 'localhost'
+      ? 'not this computer\'s name or address, nor a proxy in front of it'
+      : 'not localhost, another name of this computer, nor a proxy in front of it';
+    document.getElementById('passkey-origin-note').textContent =
+      `A passkey added here works when the gallery is opened at ${location.hostname}, and at no other address ` +
+      `(${others}): add one at each address you use.`;
     try {
       this.paint((await get('/api/passkeys')).passkeys);
     } catch (failure) {
