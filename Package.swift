@@ -42,6 +42,12 @@ let package = Package(
         // Offline reverse geocoding: the nearest town to a photo's GPS position, from a
         // GeoNames table shipped as a resource (scripts/make-gazetteer writes it).
         .target(name: "ObscuraPlaces", resources: [.copy("Resources/gazetteer.bin")]),
+        // libtesseract and Leptonica from the system (pkg-config), used only by the C shim
+        // below, which runs the OCR chain of docs/SEARCH.md §S2.3; the Swift engine over it
+        // belongs to the indexer process (issue 38), never to one that holds keys.
+        .systemLibrary(name: "CTesseract", pkgConfig: "tesseract", providers: [.apt(["libtesseract-dev"]), .brew(["tesseract"])]),
+        .target(name: "CObscuraOCR", dependencies: ["CTesseract"], linkerSettings: [.linkedLibrary("tesseract"), .linkedLibrary("lept")]),
+        .target(name: "ObscuraOCR", dependencies: ["CObscuraOCR"]),
         // Imaging: probes and thumbnails (libvips), video posters (ffmpeg).
         .target(name: "ObscuraImaging", dependencies: ["CObscuraVips", "ObscuraCrypto"]),
         // SQLite's VFS for the paged catalog, in C: it hands every page read and write to
@@ -148,6 +154,7 @@ let package = Package(
             name: "ObscuraTestSupport", dependencies: ["ObscuraImaging", "ObscuraKit", "ObscuraKeys", "ObscuraCatalog", "ObscuraStore", "ObscuraCrypto"],
             path: "Tests/ObscuraTestSupport"),
         .testTarget(name: "ObscuraImagingTests", dependencies: ["ObscuraImaging", "ObscuraTestSupport"]),
+        .testTarget(name: "ObscuraOCRTests", dependencies: ["ObscuraOCR"]),
         .testTarget(
             name: "ObscuraCatalogTests",
             dependencies: ["ObscuraCatalog", "ObscuraCrypto", .product(name: "GRDB", package: "GRDB.swift")]),

@@ -10,7 +10,7 @@ import re
 REPO = pathlib.Path(__file__).resolve().parents[2]
 # Layers, lowest first: a module may depend on modules of lower layers only.
 LAYERS = [
-    ["ObscuraCrypto", "ObscuraPlaces"],
+    ["ObscuraCrypto", "ObscuraPlaces", "ObscuraOCR"],
     ["ObscuraStore", "ObscuraImaging"],
     ["ObscuraPages", "ObscuraKeys"],
     ["ObscuraCatalog"],
