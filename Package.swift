@@ -46,7 +46,8 @@ let package = Package(
         // below, which runs the OCR chain of docs/SEARCH.md §S2.3; the Swift engine over it
         // belongs to the indexer process (issue 38), never to one that holds keys.
         .systemLibrary(name: "CTesseract", pkgConfig: "tesseract", providers: [.apt(["libtesseract-dev"]), .brew(["tesseract"])]),
-        .target(name: "CObscuraOCR", dependencies: ["CTesseract"], linkerSettings: [.linkedLibrary("tesseract"), .linkedLibrary("lept")]),
+        .systemLibrary(name: "CLeptonica", pkgConfig: "lept", providers: [.apt(["libleptonica-dev"]), .brew(["leptonica"])]),
+        .target(name: "CObscuraOCR", dependencies: ["CTesseract", "CLeptonica"]),
         .target(name: "ObscuraOCR", dependencies: ["CObscuraOCR"]),
         // Imaging: probes and thumbnails (libvips), video posters (ffmpeg).
         .target(name: "ObscuraImaging", dependencies: ["CObscuraVips", "ObscuraCrypto"]),

@@ -3,8 +3,8 @@
 // this is that chain with the word filter of §S2.3 ("What is kept of the read").
 #include "obscura_ocr.h"
 
-#include <tesseract/capi.h>
 #include <leptonica/allheaders.h>
+#include <tesseract/capi.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -53,9 +53,15 @@ typedef struct {
 
 static int append(text_buffer *buffer, const char *bytes, size_t length) {
     if (buffer->length + length + 1 > buffer->capacity) {
+        // Not realloc: the old copy of the text is zeroed before it is freed.
         size_t capacity = (buffer->capacity ? buffer->capacity * 2 : 1024) + length;
-        char *grown = realloc(buffer->bytes, capacity);
+        char *grown = malloc(capacity);
         if (!grown) return -1;
+        if (buffer->bytes) {
+            memcpy(grown, buffer->bytes, buffer->length);
+            memset(buffer->bytes, 0, buffer->capacity);
+            free(buffer->bytes);
+        }
         buffer->bytes = grown;
         buffer->capacity = capacity;
     }
@@ -105,8 +111,14 @@ static int recognize(TessBaseAPI *api, PIX *pix, int min_word_confidence, page_r
             char *word = TessResultIteratorGetUTF8Text(words, RIL_WORD);
             if (!word) continue;
             size_t length = strlen(word);
+            // As the spike measured the weakness test: the page text's length, a
+            // separator after each word (strlen of TessBaseAPIGetUTF8Text's text).
+            read->visible += length + 1;
+            if (length == 0) {
+                TessDeleteText(word);
+                continue;
+            }
             read->words += 1;
-            read->visible += length;
             if (TessResultIteratorConfidence(words, RIL_WORD) >= (float)min_word_confidence) {
                 if (separator) failed |= append(&read->text, &separator, 1);
                 failed |= append(&read->text, word, length);
@@ -187,9 +199,11 @@ int obscura_ocr_read(obscura_ocr *ocr, const unsigned char *grey, int width, int
     // Weak: text straight on a busy background reads with Sauvola's local threshold.
     if (weak(&best)) {
         page_read second;
-        TessBaseAPISetVariable(ocr->api, "thresholding_method", "2");
-        if (recognize(ocr->api, straight, min_word_confidence, &second) == 0 && keep_surer(&best, &second)) sauvola = 1;
-        TessBaseAPISetVariable(ocr->api, "thresholding_method", "0");
+        // Tesseract 5's variable; an older library without it has no Sauvola to try.
+        if (TessBaseAPISetVariable(ocr->api, "thresholding_method", "2")) {
+            if (recognize(ocr->api, straight, min_word_confidence, &second) == 0 && keep_surer(&best, &second)) sauvola = 1;
+            TessBaseAPISetVariable(ocr->api, "thresholding_method", "0");
+        }
     }
     // Still weak: a page turned by a quarter or a half. Orientation is asked only now: on
     // every page it turned dark screenshots upside down (§S2.3, step 3).

@@ -55,7 +55,7 @@ public final class OCREngine {
                      minimumWordConfidence: Int = OCREngine.minimumWordConfidence) throws -> Read {
         precondition(width > 0 && height > 0 && grey.count == width * height, "grey pixels: width × height bytes")
         var result = obscura_ocr_result()
-        let status = obscura_ocr_read(handle, grey.bindMemory(to: UInt8.self).baseAddress, Int32(width), Int32(height),
+        let status = obscura_ocr_read(handle, grey.assumingMemoryBound(to: UInt8.self).baseAddress, Int32(width), Int32(height),
                                       Int32(minimumWordConfidence), &result)
         guard status == 0, let bytes = result.text else { throw OCRError.failed }
         defer { obscura_ocr_free(&result) }
@@ -64,27 +64,34 @@ public final class OCREngine {
                     sauvola: result.sauvola != 0, droppedWords: Int(result.dropped), shortened: shortened)
     }
 
-    /// `text` as it is kept (§S2.3): NFC, C0 controls other than tab and line feed
+    /// `text` as it is kept (§S2.3): NFC, control characters other than tab and line feed
     /// removed, then cut after the last whole word within ``textCap`` bytes (a single
     /// longer word at a scalar boundary); and whether it was cut.
     static func kept(_ text: String) -> (String, Bool) {
+        // Every control character goes (DEL and C1 too), but tab and line feed.
         let clean = String(String.UnicodeScalarView(text.precomposedStringWithCanonicalMapping.unicodeScalars.filter {
-            $0.value >= 0x20 || $0 == "\t" || $0 == "\n"
+            $0.properties.generalCategory != .control || $0 == "\t" || $0 == "\n"
         }))
         guard clean.utf8.count > textCap else { return (clean, false) }
-        var cut = ""
+        var cut = String.UnicodeScalarView()
         var bytes = 0
-        for scalar in clean.unicodeScalars {
-            let size = String(scalar).utf8.count
-            guard bytes + size <= textCap else { break }
-            cut.unicodeScalars.append(scalar)
-            bytes += size
+        var rest = clean.unicodeScalars.makeIterator()
+        var next: Unicode.Scalar?
+        while let scalar = rest.next() {
+            guard bytes + scalar.utf8.count <= textCap else {
+                next = scalar
+                break
+            }
+            cut.append(scalar)
+            bytes += scalar.utf8.count
         }
-        // Back to the last white space, unless the first word alone is over the cap.
-        if let space = cut.lastIndex(where: { $0 == " " || $0 == "\n" || $0 == "\t" }) {
-            cut = String(cut[..<space])
+        let isSpace: (Unicode.Scalar) -> Bool = { $0 == " " || $0 == "\n" || $0 == "\t" }
+        // Back to the last white space, unless the cut falls between words already, or the
+        // first word alone is over the cap.
+        if let next, !isSpace(next), let space = cut.lastIndex(where: isSpace) {
+            cut = String.UnicodeScalarView(cut[..<space])
         }
-        return (cut, true)
+        return (String(cut), true)
     }
 }
 

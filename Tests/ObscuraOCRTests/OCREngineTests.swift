@@ -166,9 +166,18 @@ import Testing
         #expect(Self.measure(truth: text, read: read.text).findable >= 0.9, "\(read.text)")
     }
 
+    /// A fixed sequence, so that the noise picture is the same at every run.
+    struct Seeded: RandomNumberGenerator {
+        var state: UInt64
+        mutating func next() -> UInt64 {
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            return state >> 11 | state << 53
+        }
+    }
+
     /// Noise with no text keeps (almost) nothing: the words under confidence 50 go.
     @Test func aPictureWithoutTextKeepsNoJunkWords() throws {
-        var generator = SystemRandomNumberGenerator()
+        var generator = Seeded(state: 38)
         let (width, height) = (640, 480)
         // Blotches of grey, as a texture a page segmenter may take for letters.
         var pixels = [UInt8](repeating: 200, count: width * height)
@@ -185,9 +194,28 @@ import Testing
         #expect(kept.count <= 2, "junk words kept: \(kept), dropped \(read.droppedWords)")
     }
 
+    /// The word filter keeps what is at or above the confidence asked for: everything at
+    /// 0, nothing at 101 (Tesseract's confidences stop at 100), the words dropped counted.
+    @Test func theWordFilterKeepsOnlyWordsAtTheConfidenceAskedFor() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ocr-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let (pixels, width, height) = try Self.pgm(try Self.render(Self.english[1], name: "filter", in: directory))
+        let engine = try OCREngine(languages: "eng")
+        let all = try pixels.withUnsafeBytes { try engine.read(grey: $0, width: width, height: height, minimumWordConfidence: 0) }
+        let none = try pixels.withUnsafeBytes { try engine.read(grey: $0, width: width, height: height, minimumWordConfidence: 101) }
+        #expect(all.droppedWords == 0 && Self.measure(truth: Self.english[1], read: all.text).findable >= 0.9)
+        #expect(none.text.isEmpty && none.droppedWords == all.text.split(whereSeparator: { $0.isWhitespace }).count)
+    }
+
     @Test func theKeptTextIsCleanAndCappedAfterAWholeWord() {
-        let (clean, cut) = OCREngine.kept("Cafe\u{301}\u{07} bar\tbaz\n")
-        #expect(clean == "Caf\u{E9} bar\tbaz\n" && !cut)
+        let (clean, cut) = OCREngine.kept("Cafe\u{301}\u{07}\u{7F}\u{85} bar\tbaz\n")
+        // Scalars, not `==`, which would call the two forms equal anyway.
+        #expect(Array(clean.unicodeScalars) == Array("Caf\u{E9} bar\tbaz\n".unicodeScalars) && !cut)
+        // A word that ends exactly at the cap is kept whole.
+        let exact = String(repeating: "abc ", count: 959) + "abcd" + " tail"
+        let (fitted, fittedCut) = OCREngine.kept(exact)
+        #expect(fittedCut && fitted.utf8.count == OCREngine.textCap && fitted.hasSuffix("abcd"))
         let long = String(repeating: "word ", count: 1000)
         let (capped, shortened) = OCREngine.kept(long)
         #expect(shortened && capped.utf8.count <= OCREngine.textCap && capped.hasSuffix("word"))
