@@ -54,6 +54,10 @@ public struct GalleryServer: Sendable {
         var dropPace = BodyPace.standard
         /// Seconds since 1970 for auto-lock and the password delay (tests drive their own).
         package var clock: @Sendable () -> Double = { Date().timeIntervalSince1970 }
+        /// Called once the server listens, after the link, with the other origins a phone
+        /// can use (the certificate's other names and addresses, docs/PHONE.md §W5.2); not
+        /// called when there are none.
+        public var announceOtherOrigins: (@Sendable ([String]) -> Void)?
 
         /// The default configuration: 127.0.0.1:8750, plain HTTP.
         public init() {}
@@ -237,9 +241,13 @@ public struct GalleryServer: Sendable {
                 let make: @Sendable () -> Set<String> = { Self.hosts(configuration, host: host, port: port, certificate: certificate) }
                 allowedHosts.withLockedValue { $0 = make() }
                 if wildcard { renewal.set(make) }
-                origins.withLockedValue { $0 = DropCodeRoutes.phoneOrigins(configuration, port: port, certificate: certificate) }
+                let phone = DropCodeRoutes.phoneOrigins(configuration, port: port, certificate: certificate)
+                origins.withLockedValue { $0 = phone }
                 let defaultPort = configuration.usesTLS ? 443 : 80
-                onRunning(access.link("\(scheme)://\(shown)\(port == defaultPort ? "" : ":\(port)")/"))
+                let linked = "\(scheme)://\(shown)\(port == defaultPort ? "" : ":\(port)")"
+                onRunning(access.link(linked + "/"))
+                let others = phone.filter { $0 != linked }
+                if !others.isEmpty { configuration.announceOtherOrigins?(others) }
             },
             logger: parts.logger
         )

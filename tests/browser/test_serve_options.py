@@ -4,6 +4,7 @@ refusal to serve plain HTTP beyond loopback without --insecure-lan."""
 import http.client
 import json
 import os
+import re
 import shutil
 import ssl
 import subprocess
@@ -216,6 +217,7 @@ def test_a_wildcard_tls_bind_answers_to_its_certificates_names_and_new_addresses
         for i in $(seq 1 900); do grep -q "{BANNER}" "{tmp_path}/serve.out" && break; sleep 0.1; done
         port=$(grep "{BANNER}" "{tmp_path}/serve.out" | sed -E 's/.*:([0-9]+)\\/.*/\\1/')
         grep "{BANNER}" "{tmp_path}/serve.out" | sed -E 's/#.*//'
+        grep "^Also at: " "{tmp_path}/serve.out"
         ca="--cacert {tmp_path}/cert.pem"
         curl -s $ca -o /dev/null -w "named %{{http_code}}\\n" --resolve "photos.home.arpa:$port:10.77.0.1" "https://photos.home.arpa:$port/"
         curl -s $ca -o /dev/null -w "address %{{http_code}}\\n" "https://10.77.0.1:$port/"
@@ -228,5 +230,8 @@ def test_a_wildcard_tls_bind_answers_to_its_certificates_names_and_new_addresses
     """
     out, served = in_network_namespace(tmp_path, script)
     assert f"{BANNER}https://photos.home.arpa:" in out, out + served
+    # The certificate's other name, on a line of its own, without the token (§W5.2).
+    also = [line for line in out.splitlines() if line.startswith("Also at: ")]
+    assert len(also) == 1 and re.search(r"https://10\.77\.0\.1:\d+/ ", also[0]) and "token" not in also[0].split("(")[0], out
     for expected in ("named 200", "address 200", "foreign 421", "new-early 421", "new-later 200"):
         assert expected in out, out + served

@@ -113,6 +113,12 @@ struct ServeCommand: ParsableCommand {
         configuration.minuteSeconds = minuteSeconds
         configuration.newDirectory = newDirectory
         configuration.outerKey = custody
+        configuration.announceOtherOrigins = { others in
+            // Without the token: the link above carries it, and opens a session there.
+            FileHandle.standardOutput.write(Data((
+                "Also at: " + others.map { $0 + "/" }.joined(separator: " ")
+                + " (open the link above once: it carries this launch's access token)\n").utf8))
+        }
         if !configuration.isLoopback && tlsCert == nil {
             Terminal.note("""
                 WARNING: --insecure-lan: the gallery is served over plain HTTP on \(host). Anyone on \
