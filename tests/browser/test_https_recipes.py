@@ -1,7 +1,8 @@
-"""The HTTPS recipes of docs/PHONE.md §W5.3, tried as written (issue 39 step S7): the
-lines are read from the document and run, in a network namespace of their own whose
-loopback carries the recipe's LAN address, so that the document and what was tried
-cannot drift apart."""
+"""The HTTPS recipes of the README ("From your phone", docs/PHONE.md §W5.3), tried as
+written (issue 39 step S7): the lines are read from the README and run, in a network
+namespace of their own whose loopback carries the recipe's LAN address, so that what
+people read and what was tried cannot drift apart. PHONE.md gives the same lines, and a
+test holds the two equal."""
 
 import os
 import pathlib
@@ -11,12 +12,15 @@ from conftest import BANNER, REPO
 from test_serve_options import in_network_namespace
 
 PHONE = REPO / "docs" / "PHONE.md"
+README = REPO / "README.md"
 
 
-def recipe_a():
+def recipe_a(document=README):
     """The shell block of recipe (A), as the document gives it."""
-    text = PHONE.read_text()
-    section = text.split("**(A) The server's own TLS, with a name-constrained CA**", 1)[1]
+    text = document.read_text()
+    marker = ("**(A) The server's own TLS, with a name-constrained CA**" if document == PHONE
+              else "### From your phone: HTTPS on the home network")
+    section = text.split(marker, 1)[1]
     block = re.search(r"```sh\n(.*?)```", section, re.S)
     assert block, "recipe (A) has no sh block"
     return block.group(1)
@@ -148,11 +152,17 @@ def test_chromium_trusts_the_recipes_server_and_refuses_a_name_outside_the_const
             process.wait(timeout=30)
 
 
-def recipe_b():
+def recipe_b(document=README):
     """Recipe (B)'s Caddyfile and its `obscura serve` line, as the document gives them."""
-    section = PHONE.read_text().split("**(B) Caddy in front of a loopback server", 1)[1]
+    marker = "**(B) Caddy in front of a loopback server" if document == PHONE else "Or Caddy in front of a loopback server"
+    section = document.read_text().split(marker, 1)[1]
     blocks = re.findall(r"```(?:sh)?\n(.*?)```", section, re.S)
     return blocks[0], blocks[1].strip()
+
+
+def test_the_readme_and_the_design_give_the_same_recipes():
+    assert recipe_a(README) == recipe_a(PHONE)
+    assert recipe_b(README) == recipe_b(PHONE)
 
 
 def test_caddy_in_front_of_a_loopback_server_works_as_written(tmp_path: pathlib.Path):
