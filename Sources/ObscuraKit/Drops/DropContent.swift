@@ -50,7 +50,6 @@ final class DropContent {
         let clamped = min(range.lowerBound, size)..<min(range.upperBound, size)
         let blob = (clamped.lowerBound + offset)..<(clamped.upperBound + offset)
         guard !blob.isEmpty else { return [] }
-        let chunkSize = UInt64(reader.header.chunkSize)
         var out = [UInt8]()
         out.reserveCapacity(Int(blob.count))
         for index in reader.header.chunks(covering: blob) {
@@ -59,10 +58,15 @@ final class DropContent {
                 cached = (index, try chunk(index))
             }
             let plain = cached!.plain
-            let start = index * chunkSize
-            out += plain[Int(max(blob.lowerBound, start) - start)..<Int(min(blob.upperBound, start + UInt64(plain.count)) - start)]
+            out += plain[share(of: blob, inChunk: index, count: plain.count)]
         }
         return out
+    }
+
+    /// Where blob bytes `blob` fall within chunk `index`, whose plaintext is `count` bytes.
+    private func share(of blob: Range<UInt64>, inChunk index: UInt64, count: Int) -> Range<Int> {
+        let start = index * UInt64(reader.header.chunkSize)
+        return Int(max(blob.lowerBound, start) - start)..<Int(min(blob.upperBound, start + UInt64(count)) - start)
     }
 
     /// Zeroes and forgets the cached chunk.
@@ -78,15 +82,12 @@ final class DropContent {
         let wanted = range ?? 0..<size
         let blob = (min(wanted.lowerBound, size) + offset)..<(min(wanted.upperBound, size) + offset)
         guard !blob.isEmpty else { return }
-        let chunkSize = UInt64(reader.header.chunkSize)
         for index in reader.header.chunks(covering: blob) {
             try check()
             var plain = try chunk(index)
             defer { Self.zero(&plain) }
-            let start = index * chunkSize
-            let from = Int(max(blob.lowerBound, start) - start)
-            let to = Int(min(blob.upperBound, start + UInt64(plain.count)) - start)
-            try plain.withUnsafeBytes { try body(UnsafeRawBufferPointer(rebasing: $0[from..<to])) }
+            let share = share(of: blob, inChunk: index, count: plain.count)
+            try plain.withUnsafeBytes { try body(UnsafeRawBufferPointer(rebasing: $0[share])) }
         }
     }
 

@@ -32,12 +32,8 @@ package enum LoopbackPort {
             let v4: (descriptor: Int32, port: Int)
             do {
                 v4 = try listening(family: AF_INET, port: requested)
-            } catch SocketFailure.addressInUse {
-                throw ServerError.loopbackPortInUse(requested)
-            } catch SocketFailure.other(let code) {
-                throw ServerError.loopbackUnavailable(code)
             } catch {
-                throw ServerError.loopbackUnavailable(EADDRNOTAVAIL)
+                throw serverError(error, port: requested)
             }
             defer { close(v4.descriptor) }
             let v6: (descriptor: Int32, port: Int)
@@ -99,12 +95,17 @@ package enum LoopbackPort {
     package static func hold(port: Int) throws -> Int32 {
         do {
             return try bound(family: AF_INET6, port: port, reusingAddress: false).descriptor
-        } catch SocketFailure.addressInUse {
-            throw ServerError.loopbackPortInUse(port)
-        } catch SocketFailure.other(let code) {
-            throw ServerError.loopbackUnavailable(code)
         } catch {
-            throw ServerError.loopbackUnavailable(EADDRNOTAVAIL)
+            throw serverError(error, port: port)
+        }
+    }
+
+    /// What a socket failure at `port` is to the server: the port in use, or no loopback.
+    private static func serverError(_ error: Error, port: Int) -> ServerError {
+        switch error {
+        case SocketFailure.addressInUse: .loopbackPortInUse(port)
+        case let SocketFailure.other(code): .loopbackUnavailable(code)
+        default: .loopbackUnavailable(EADDRNOTAVAIL)
         }
     }
 
