@@ -13,7 +13,7 @@ public struct ObscuraCommand: ParsableCommand {
         subcommands: [
             InitCommand.self, CreateCommand.self, StatusCommand.self, PasswdCommand.self, PasskeysCommand.self,
             DestroyCommand.self, KeysCommand.self, MigrateCommand.self, AddCommand.self, RenditionsCommand.self, ListCommand.self, GetCommand.self,
-            CatCommand.self, NoteCommand.self, EndCommand.self, DropCommand.self, RemoveCommand.self, TrashCommand.self, MoveCommand.self, FolderCommand.self, VerifyCommand.self,
+            CatCommand.self, NoteCommand.self, EndCommand.self, DropCommand.self, WatchCommand.self, RemoveCommand.self, TrashCommand.self, MoveCommand.self, FolderCommand.self, VerifyCommand.self,
             ExportCommand.self, ImportCommand.self, ServeCommand.self, BackupCommand.self, RecoveryKitCommand.self,
         ])
 

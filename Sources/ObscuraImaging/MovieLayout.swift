@@ -58,11 +58,14 @@ public enum MovieLayout {
         return pieces
     }
 
-    struct Box {
-        var type: String
-        var range: Range<UInt64>
+    /// One box: its four-character type and where it lies.
+    package struct Box {
+        /// The box's type, such as `moov`.
+        package var type: String
+        /// The box's bytes, its header included.
+        package var range: Range<UInt64>
         /// Where the box's content starts (after its size, type and any 64-bit size).
-        var contentStart: UInt64
+        package var contentStart: UInt64
     }
 
     /// The top-level boxes up to `moov` (or all of them, `moov` absent), or nil when the
@@ -86,7 +89,7 @@ public enum MovieLayout {
     }
 
     /// The box whose header starts `bytes`, found at `at`, not reaching past `limit`.
-    static func parse(_ bytes: some Collection<UInt8>, at: UInt64, limit: UInt64) -> Box? {
+    package static func parse(_ bytes: some Collection<UInt8>, at: UInt64, limit: UInt64) -> Box? {
         let b = Array(bytes.prefix(16))
         guard b.count >= 8 else { return nil }
         let size32 = UInt64(b[0]) << 24 | UInt64(b[1]) << 16 | UInt64(b[2]) << 8 | UInt64(b[3])

@@ -27,4 +27,34 @@ int obscura_system_memfd_create(const char *name);
 /// Swift's Glibc module does not export RLIMIT_MEMLOCK.
 long long obscura_system_memlock_limit(void);
 
+/// fcntl(fd, F_SETLEASE, F_RDLCK): a read lease on a file opened for reading, so
+/// that a local writer can be told from a finished file (docs/PHONE.md §W2.3).
+/// 0 on success; -1 with errno EAGAIN when some process holds the file open for
+/// writing, EACCES or EINVAL where no lease can be had. fcntl is variadic and
+/// Glibc's module hides F_SETLEASE.
+int obscura_system_take_read_lease(int fd);
+
+/// Whether the read lease on fd still stands: 1, or 0 once a writer's open or a
+/// truncate has begun to break it (F_GETLEASE then names the lease's target, not
+/// F_RDLCK), or -1 with errno.
+int obscura_system_read_lease_held(int fd);
+
+/// fcntl(fd, F_SETLEASE, F_UNLCK): gives a lease up at once, so that a writer
+/// waiting on its break is not held for lease-break-time. 0, or -1 with errno.
+int obscura_system_release_lease(int fd);
+
+/// Sets SIGINT and SIGTERM to mark a stop (read by obscura_system_stop_requested)
+/// instead of ending the process, and ignores SIGIO, the signal a lease break
+/// sends by default: the watcher reads the break with
+/// obscura_system_read_lease_held between chunks instead. 0, or -1 with errno.
+int obscura_system_watch_signals(void);
+
+/// 1 once SIGINT or SIGTERM came after obscura_system_watch_signals, else 0.
+int obscura_system_stop_requested(void);
+
+/// statfs(2)'s f_type of the file system holding fd, or -1 with errno (0 where
+/// the system has no such number). Swift's Glibc module has statfs but not its
+/// magic numbers' names; the caller compares them (PHONE.md §W2.2).
+long long obscura_system_filesystem_type(int fd);
+
 #endif

@@ -28,6 +28,15 @@ public enum DropFormat {
     /// §10.5: the largest drop content a writer seals and a server accepts (the importer's
     /// own bound on a video is the same order; a drop is meant for a photo, a video or a note).
     public static let maximumContentSize: UInt64 = 4 << 30
+    /// §10.3: the size of the blob of a drop of `contentSize` bytes with the longest name
+    /// (§10.4): 52 + P + 16·max(1, ⌈P / 262144⌉), P the content with its envelope. What a
+    /// receiver allows for a post, and what a watcher needs room for in the inbox.
+    public static func blobSize(contentSize: Int64) -> Int64 {
+        let plain = contentSize + Int64(envelopeFixedSize) + Int64(maximumNameBytes)
+        let chunk = Int64(chunkSize)
+        return Int64(ChunkedFormatV2.headerSize) + plain + 16 * max(1, (plain + chunk - 1) / chunk)
+    }
+
     /// §10.1: the setting that holds a vault's drop private key, in hex.
     static let keySetting = "drop.privateKey"
 

@@ -6,7 +6,7 @@ import ObscuraStore
 /// inbox as its bytes arrive (docs/FORMAT.md §10.5), so that no more than one piece of it
 /// is ever in memory, whatever its size.
 ///
-/// Made by ``DropInbox/receive(header:length:)`` once the blob's header is checked: its
+/// Made by ``DropInbox/receive(header:length:blobLimit:)`` once the blob's header is checked: its
 /// room in the inbox is reserved then (its temporary is sized to the whole blob at once,
 /// and the inbox's bound counts temporaries), so that posts received together cannot each
 /// pass a bound only one of them fits. ``finish()`` makes it a blob of the inbox; anything
@@ -78,13 +78,16 @@ extension DropInbox {
     ///
     /// - Throws: ``DropError/malformedBlob(_:)`` for a header that is not a drop's;
     ///   ``DropError/inboxFull`` when the blob would take the inbox past its bound.
-    public func receive(header: [UInt8], length: UInt64? = nil) throws -> DropReceiver {
+    ///
+    /// - Parameter blobLimit: the most blobs to leave in the inbox, at most
+    ///   ``maximumBlobs`` (`obscura watch --inbox-limit`).
+    public func receive(header: [UInt8], length: UInt64? = nil, blobLimit: Int = maximumBlobs) throws -> DropReceiver {
         guard header.count == ChunkedFormatV2.headerSize else { throw DropError.malformedBlob("header cut short") }
         let size = try DropBlob.checkedHeader(header, size: length).fileSize
         // The bound is checked and the room taken under one lock (see DropReceiver).
         return try Self.addLock.withLock {
             let (count, bytes) = usage()
-            guard count < Self.maximumBlobs, bytes + Int64(size) <= Self.maximumBytes else { throw DropError.inboxFull }
+            guard count < min(blobLimit, Self.maximumBlobs), bytes + Int64(size) <= Self.maximumBytes else { throw DropError.inboxFull }
             try makeDirectory()
             let temporary = path + "/" + MediaPool.temporaryPrefix + UUID().uuidString.lowercased()
             let fd = try FileIO.openOrThrow(temporary, O_WRONLY | O_CREAT | O_EXCL, 0o600)

@@ -38,16 +38,8 @@ struct DropRoutes {
 
     /// A route that takes drops of up to `contentLimit` content bytes, arriving at `pace`.
     init(contentLimit: Int64 = Self.defaultContentLimit, pace: BodyPace = .standard) {
-        limit = Self.blobSize(contentSize: contentLimit)
+        limit = DropFormat.blobSize(contentSize: contentLimit)
         self.pace = pace
-    }
-
-    /// §10.3: the size of the blob of a drop of `contentSize` bytes with the longest name
-    /// (§10.4): 52 + P + 16·max(1, ⌈P / 262144⌉).
-    static func blobSize(contentSize: Int64) -> Int64 {
-        let plain = contentSize + 4 + Int64(DropFormat.maximumNameBytes)
-        let chunk: Int64 = 262_144
-        return 52 + plain + 16 * max(1, (plain + chunk - 1) / chunk)
     }
 
     func register(on router: Router<GalleryContext>) {

@@ -1,0 +1,408 @@
+import CObscuraSystem
+import Foundation
+import ObscuraCrypto
+import ObscuraStore
+
+/// `obscura watch`: seals every new or changed file of some folders into a vault
+/// directory's inbox as a drop, once it is complete (docs/PHONE.md §W2). It needs no
+/// password and opens no vault: it holds the drop code only.
+///
+/// A **scan** decides (§W2.2): each pass lists the folders through their descriptors and
+/// compares every file with the journal and with what the last passes saw. A file is
+/// sealed once it has been quiet for the settle window, no local writer holds it open
+/// (a read lease, where the file system gives one), and, for the types phones make, its
+/// structure is whole (§W2.3). This version scans on a timer; the event sources of step
+/// S5 (inotify) only make it sooner.
+package final class Watcher {
+    /// What the command line sets.
+    package struct Options: Sendable {
+        /// The vault directory whose inbox receives the drops.
+        package var vault: String
+        /// The code every file is sealed to.
+        package var code: DropCode
+        /// The folders watched.
+        package var sources: [String]
+        /// The state directory (§W2.5).
+        package var state: String
+        /// Seal what is there at a folder's first start too (§W2.6).
+        package var existing = false
+        /// Seconds a file must stay unchanged (§W2.3).
+        package var settle: Double = 10
+        /// Seconds between scans.
+        package var interval: Double = 2
+        /// The most blobs left in the inbox (§W2.8).
+        package var inboxLimit = DropInbox.maximumBlobs
+        /// Days a content record is kept (§W2.5).
+        package var forgetAfterDays = 30
+        /// Start each folder's journal again and empty the content records (§W2.6).
+        package var forget = false
+        /// Name each file sealed in the log (§W2.9: otherwise a taken file is never named).
+        package var verbose = false
+        /// Seconds after which a quiet file that is not whole is sealed as it is (§W2.3).
+        package var giveUpAfter: Double = 3_600
+
+        /// The options of a watcher of `sources` for the vault directory `vault`.
+        package init(vault: String, code: DropCode, sources: [String], state: String) {
+            self.vault = vault
+            self.code = code
+            self.sources = sources
+            self.state = state
+        }
+    }
+
+    /// What the watcher has done since it started, for the status line (§W2.9).
+    package struct Tally: Equatable, Sendable {
+        /// Files sealed into the inbox, and their bytes.
+        package var sealed = 0, sealedBytes: UInt64 = 0
+        /// Files whose content the watcher had already sealed (not sealed again).
+        package var known = 0
+        /// Files waiting to be quiet and whole.
+        package var settling = 0
+        /// Files left in place, each named in the log once.
+        package var refused = 0
+        /// Blobs in the inbox at the last look.
+        package var inbox = 0
+
+        /// Nothing done yet.
+        package init() {}
+    }
+
+    /// Files larger than this are hashed before sealing, so that a moved or copied video
+    /// the watcher sealed before is not encrypted again (§W2.4 step 5).
+    static let hashFirstAbove: UInt64 = 64 << 20
+
+    /// What was decided about one file, in the order of §W2.3.
+    package enum Outcome: Equatable, Sendable {
+        case sealed, known, waiting, refused
+    }
+
+    let options: Options
+    private let key: WatchKey
+    private let inbox: DropInbox
+    private let log: (String) -> Void
+    private var folders: [Folder] = []
+    private let content: ContentJournal
+    /// The tally, updated as files are dealt with.
+    package private(set) var tally = Tally()
+    private var inboxFullSince: Double?
+
+    /// One watched folder: its tree, journal, lock, and the files it is waiting on.
+    final class Folder {
+        let tree: WatchTree
+        let journal: WatchJournal
+        let lock: Int32
+        /// Stat keys of the journal (baseline and seen).
+        var known: Set<[UInt8]> = []
+        /// A first start without `--existing`: the first scan records a baseline.
+        var baseline: Bool
+        /// Files not yet dealt with, by path under the folder.
+        var pending: [[UInt8]: Pending] = [:]
+        /// Stat keys refused this run (named in the log once).
+        var refused: Set<[UInt8]> = []
+        /// Whether the read lease's absence was said for this folder.
+        var saidNoLease = false
+
+        init(tree: WatchTree, journal: WatchJournal, lock: Int32, baseline: Bool) {
+            self.tree = tree
+            self.journal = journal
+            self.lock = lock
+            self.baseline = baseline
+        }
+
+        deinit { close(lock) }
+    }
+
+    /// A file the watcher is waiting on.
+    struct Pending {
+        var entry: WatchTree.Entry
+        /// When the watcher first saw it in its present state (monotonic seconds).
+        var since: Double
+        /// Whether the structure check found it cut short in this state.
+        var incomplete = false
+    }
+
+    /// Starts watching: checks the vault directory and the folders, takes each folder's
+    /// lock, reads the journals. Nothing is sealed until ``pass(now:)`` or ``run(stop:)``.
+    ///
+    /// - Throws: ``WatchError/sourceInUse(_:)`` when another watcher holds a folder.
+    package init(options: Options, log: @escaping (String) -> Void, random: RandomSource = SystemRandom()) throws {
+        self.options = options
+        self.log = log
+        inbox = DropInbox(vaultPath: options.vault)
+        try inbox.makeDirectory()
+        try FileManager.default.createDirectory(
+            atPath: options.state, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        key = try WatchKey.loadOrCreate(state: options.state, random: random)
+        content = try ContentJournal(state: options.state, key: key, forgetAfterDays: options.forgetAfterDays, forget: options.forget)
+        let excluded = Set([options.vault, inbox.path, options.state].compactMap(WatchTree.identity(of:)))
+        for source in options.sources {
+            let tree = try WatchTree(path: source, excluding: excluded)
+            let name = key.sourceName(realPath: Array(tree.path.utf8))
+            let lockPath = options.state + "/" + name + ".lock"
+            let lock = try FileIO.openOrThrow(lockPath, O_RDWR | O_CREAT, 0o600)
+            guard flock(lock, LOCK_EX | LOCK_NB) == 0 else {
+                close(lock)
+                throw WatchError.sourceInUse(tree.path)
+            }
+            let journalPath = options.state + "/" + name + ".journal"
+            let firstStart = access(journalPath, F_OK) != 0
+            let journal = try WatchJournal(path: journalPath, random: random)
+            if options.forget { try journal.rewrite(keeping: []) }
+            let folder = Folder(tree: tree, journal: journal, lock: lock, baseline: (firstStart || options.forget) && !options.existing)
+            for record in try journal.newRecords(repair: true).records
+            where record.type == WatchJournal.Kind.baseline.rawValue || record.type == WatchJournal.Kind.seen.rawValue {
+                folder.known.insert(record.body)
+            }
+            folders.append(folder)
+            let mode = folder.baseline ? "; what is there now is left as it is (--existing seals it)" : ""
+            log("watching \(tree.path) (a scan every \(Self.seconds(options.interval)))\(mode)")
+        }
+    }
+
+    /// Scans until `stop` says to, sealing what is complete; syncs the journals.
+    package func run(stop: () -> Bool, status: ((Tally) -> Void)? = nil) throws {
+        while !stop() {
+            try pass(now: Self.monotonic(), stop: stop)
+            status?(tally)
+            var slept = 0.0
+            while slept < options.interval && !stop() {
+                usleep(100_000)
+                slept += 0.1
+            }
+        }
+    }
+
+    /// One scan of every folder at monotonic time `now`: files that became complete are
+    /// sealed, in the order the scan found them.
+    package func pass(now: Double, stop: () -> Bool = { false }) throws {
+        var settling = 0
+        for folder in folders {
+            var ready: [[UInt8]] = []
+            var present = Set<[UInt8]>()
+            for entry in folder.tree.scan() {
+                let statKey = self.statKey(entry, in: folder)
+                if folder.known.contains(statKey) || folder.refused.contains(statKey) { continue }
+                if folder.baseline {
+                    try folder.journal.append(.baseline, statKey)
+                    folder.known.insert(statKey)
+                    continue
+                }
+                let path = entry.path
+                present.insert(path)
+                if let pending = folder.pending[path], pending.entry.state == entry.state {
+                    if now - pending.since >= options.settle { ready.append(path) }
+                } else {
+                    folder.pending[path] = Pending(entry: entry, since: now)
+                }
+            }
+            if folder.baseline {
+                try folder.journal.sync()
+                folder.baseline = false
+            }
+            folder.pending = folder.pending.filter { present.contains($0.key) }
+            for path in ready {
+                guard !stop(), let pending = folder.pending[path] else { break }
+                if try deal(with: pending, in: folder, now: now, stop: stop) != .waiting {
+                    folder.pending[path] = nil
+                }
+            }
+            settling += folder.pending.count
+        }
+        tally.settling = settling
+        tally.inbox = inbox.usage().count
+    }
+
+    /// Seals one quiet file if it is complete (§W2.4), or says why it waits.
+    func deal(with pending: Pending, in folder: Folder, now: Double, stop: () -> Bool) throws -> Outcome {
+        let entry = pending.entry
+        let path = entry.path
+        let shown = String(decoding: path, as: UTF8.self)
+        let statKey = self.statKey(entry, in: folder)
+        if entry.size > DropFormat.maximumContentSize {
+            folder.refused.insert(statKey)
+            tally.refused += 1
+            log("\(shown): larger than a drop may be (4 GiB); left in place")
+            return .refused
+        }
+        guard roomInInbox(for: entry.size, now: now) else { return .waiting }
+        guard let fd = folder.tree.open(entry) else { return .waiting }
+        defer { close(fd) }
+        // A read lease fails with EAGAIN while any process of this machine has the file
+        // open for writing: the one signal that tells a paused writer from a finished one.
+        var leased = false
+        if obscura_system_take_read_lease(fd) == 0 {
+            leased = true
+        } else if errno == EAGAIN || errno == EWOULDBLOCK {
+            folder.pending[path]?.since = now
+            return .waiting
+        } else if !folder.saidNoLease {
+            folder.saidNoLease = true
+            log("\(folder.tree.path): this file system gives no read lease; files are taken when quiet and whole")
+        }
+        defer { if leased { obscura_system_release_lease(fd) } }
+
+        var sealedIncomplete = false
+        if !pending.incomplete || now - pending.since < options.giveUpAfter {
+            let verdict = try WatchStructure.check(size: entry.size) { range in try Self.read(fd, range) }
+            if verdict == .incomplete {
+                guard now - pending.since >= options.giveUpAfter else {
+                    folder.pending[path]?.incomplete = true
+                    return .waiting
+                }
+                sealedIncomplete = true
+            }
+        } else {
+            sealedIncomplete = true
+        }
+
+        var hashedFirst: [UInt8]?
+        if entry.size > Self.hashFirstAbove {
+            hashedFirst = try Self.hash(fd, size: entry.size)
+            let contentKey = key.contentKey(sha256: hashedFirst!)
+            if try content.contains(contentKey) {
+                try record(statKey, in: folder, content: nil)
+                tally.known += 1
+                return .known
+            }
+        }
+        let sealed: DropInbox.SealedFile
+        let leaseTaken = leased
+        do {
+            sealed = try inbox.seal(
+                fd: fd, name: String(decoding: entry.name, as: UTF8.self), size: entry.size, to: options.code,
+                blobLimit: options.inboxLimit
+            ) {
+                if Self.stopRequested { throw WatchStop() }
+                if leaseTaken && obscura_system_read_lease_held(fd) != 1 { throw WatchChanged() }
+            }
+        } catch DropError.inboxFull {
+            return .waiting
+        } catch is WatchStop {
+            return .waiting
+        } catch is WatchChanged {
+            folder.pending[path]?.since = now
+            return .waiting
+        } catch is StreamError {
+            // The file grew or shrank while it was read: wait for it to be quiet again.
+            folder.pending[path]?.since = now
+            return .waiting
+        }
+        // A writer that came back during the seal: the blob is not placed (§W2.3, last row).
+        var after = stat()
+        guard fstat(fd, &after) == 0, sealed.size == entry.size, UInt64(after.st_size) == entry.size,
+              WatchTree.modified(after) == entry.modified, WatchTree.changed(after) == entry.changed,
+              !leased || obscura_system_read_lease_held(fd) == 1,
+              hashedFirst == nil || hashedFirst == sealed.sha256
+        else {
+            sealed.receiver.abandon()
+            folder.pending[path]?.since = now
+            return .waiting
+        }
+        let contentKey = key.contentKey(sha256: sealed.sha256)
+        if try content.contains(contentKey) {
+            sealed.receiver.abandon()
+            try record(statKey, in: folder, content: nil)
+            tally.known += 1
+            return .known
+        }
+        _ = try sealed.receiver.finish()
+        try record(statKey, in: folder, content: contentKey)
+        tally.sealed += 1
+        tally.sealedBytes += entry.size
+        if options.verbose { log("\(shown): sealed") }
+        if sealedIncomplete {
+            log("\(shown): unchanged for \(Self.seconds(options.giveUpAfter)) and not whole; sealed as it is, and kept here")
+        }
+        return .sealed
+    }
+
+    /// Whether a blob for a file of `size` bytes fits the inbox now; says once when it
+    /// does not, and again after a day full (§W2.8).
+    private func roomInInbox(for size: UInt64, now: Double) -> Bool {
+        let (count, bytes) = inbox.usage()
+        let blob = DropFormat.blobSize(contentSize: Int64(size))
+        if count < min(options.inboxLimit, DropInbox.maximumBlobs), bytes + blob <= DropInbox.maximumBytes {
+            inboxFullSince = nil
+            return true
+        }
+        if inboxFullSince == nil {
+            inboxFullSince = now
+            log("the inbox is full (\(count) blobs, \(Self.megabytes(UInt64(bytes)))); new files wait until a vault takes its drops in")
+        }
+        return false
+    }
+
+    /// Appends a file's records and makes them durable: its stat key to its folder's
+    /// journal and, for a file sealed, its content key to the shared one.
+    private func record(_ statKey: [UInt8], in folder: Folder, content contentKey: [UInt8]?) throws {
+        try folder.journal.append(.seen, statKey)
+        try folder.journal.sync()
+        folder.known.insert(statKey)
+        if let contentKey { try content.add(contentKey, day: Self.today()) }
+    }
+
+    private func statKey(_ entry: WatchTree.Entry, in folder: Folder) -> [UInt8] {
+        key.statKey(inode: folder.tree.stableInodes ? entry.inode : nil, size: entry.size, modified: entry.modified, path: entry.path)
+    }
+
+    // MARK: Small pieces
+
+    struct WatchStop: Error {}
+    struct WatchChanged: Error {}
+
+    /// Makes SIGINT and SIGTERM ask the watcher to stop (``stopRequested``) instead of
+    /// ending the process mid-seal, and ignores SIGIO, which a lease break sends: the
+    /// break is read between chunks instead (``deal(with:in:now:stop:)``). False when the
+    /// signals could not be set.
+    package static func takeOverStopSignals() -> Bool {
+        obscura_system_watch_signals() == 0
+    }
+
+    /// Whether SIGINT or SIGTERM came since ``takeOverStopSignals()``.
+    package static var stopRequested: Bool { obscura_system_stop_requested() != 0 }
+
+    /// Seconds on the monotonic clock, which a change of the wall clock neither hastens
+    /// nor stalls.
+    package static func monotonic() -> Double {
+        Double(DispatchTime.now().uptimeNanoseconds) / 1e9
+    }
+
+    /// Days since 1970-01-01 UTC.
+    static func today() -> UInt16 {
+        UInt16(clamping: Int(Date().timeIntervalSince1970 / 86_400))
+    }
+
+    static func read(_ fd: Int32, _ range: Range<UInt64>) throws -> [UInt8] {
+        var bytes = [UInt8](repeating: 0, count: Int(range.count))
+        var done = 0
+        while done < bytes.count {
+            let n = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress! + done, $0.count - done, off_t(range.lowerBound) + off_t(done)) }
+            if n < 0 && errno == EINTR { continue }
+            guard n >= 0 else { throw StorageError.io("a watched file", errno) }
+            if n == 0 { break }
+            done += n
+        }
+        return Array(bytes.prefix(done))
+    }
+
+    static func hash(_ fd: Int32, size: UInt64) throws -> [UInt8] {
+        var hasher = SHA256Stream()
+        var at: UInt64 = 0
+        while at < size {
+            let piece = try read(fd, at..<min(size, at + (1 << 20)))
+            guard !piece.isEmpty else { break }
+            piece.withUnsafeBytes { hasher.update($0) }
+            at += UInt64(piece.count)
+        }
+        return hasher.finalize()
+    }
+
+    static func seconds(_ value: Double) -> String {
+        value >= 3_600 && value.truncatingRemainder(dividingBy: 3_600) == 0 ? "\(Int(value / 3_600)) h"
+            : value == value.rounded() ? "\(Int(value)) s" : String(format: "%.1f s", value)
+    }
+
+    static func megabytes(_ bytes: UInt64) -> String {
+        String(format: "%.1f MB", Double(bytes) / 1e6)
+    }
+}
