@@ -224,6 +224,7 @@ package final class Watcher {
             log("\(shown): larger than a drop may be (4 GiB); left in place")
             return .refused
         }
+        if pending.incomplete && now - pending.since < options.giveUpAfter { return .waiting }
         guard roomInInbox(for: entry.size, now: now) else { return .waiting }
         guard let fd = folder.tree.open(entry) else { return .waiting }
         defer { close(fd) }
@@ -241,18 +242,16 @@ package final class Watcher {
         }
         defer { if leased { obscura_system_release_lease(fd) } }
 
-        var sealedIncomplete = false
-        if !pending.incomplete || now - pending.since < options.giveUpAfter {
+        // Found cut short in this very state: read again only when it changes, or when
+        // the give-up time has come.
+        var sealedIncomplete = pending.incomplete
+        if !pending.incomplete {
             let verdict = try WatchStructure.check(size: entry.size) { range in try Self.read(fd, range) }
             if verdict == .incomplete {
-                guard now - pending.since >= options.giveUpAfter else {
-                    folder.pending[path]?.incomplete = true
-                    return .waiting
-                }
+                folder.pending[path]?.incomplete = true
+                guard now - pending.since >= options.giveUpAfter else { return .waiting }
                 sealedIncomplete = true
             }
-        } else {
-            sealedIncomplete = true
         }
 
         var hashedFirst: [UInt8]?
