@@ -5,6 +5,7 @@
 #include "obscura_system.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <sys/resource.h>
 #ifdef __linux__
@@ -108,6 +109,14 @@ int obscura_system_watch_signals(void) {
     stop.sa_flags = 0; // no SA_RESTART: a sleep or a blocking read returns EINTR at once
     stop.sa_handler = obscura_mark_stop;
     if (sigaction(SIGINT, &stop, NULL) != 0 || sigaction(SIGTERM, &stop, NULL) != 0) return -1;
+    // A parent may have started this process with them blocked (the mask is inherited
+    // through exec, and some test runners and shells block them): a stop would then
+    // wait, pending, for ever.
+    sigset_t stops;
+    sigemptyset(&stops);
+    sigaddset(&stops, SIGINT);
+    sigaddset(&stops, SIGTERM);
+    if (pthread_sigmask(SIG_UNBLOCK, &stops, NULL) != 0) return -1;
 #ifdef SIGIO
     struct sigaction ignore;
     sigemptyset(&ignore.sa_mask);
