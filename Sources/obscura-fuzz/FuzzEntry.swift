@@ -35,7 +35,7 @@ struct FuzzTarget: Sendable {
 /// Every target, by name.
 let fuzzTargets: [FuzzTarget] = [
     slotTarget, catalogTarget, chunkedTarget, blobTarget, exportHeaderTarget, manifestTarget, imageProbeTarget,
-    pagesTarget, pagesPlainTarget, vfsTarget, passkeyAssertionTarget, passkeyEnrolTarget,
+    pagesTarget, pagesPlainTarget, vfsTarget, passkeyAssertionTarget, passkeyEnrolTarget, watchStructureTarget,
 ]
 
 nonisolated(unsafe) var selectedTarget: FuzzTarget?

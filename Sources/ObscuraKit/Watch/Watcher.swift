@@ -97,6 +97,10 @@ package final class Watcher {
         var baseline: Bool
         /// Files not yet dealt with, by path under the folder.
         var pending: [[UInt8]: Pending] = [:]
+        /// Files found in the journal, by path, with the state they had: a scan passes
+        /// them by without keying their metadata again (a folder of 20,000 photos is
+        /// scanned every few seconds).
+        var settled: [[UInt8]: [Int64]] = [:]
         /// Stat keys refused this run (named in the log once).
         var refused: Set<[UInt8]> = []
         /// Whether the read lease's absence was said for this folder.
@@ -179,15 +183,24 @@ package final class Watcher {
         for folder in folders {
             var ready: [[UInt8]] = []
             var present = Set<[UInt8]>()
+            var settled: [[UInt8]: [Int64]] = [:]
             for entry in folder.tree.scan() {
+                let path = entry.path
+                if folder.settled[path] == entry.state {
+                    settled[path] = entry.state
+                    continue
+                }
                 let statKey = self.statKey(entry, in: folder)
-                if folder.known.contains(statKey) || folder.refused.contains(statKey) { continue }
+                if folder.known.contains(statKey) || folder.refused.contains(statKey) {
+                    settled[path] = entry.state
+                    continue
+                }
                 if folder.baseline {
                     try folder.journal.append(.baseline, statKey)
                     folder.known.insert(statKey)
+                    settled[path] = entry.state
                     continue
                 }
-                let path = entry.path
                 present.insert(path)
                 if let pending = folder.pending[path], pending.entry.state == entry.state {
                     if now - pending.since >= options.settle { ready.append(path) }
@@ -200,6 +213,7 @@ package final class Watcher {
                 folder.baseline = false
             }
             folder.pending = folder.pending.filter { present.contains($0.key) }
+            folder.settled = settled
             for path in ready {
                 guard !stop(), let pending = folder.pending[path] else { break }
                 if try deal(with: pending, in: folder, now: now, stop: stop) != .waiting {
