@@ -227,7 +227,7 @@ package enum WatchStructure {
             return bytes[at..<at + width].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
         }
 
-        /// The `iloc` box (ISO/IEC 14496-12 §8.11.3), versions 0 to 2.
+        /// The `iloc` box (ISO/IEC 14496-12, clause 8.11.3), versions 0 to 2.
         mutating func extentsFit(size: UInt64) throws -> Bool {
             let version = try number(1)
             _ = try number(3)
