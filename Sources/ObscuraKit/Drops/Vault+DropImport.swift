@@ -88,7 +88,7 @@ extension Vault {
     }
 
     /// A video or another file, streamed (see ``importDrop(_:name:pixelLimit:)``).
-    private func importStreamed(_ content: DropContent, kind: ItemKind, mimeType: String, name: String) throws -> UploadOutcome {
+    func importStreamed(_ content: DropContent, kind: ItemKind, mimeType: String, name: String) throws -> UploadOutcome {
         var hashed: UInt64 = 0
         let hash = try content.sha256 { [self] in
             try intakeCheck(.hashing(hashed))

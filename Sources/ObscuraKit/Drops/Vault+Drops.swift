@@ -11,10 +11,15 @@ public struct DropIntake: Sendable, Equatable {
     public var notes = 0
     /// Drops whose content the vault already held; removed.
     public var duplicates = 0
-    /// Drops the importer refused, whose envelope is malformed (in a version this reader
-    /// knows), or whose later chunks fail their tags or are cut short: a sentence each;
+    /// Drops whose envelope is malformed (in a version this reader knows), whose later
+    /// chunks fail their tags or are cut short, or that are empty: a sentence each;
     /// removed.
     public var failed: [String] = []
+    /// Of ``taken``, drops the importer refused as what they claim to be (an image too
+    /// large or unreadable, a note over 1 MiB or not UTF-8), kept as plain files with
+    /// their original bytes (docs/FORMAT.md §10.6): a sentence each, naming the file and
+    /// why.
+    public var keptAsFiles: [String] = []
     /// Drops addressed to this vault that stay in the inbox for the next unlock: those
     /// whose import failed for a reason that may pass (a full disk, a missing tool), and
     /// those past the intake's budget (``Vault/intakeBudget``).
@@ -31,6 +36,10 @@ public struct DropIntake: Sendable, Equatable {
         let took = [files > 0 ? "\(files) dropped file\(files == 1 ? "" : "s")" : nil,
                     notes > 0 ? "\(notes) dropped note\(notes == 1 ? "" : "s")" : nil].compactMap { $0 }
         if !took.isEmpty { parts.append("Took in " + took.joined(separator: " and ") + ".") }
+        if !keptAsFiles.isEmpty {
+            parts.append("Kept as \(keptAsFiles.count == 1 ? "a file" : "files"), not opened as what \(keptAsFiles.count == 1 ? "it claims" : "they claim") to be: "
+                         + keptAsFiles.map { $0.hasSuffix(".") ? String($0.dropLast()) : $0 }.joined(separator: "; ") + ".")
+        }
         if duplicates > 0 { parts.append("\(duplicates) dropped file\(duplicates == 1 ? " was" : "s were") already in the vault.") }
         if !failed.isEmpty {
             parts.append("\(failed.count) drop\(failed.count == 1 ? "" : "s") could not be taken in and \(failed.count == 1 ? "was" : "were") removed: "
@@ -45,7 +54,11 @@ public struct DropIntake: Sendable, Equatable {
     }
 
     /// An intake of these counts.
-    public init(taken: Int = 0, notes: Int = 0, duplicates: Int = 0, failed: [String] = [], waiting: Int = 0, newer: Int = 0) {
+    public init(
+        taken: Int = 0, notes: Int = 0, duplicates: Int = 0, failed: [String] = [], waiting: Int = 0, newer: Int = 0,
+        keptAsFiles: [String] = []
+    ) {
+        self.keptAsFiles = keptAsFiles
         self.taken = taken
         self.notes = notes
         self.duplicates = duplicates
@@ -239,8 +252,28 @@ extension Vault {
         switch try importDrop(content, name: name) {
         case .imported, .joined: intake.taken += 1
         case .duplicate: intake.duplicates += 1
-        case let .failed(failure) where failure.isRefusal: intake.failed.append("\(name): \(failure.message)")
+        case let .failed(failure) where failure.isRefusal:
+            guard content.size > 0 else { return intake.failed.append("\(name): \(failure.message)") }
+            try keepAsFile(content, name: name, why: failure.message, into: &intake)
         // A full disk, a permission, a missing tool: the drop waits for the next unlock.
+        case let .failed(failure): throw DropDeferred(failure: failure)
+        }
+    }
+
+    /// Keeps a drop the importer refused as what it claims to be as a plain file: its
+    /// original bytes sealed to the pool, kind `file`, no thumbnail (docs/PHONE.md §W6.5,
+    /// FORMAT.md §10.6). Only damage removes a blob that no item holds: a sender, or a
+    /// watcher that removes its sources, must not lose a file because this vault cannot
+    /// read it.
+    private func keepAsFile(_ content: DropContent, name: String, why: String, into intake: inout DropIntake) throws {
+        var prefix = try content.read(0..<UInt64(ContentSniffer.prefixLength))
+        let mimeType = ContentSniffer.sniff(prefix).mimeType
+        DropContent.zero(&prefix)
+        switch try importStreamed(content, kind: .file, mimeType: mimeType, name: name) {
+        case .imported, .joined:
+            intake.taken += 1
+            intake.keptAsFiles.append("\(name): \(why)")
+        case .duplicate: intake.duplicates += 1
         case let .failed(failure): throw DropDeferred(failure: failure)
         }
     }
@@ -252,15 +285,14 @@ extension Vault {
         _ content: DropContent, envelope: (kind: DropFormat.Kind, name: String, contentOffset: Int),
         shown: String, into intake: inout DropIntake
     ) throws {
+        guard content.size > 0 else { return intake.failed.append("\(shown): \(NoteError.notText)") }
         guard content.size <= UInt64(NoteFormat.maximumBodySize) else {
-            intake.failed.append("\(shown): \(NoteError.bodyTooLarge(Int(content.size)))")
-            return
+            return try keepAsFile(content, name: shown, why: NoteError.bodyTooLarge(Int(content.size)).description, into: &intake)
         }
         var bytes = try content.whole(check: {})
         defer { DropContent.zero(&bytes) }
         guard let body = String(validating: bytes, as: UTF8.self) else {
-            intake.failed.append("\(shown): \(NoteError.notText)")
-            return
+            return try keepAsFile(content, name: shown, why: NoteError.notText.description, into: &intake)
         }
         let hash = try contentHash(sha256: SHA256Digest.hash(bytes), folderId: nil)
         if try catalog.items(withContentHashes: [hash], notes: true).isEmpty {

@@ -57,7 +57,7 @@ struct PasskeyRoutes {
                 try store.unlock(session, passkey: prf, assertion: assertion, challenge: challenge?.bytes, party: party)
             }
             struct Unlocked: Encodable { var unlocked = true; var drops: String?; var dropsRefused: Int? }
-            var response = try JSON.response(Unlocked(drops: drops.summary, dropsRefused: drops.failed.isEmpty ? nil : drops.failed.count))
+            var response = try JSON.response(Unlocked(drops: drops.summary, dropsRefused: drops.failed.count + drops.keptAsFiles.count == 0 ? nil : drops.failed.count + drops.keptAsFiles.count))
             response.setCookie(access.cookie(for: session))
             return response
         }

@@ -53,7 +53,7 @@ struct SessionRoutes {
             let drops = try await Blocking.run { try store.unlock(session, password: password) }
             // What the unlock's intake took in or refused, for the gallery to say once.
             struct Unlocked: Encodable { var unlocked = true; var drops: String?; var dropsRefused: Int? }
-            let answer = Unlocked(drops: drops.summary, dropsRefused: drops.failed.isEmpty ? nil : drops.failed.count)
+            let answer = Unlocked(drops: drops.summary, dropsRefused: drops.failed.count + drops.keptAsFiles.count == 0 ? nil : drops.failed.count + drops.keptAsFiles.count)
             return try withCookie(JSON.response(answer), session)
         }
         router.post("/api/vaults") { request, context -> Response in

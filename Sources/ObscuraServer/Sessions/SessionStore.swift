@@ -394,7 +394,7 @@ final class SessionStore: @unchecked Sendable {
             lock.withLock {
                 entry.inboxSeen = after
                 guard let text = intake.summary else { return }
-                entry.dropNews.append(DropNews(serial: entry.dropNewsSerial + 1, text: text, refused: intake.failed.count))
+                entry.dropNews.append(DropNews(serial: entry.dropNewsSerial + 1, text: text, refused: intake.failed.count + intake.keptAsFiles.count))
                 entry.dropNews.removeFirst(max(0, entry.dropNews.count - Self.dropNewsKept))
             }
         }

@@ -136,12 +136,16 @@ import Testing
         try inbox.drop(bytes: Array("# Hello\n\nfrom the drop".utf8), name: "Again", kind: .note, to: code)
         try inbox.drop(bytes: [0xFF, 0xFE, 0x00], name: "binary", kind: .note, to: code)
         let again = try vault.takeDrops()
-        #expect(again.duplicates == 1 && again.taken == 0)
-        #expect(again.failed.count == 1 && again.failed[0].hasPrefix("binary: "), "\(again.failed)")
-        #expect(again.summary?.contains("could not be taken in") == true)
+        // A note that is not UTF-8 is kept, as a file named by its envelope (§10.6).
+        #expect(again.duplicates == 1 && again.taken == 1 && again.failed.isEmpty)
+        #expect(again.keptAsFiles.count == 1 && again.keptAsFiles[0].hasPrefix("binary: "), "\(again.keptAsFiles)")
+        #expect(again.summary?.contains("Kept as a file") == true)
         #expect(again.summary?.contains("..") == false, "no double full stop: \(again.summary ?? "")")
         #expect(inbox.blobNames().isEmpty)
         #expect(try vault.items().filter { $0.record.kind == .note }.count == 1)
+        let kept = try #require(try vault.items().map(\.record).first { $0.name == "binary" })
+        #expect(kept.kind == .file)
+        #expect(try vault.read(kept, range: 0..<3) == [0xFF, 0xFE, 0x00])
     }
 
     /// A blob addressed to the vault whose later chunk fails its tag, or which is cut
@@ -278,5 +282,40 @@ import Testing
         try inbox.drop(bytes: Array("bonjour".utf8), name: "Salut", kind: .note, to: code)
         #expect(try vault.takeDrops() == DropIntake(taken: 1, notes: 1))
         #expect(try vault.items().count == 4)
+    }
+
+    /// A dropped file the importer refuses as what it claims to be is kept as a plain
+    /// file with its original bytes (docs/PHONE.md §W6.5, FORMAT.md §10.6): an image over
+    /// the pixel limit and a `.jpg` of random bytes become `file` items, said in the
+    /// summary; a second drop of one is a duplicate; an empty drop is still removed.
+    @Test func aRefusedFileIsKeptAsAFile() throws {
+        let root = try TestRoot()
+        let vault = try root.newVault()
+        defer { vault.lock() }
+        let inbox = DropInbox(vaultPath: root.vaultPath)
+        let code = try vault.dropCode()
+        // A JPEG whose frame header says 12,000 × 9,000 (108 megapixels, over the limit).
+        var huge = try TestImages.image("jpg", width: 64, height: 48)
+        let frame = try #require((2..<(huge.count - 9)).first { huge[$0] == 0xFF && huge[$0 + 1] == 0xC0 })
+        huge.replaceSubrange(frame + 5..<frame + 9, with: [0x23, 0x28, 0x2E, 0xE0])
+        let noise = SystemRandom().bytes(50_000)
+        try inbox.drop(bytes: huge, name: "huge.jpg", to: code)
+        try inbox.drop(bytes: [0xFF, 0xD8, 0xFF] + noise, name: "noise.jpg", to: code)
+        try inbox.drop(bytes: [], name: "empty.jpg", to: code)
+        let intake = try vault.takeDrops()
+        #expect(intake.taken == 2 && intake.keptAsFiles.count == 2 && intake.failed.count == 1, "\(intake)")
+        #expect(intake.keptAsFiles.contains { $0.hasPrefix("huge.jpg: ") && $0.contains("megapixel") }, "\(intake.keptAsFiles)")
+        #expect(intake.summary?.contains("Kept as files") == true, "\(intake.summary ?? "")")
+        #expect(inbox.blobNames().isEmpty)
+        let items = try vault.items().map(\.record)
+        #expect(Set(items.map(\.name)) == ["huge.jpg", "noise.jpg"])
+        #expect(items.allSatisfy { $0.kind == .file && $0.thumbId == nil })
+        let hugeItem = try #require(items.first { $0.name == "huge.jpg" })
+        #expect(try vault.read(hugeItem, range: 0..<UInt64(huge.count)) == huge)
+        let noiseItem = try #require(items.first { $0.name == "noise.jpg" })
+        #expect(try vault.read(noiseItem, range: 0..<UInt64(noise.count + 3)) == [0xFF, 0xD8, 0xFF] + noise)
+        try inbox.drop(bytes: huge, name: "again.jpg", to: code)
+        let again = try vault.takeDrops()
+        #expect(again.duplicates == 1 && again.taken == 0, "\(again)")
     }
 }

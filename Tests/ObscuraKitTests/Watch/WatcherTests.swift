@@ -195,11 +195,12 @@ import Testing
         try watcher.pass(now: 601)
         #expect(setup.inbox.blobNames().count == 2)
         #expect(setup.lines.contains { $0.hasPrefix("stalled.jpg: unchanged for") && $0.contains("not whole") }, "\(setup.lines)")
-        // The vault refuses the stalled JPEG's bytes as a photo; it reached the vault, and
-        // keeping such a drop as a plain file is step S2's (PHONE.md §W6.5).
+        // The vault cannot read the stalled JPEG as a photo, and keeps it as a file.
         let intake = try setup.vault.takeDrops()
-        #expect(intake.taken == 1 && intake.failed.count == 1, "\(intake)")
-        #expect(try setup.vault.items().map(\.record.name) == ["slow.jpg"])
+        #expect(intake.taken == 2 && intake.keptAsFiles.count == 1 && intake.keptAsFiles[0].hasPrefix("stalled.jpg: "), "\(intake)")
+        let items = try setup.vault.items().map(\.record)
+        #expect(items.map(\.name).sorted() == ["slow.jpg", "stalled.jpg"])
+        #expect(items.first { $0.name == "stalled.jpg" }?.kind == .file)
     }
 
     /// The watcher leaves at most `--inbox-limit` blobs, says so once, and goes on when a

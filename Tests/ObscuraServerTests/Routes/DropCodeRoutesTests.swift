@@ -52,7 +52,9 @@ import Testing
             let unlocked = try await browser.send(.post, "/api/unlock", json: ["password": password])
             #expect(unlocked.status == .ok)
             let said = try #require(try unlocked.json()["drops"] as? String)
-            #expect(said.contains("Took in 1 dropped note.") && said.contains("Not text:"), "\(said)")
+            // The note that is not text is kept as a file (FORMAT.md §10.6), and said.
+            #expect(said.contains("Took in 1 dropped file and 1 dropped note.") && said.contains("Kept as a file"), "\(said)")
+            #expect(said.contains("Not text:"), "\(said)")
             #expect(try unlocked.json()["dropsRefused"] as? Int == 1)
         }
     }
