@@ -131,6 +131,16 @@ int obscura_system_stop_requested(void) {
     return obscura_stop_requested ? 1 : 0;
 }
 
+int obscura_system_rename_noreplace(int olddirfd, const char *oldname, int newdirfd, const char *newname) {
+#if defined(__linux__) && defined(SYS_renameat2)
+    return (int)syscall(SYS_renameat2, olddirfd, oldname, newdirfd, newname, 1U /* RENAME_NOREPLACE */);
+#else
+    (void)olddirfd; (void)oldname; (void)newdirfd; (void)newname;
+    errno = ENOSYS;
+    return -1;
+#endif
+}
+
 long long obscura_system_filesystem_type(int fd) {
 #ifdef __linux__
     struct statfs info;

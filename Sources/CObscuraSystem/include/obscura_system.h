@@ -52,6 +52,11 @@ int obscura_system_watch_signals(void);
 /// 1 once SIGINT or SIGTERM came after obscura_system_watch_signals, else 0.
 int obscura_system_stop_requested(void);
 
+/// renameat2(olddirfd, oldname, newdirfd, newname, RENAME_NOREPLACE): 0, or -1
+/// with errno (EEXIST when the new name is taken; EINVAL or ENOSYS where the file
+/// system or the kernel has no such rename). Swift's Glibc module hides renameat2.
+int obscura_system_rename_noreplace(int olddirfd, const char *oldname, int newdirfd, const char *newname);
+
 /// statfs(2)'s f_type of the file system holding fd, or -1 with errno (0 where
 /// the system has no such number). Swift's Glibc module has statfs but not its
 /// magic numbers' names; the caller compares them (PHONE.md §W2.2).

@@ -20,9 +20,14 @@ struct WatchCommand: ParsableCommand {
             start, what is already there is left alone unless --existing is given. \
             --forget starts the folders' journals again: for one run by hand (with \
             --existing, to send a whole folder to a new code), never in a service unit. \
+            With --remove-after, a file is removed once its vault has taken it in (not \
+            merely once it is in the inbox), if it is unchanged, has no other name, and no \
+            writer has it open; never in a Syncthing folder that is not Receive Only or a \
+            Nextcloud client folder, whose deletions travel back. \
             Exit codes: 64 for what a restart cannot mend (a code that does not read, a code \
-            file others can read, a folder inside the vault directory), 75 when another \
-            watcher has a folder, 1 for any other failure.
+            file others can read, a folder inside the vault directory, --remove-after in a \
+            folder that syncs deletions back), 75 when another watcher has a folder, 1 for \
+            any other failure.
             """)
 
     @OptionGroup var global: GlobalOptions
@@ -51,6 +56,12 @@ struct WatchCommand: ParsableCommand {
     @Flag(name: .long, help: "Start each folder's journal again (one run by hand).")
     var forget = false
 
+    @Flag(name: .long, help: "Remove each file once its vault has taken it in (README: what deleting does not erase).")
+    var removeAfter = false
+
+    @Flag(name: .long, help: "With --remove-after: remove even in a Syncthing or Nextcloud folder that syncs deletions back.")
+    var removeAfterInSyncedFolder = false
+
     @Argument(help: ArgumentHelp("Folders to watch.", valueName: "folder"))
     var sources: [String]
 
@@ -66,6 +77,9 @@ struct WatchCommand: ParsableCommand {
             throw ValidationError("--inbox-limit is 1 to \(DropInbox.maximumBlobs): every unlock of every vault tries what the inbox holds.")
         }
         guard forgetAfter >= 1 else { throw ValidationError("--forget-after is at least 1 day.") }
+        guard removeAfter || !removeAfterInSyncedFolder else {
+            throw ValidationError("--remove-after-in-synced-folder goes with --remove-after.")
+        }
         guard [codeFile != nil, code != nil].filter({ $0 }).count <= 1 else {
             throw ValidationError("Give the code once: --code-file or --code.")
         }
@@ -85,6 +99,8 @@ struct WatchCommand: ParsableCommand {
         options.inboxLimit = inboxLimit
         options.forgetAfterDays = forgetAfter
         options.forget = forget
+        options.removeAfter = removeAfter
+        options.removeInSyncedFolder = removeAfterInSyncedFolder
         options.verbose = global.verbose
         guard Watcher.takeOverStopSignals() else { throw CLIError("cannot set the watcher's signals") }
         let watcher: Watcher
@@ -92,6 +108,7 @@ struct WatchCommand: ParsableCommand {
             watcher = try Watcher(options: options, log: Terminal.note)
         } catch let error as WatchError {
             if case .sourceInUse = error { throw CLIError(error.description, exitCode: CLIError.inUseExitCode) }
+            if case .syncedFolder = error { throw CLIError(error.description, exitCode: Self.usageExitCode) }
             throw CLIError(error.description)
         }
         let status = StatusLine(folders: sources.count, limit: inboxLimit)
@@ -189,6 +206,7 @@ struct WatchCommand: ParsableCommand {
         func text(_ tally: Tally) -> String {
             var parts = ["sealed \(tally.sealed) (\(String(format: "%.1f MB", Double(tally.sealedBytes) / 1e6)))"]
             if tally.known > 0 { parts.append("already sealed \(tally.known)") }
+            if tally.removed > 0 { parts.append("removed \(tally.removed)") }
             parts.append("settling \(tally.settling)")
             if tally.refused > 0 { parts.append("refused \(tally.refused)") }
             parts.append("inbox \(tally.inbox)/\(limit)")
@@ -201,7 +219,9 @@ struct WatchCommand: ParsableCommand {
                 return
             }
             let now = Watcher.monotonic()
-            guard now - lastTime >= 60, tally.sealed != lastLogged.sealed || tally.refused != lastLogged.refused else { return }
+            guard now - lastTime >= 60,
+                  tally.sealed != lastLogged.sealed || tally.refused != lastLogged.refused || tally.removed != lastLogged.removed
+            else { return }
             Terminal.note(text(tally))
             lastLogged = tally
             lastTime = now

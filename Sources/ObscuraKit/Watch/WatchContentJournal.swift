@@ -20,21 +20,33 @@ extension Watcher {
         /// than `forgetAfterDays` go, and every record with `forget`.
         init(state: String, key: WatchKey, forgetAfterDays: Int, forget: Bool) throws {
             self.key = key
+            self.forgetAfterDays = forgetAfterDays
             lock = try FileIO.openOrThrow(state + "/content.lock", O_RDWR | O_CREAT, 0o600)
             journal = try WatchJournal(path: state + "/content.journal")
+            try compact(forget: forget)
+        }
+
+        private let forgetAfterDays: Int
+
+        /// Drops the records older than `--forget-after` days (all of them with `forget`),
+        /// under the exclusive lock, so that no append goes to the file it replaces.
+        func compact(forget: Bool = false) throws {
             try locked(LOCK_EX) {
-                let records = try journal.newRecords(repair: true).records
+                let records = try journal.allRecords()
                 let today = Int(Watcher.today())
                 var kept: [WatchJournal.Record] = []
+                days = [:]
                 for record in records {
                     if record.type == WatchJournal.Kind.content.rawValue {
                         guard !forget, let day = day(of: record), today - Int(day) <= forgetAfterDays else { continue }
                         days[Array(record.body.prefix(32))] = day
                     }
                     // A record of a type this version does not know is kept.
-                    if !forget || record.type != WatchJournal.Kind.content.rawValue { kept.append(record) }
+                    kept.append(record)
                 }
                 if kept.count != records.count { try journal.rewrite(keeping: kept) }
+                // What is read from here on is what others append after this.
+                _ = try journal.newRecords(repair: true)
             }
         }
 

@@ -26,6 +26,11 @@ package final class WatchJournal {
         case seen = 0x53
         /// Content journal only: a content key sealed ‖ masked day.
         case content = 0x43
+        /// A removal pending (`--remove-after`): the file's keys and its blob, sealed
+        /// under `K_rec` (§W2.5).
+        case removal = 0x52
+        /// A removal done: the stat key of a source that was removed.
+        case removed = 0x58
     }
 
     /// One record as read.
@@ -46,35 +51,46 @@ package final class WatchJournal {
     /// The inode the descriptor is open on, to notice a compaction by another watcher.
     private var inode: UInt64 = 0
 
-    /// Opens the journal at `path`, making it (0600, with a new header) if missing, and
-    /// returns it with the records it holds.
+    /// Opens the journal at `path`, making it if missing (``create(_:records:random:)``
+    /// with no records), and returns it with the records it holds.
     package init(path: String, random: RandomSource = SystemRandom()) throws {
         self.path = path
         fd = -1
-        try open(random: random)
+        if access(path, F_OK) != 0 { try Self.create(path, records: [], random: random) }
+        try open()
     }
 
     deinit { if fd >= 0 { close(fd) } }
 
-    private func open(random: RandomSource) throws {
+    /// Makes the journal at `path` whole or not at all: its header and `records` are
+    /// written to a synced temporary (0600) that is then `link()`ed to `path`, and the
+    /// directory synced. A crash leaves no journal, or this one; never a journal with a
+    /// torn header, nor a first start's baseline half written (which the next start would
+    /// take for a journal, and seal what the baseline was to leave). Where another
+    /// process made the journal first (two first starts sharing the content journal),
+    /// theirs stays and this one is dropped.
+    package static func create(_ path: String, records: [Record], random: RandomSource = SystemRandom()) throws {
+        var bytes = magic + [UInt8(version >> 8), UInt8(version & 0xFF), 0, 0] + random.bytes(8)
+        for record in records { bytes += [record.type, UInt8(record.body.count)] + record.body }
+        let temporary = path + ".new-" + UUID().uuidString.lowercased()
+        try FileIO.createDurably(temporary) { fd in try FileIO.writeAll(fd, bytes, path: temporary) }
+        defer { unlink(temporary) }
+        guard link(temporary, path) == 0 || errno == EEXIST else { throw StorageError.io(path, errno) }
+        try FileIO.syncParentDirectory(of: path)
+    }
+
+    private func open() throws {
         if fd >= 0 { close(fd) }
-        fd = try FileIO.openOrThrow(path, O_RDWR | O_CREAT | O_APPEND, 0o600)
+        fd = try FileIO.openOrThrow(path, O_RDWR | O_APPEND)
         var st = stat()
         guard fstat(fd, &st) == 0 else { throw StorageError.io(path, errno) }
         inode = UInt64(st.st_ino)
-        if st.st_size == 0 {
-            header = Self.magic + [UInt8(Self.version >> 8), UInt8(Self.version & 0xFF), 0, 0] + random.bytes(8)
-            try FileIO.writeAll(fd, header, path: path)
-            guard FileIO.flush(fd) == 0 else { throw StorageError.io(path, errno) }
-            try FileIO.syncParentDirectory(of: path)
-        } else {
-            header = try pread(0..<UInt64(Self.headerSize))
-            guard header.count == Self.headerSize, header.starts(with: Self.magic) else {
-                throw WatchError.damagedState("\(path) is not a watch journal")
-            }
-            guard UInt16(header[4]) << 8 | UInt16(header[5]) == Self.version else {
-                throw WatchError.damagedState("\(path) is a watch journal of a newer version")
-            }
+        header = try pread(0..<UInt64(Self.headerSize))
+        guard header.count == Self.headerSize, header.starts(with: Self.magic) else {
+            throw WatchError.damagedState("\(path) is not a watch journal")
+        }
+        guard UInt16(header[4]) << 8 | UInt16(header[5]) == Self.version else {
+            throw WatchError.damagedState("\(path) is a watch journal of a newer version")
         }
         readOffset = UInt64(Self.headerSize)
     }
@@ -88,13 +104,31 @@ package final class WatchJournal {
         var reopened = false
         var st = stat()
         if stat(path, &st) == 0, UInt64(st.st_ino) != inode {
-            try open(random: SystemRandom())
+            try open()
             reopened = true
         }
         guard fstat(fd, &st) == 0 else { throw StorageError.io(path, errno) }
         let end = UInt64(st.st_size)
         guard end > readOffset else { return ([], reopened) }
         let bytes = try pread(readOffset..<end)
+        let (records, at) = Self.parse(bytes)
+        if at < bytes.count && repair {
+            guard ftruncate(fd, off_t(readOffset) + off_t(at)) == 0 else { throw StorageError.io(path, errno) }
+        }
+        readOffset += UInt64(at)
+        return (records, reopened)
+    }
+
+    /// Every record of the journal, read from its header on (a rewrite's input).
+    package func allRecords() throws -> [Record] {
+        var st = stat()
+        guard fstat(fd, &st) == 0 else { throw StorageError.io(path, errno) }
+        return Self.parse(try pread(UInt64(Self.headerSize)..<UInt64(st.st_size))).records
+    }
+
+    /// The whole records at the start of `bytes`, and how many bytes they take: a record
+    /// cut short at the end is left out.
+    static func parse(_ bytes: [UInt8]) -> (records: [Record], consumed: Int) {
         var records: [Record] = []
         var at = 0
         while at + 2 <= bytes.count {
@@ -103,11 +137,7 @@ package final class WatchJournal {
             records.append(Record(type: bytes[at], body: Array(bytes[at + 2..<at + 2 + length])))
             at += 2 + length
         }
-        if at < bytes.count && repair {
-            guard ftruncate(fd, off_t(readOffset) + off_t(at)) == 0 else { throw StorageError.io(path, errno) }
-        }
-        readOffset += UInt64(at)
-        return (records, reopened)
+        return (records, at)
     }
 
     /// Appends one record (one `write(2)`); synced by ``sync()``.
@@ -135,7 +165,7 @@ package final class WatchJournal {
         var bytes = header
         for record in records { bytes += [record.type, UInt8(record.body.count)] + record.body }
         try FileIO.replaceDurably(path) { fd in try FileIO.writeAll(fd, bytes, path: path) }
-        try open(random: SystemRandom())
+        try open()
         readOffset = UInt64(bytes.count)
     }
 

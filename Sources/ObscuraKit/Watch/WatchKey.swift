@@ -19,10 +19,13 @@ package struct WatchKey: Sendable {
 
     /// `K_mac = HKDF-SHA256(K_w, "obscura watch mac v1")`: for every keyed hash.
     let mac: SecureBytes
+    /// `K_rec = HKDF-SHA256(K_w, "obscura watch removal v1")`: seals removal records.
+    let removal: SecureBytes
 
     /// The key whose subkeys are derived from `key` (32 bytes).
     init(key: SecureBytes) {
         mac = HKDFSHA256.derive(from: key, info: "obscura watch mac v1")
+        removal = HKDFSHA256.derive(from: key, info: "obscura watch removal v1")
     }
 
     /// The key of the state directory `state`, made at its first start. Two first starts
@@ -109,11 +112,14 @@ package enum WatchError: Error, Equatable, CustomStringConvertible {
     case damagedState(String)
     /// Another watcher holds this SOURCE (§W2.1).
     case sourceInUse(String)
+    /// `--remove-after` in a folder that syncs deletions back (§W2.7 rule 6).
+    case syncedFolder(String)
 
     package var description: String {
         switch self {
         case let .damagedState(why): return why
         case let .sourceInUse(path): return "another watcher has \(path)"
+        case let .syncedFolder(why): return why
         }
     }
 }

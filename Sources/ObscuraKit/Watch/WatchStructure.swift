@@ -29,6 +29,8 @@ package enum WatchStructure {
     package static func check(size: UInt64, read: (Range<UInt64>) throws -> [UInt8]) throws -> Verdict {
         guard size >= 12 else { return .unchecked }
         let head = try read(0..<min(size, 32))
+        // Shorter than `size` says: the file shrank since it was measured.
+        guard head.count >= 12 else { return .incomplete }
         if head.starts(with: [0xFF, 0xD8, 0xFF]) { return try jpeg(size: size, read: read) }
         if head.starts(with: pngSignature) { return try png(size: size, read: read) }
         let type = String(decoding: head[4..<8], as: UTF8.self)

@@ -43,9 +43,8 @@ package final class WatchTree {
 
     /// Opens the folder at `path` (a link the user named is theirs: it is resolved once).
     package init(path: String, excluding excluded: Set<[UInt64]>) throws {
-        guard let real = realpath(path, nil) else { throw StorageError.io(path, errno) }
-        self.path = String(cString: real)
-        free(real)
+        guard let real = Self.realPath(path) else { throw StorageError.io(path, errno) }
+        self.path = real
         fd = try FileIO.openOrThrow(self.path, O_RDONLY | O_DIRECTORY)
         self.excluded = excluded
         stableInodes = !Self.unstableInodeFileSystems.contains(obscura_system_filesystem_type(fd))
@@ -58,6 +57,13 @@ package final class WatchTree {
     static let unstableInodeFileSystems: Set<Int64> = [
         0x4d44, 0x2011_BAB0, 0x6573_5546, 0x6969, 0xFF53_4D42, 0xFE53_4D42, 0x0102_1997,
     ]
+
+    /// The real path of `path`, or nil when it cannot be resolved.
+    package static func realPath(_ path: String) -> String? {
+        guard let real = realpath(path, nil) else { return nil }
+        defer { free(real) }
+        return String(cString: real)
+    }
 
     /// The (device, inode) of the directory at `path`, for ``init(path:excluding:)``.
     package static func identity(of path: String) -> [UInt64]? {
@@ -73,11 +79,23 @@ package final class WatchTree {
     package func scan() -> [Entry] {
         var entries: [Entry] = []
         guard let directory = Self.open(directory: ".", in: fd) else { return [] }
-        walk(directory, below: [], into: &entries)
+        walk(directory, below: [], aside: false, into: &entries)
         return entries
     }
 
-    private func walk(_ directory: Int32, below directories: [[UInt8]], into entries: inout [Entry]) {
+    /// The start of the name a file is renamed to just before its removal (§W2.7 step 9):
+    /// a dot name, so that no scan seals it.
+    package static let asidePrefix = Array(".obscura-removing-".utf8)
+
+    /// The files set aside for removal that a kill left (§W2.7, "At start").
+    package func scanAside() -> [Entry] {
+        var entries: [Entry] = []
+        guard let directory = Self.open(directory: ".", in: fd) else { return [] }
+        walk(directory, below: [], aside: true, into: &entries)
+        return entries
+    }
+
+    private func walk(_ directory: Int32, below directories: [[UInt8]], aside: Bool, into entries: inout [Entry]) {
         guard let stream = fdopendir(directory) else {
             close(directory)
             return
@@ -85,13 +103,10 @@ package final class WatchTree {
         defer { closedir(stream) }
         while let item = readdir(stream) {
             let name = withUnsafeBytes(of: item.pointee.d_name) { Array($0.prefix { $0 != 0 }) }
-            guard !WatchNames.isSkipped(name) else { continue }
+            let setAside = name.starts(with: Self.asidePrefix)
+            guard !WatchNames.isSkipped(name) || (aside && setAside) else { continue }
             var st = stat()
-            let found = name.withUnsafeBufferPointer { bytes in
-                (bytes.map { CChar(bitPattern: $0) } + [0]).withUnsafeBufferPointer {
-                    fstatat(dirfd(stream), $0.baseAddress!, &st, AT_SYMLINK_NOFOLLOW)
-                }
-            }
+            let found = Self.withCName(name) { fstatat(dirfd(stream), $0, &st, AT_SYMLINK_NOFOLLOW) }
             guard found == 0 else { continue }
             switch st.st_mode & S_IFMT {
             case S_IFDIR:
@@ -99,8 +114,8 @@ package final class WatchTree {
                       !excluded.contains([UInt64(st.st_dev), UInt64(st.st_ino)]),
                       let child = Self.open(directory: name, in: dirfd(stream))
                 else { continue }
-                walk(child, below: directories + [name], into: &entries)
-            case S_IFREG where st.st_size > 0:
+                walk(child, below: directories + [name], aside: aside, into: &entries)
+            case S_IFREG where st.st_size > 0 && aside == setAside:
                 entries.append(Entry(
                     directories: directories, name: name, device: UInt64(st.st_dev), inode: UInt64(st.st_ino),
                     size: UInt64(st.st_size), modified: Self.modified(st), changed: Self.changed(st)))
@@ -115,15 +130,25 @@ package final class WatchTree {
     /// with the device and inode the scan saw. The descriptor is blocking (opened with
     /// `O_NONBLOCK` so that a FIFO swapped in cannot hang the open).
     package func open(_ entry: Entry) -> Int32? {
-        var parent = fd
-        var owned: Int32 = -1
-        defer { if owned >= 0 { close(owned) } }
+        guard let parent = openDirectory(of: entry) else { return nil }
+        defer { close(parent) }
+        return open(entry, in: parent)
+    }
+
+    /// A descriptor of the directory that holds `entry`, reached from the folder's own
+    /// descriptor one name at a time with `O_NOFOLLOW`; the caller closes it.
+    package func openDirectory(of entry: Entry) -> Int32? {
+        var parent = Self.open(directory: ".", in: fd)
         for name in entry.directories {
-            guard let next = Self.open(directory: name, in: parent) else { return nil }
-            if owned >= 0 { close(owned) }
-            owned = next
-            parent = next
+            guard let current = parent else { return nil }
+            parent = Self.open(directory: name, in: current)
+            close(current)
         }
+        return parent
+    }
+
+    /// ``open(_:)`` in the directory `parent` already reached.
+    package func open(_ entry: Entry, in parent: Int32) -> Int32? {
         let flags = O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC
         var file = Self.openEntry(parent, entry.name, flags | Self.noAccessTime)
         if file < 0 && errno == EPERM { file = Self.openEntry(parent, entry.name, flags) }
@@ -157,13 +182,18 @@ package final class WatchTree {
     }
 
     private static func openEntry(_ parent: Int32, _ name: [UInt8], _ flags: Int32) -> Int32 {
-        (name.map { CChar(bitPattern: $0) } + [0]).withUnsafeBufferPointer { cName in
+        withCName(name) { cName in
             while true {
-                let fd = openat(parent, cName.baseAddress!, flags)
+                let fd = openat(parent, cName, flags)
                 if fd < 0 && errno == EINTR { continue }
                 return fd
             }
         }
+    }
+
+    /// Calls `body` with `name` (raw bytes) as a C string.
+    package static func withCName<R>(_ name: [UInt8], _ body: (UnsafePointer<CChar>) throws -> R) rethrows -> R {
+        try (name.map { CChar(bitPattern: $0) } + [0]).withUnsafeBufferPointer { try body($0.baseAddress!) }
     }
 
     static func nanoseconds(_ time: timespec) -> Int64 {

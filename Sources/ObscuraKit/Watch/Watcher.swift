@@ -36,6 +36,10 @@ package final class Watcher {
         package var forgetAfterDays = 30
         /// Start each folder's journal again and empty the content records (§W2.6).
         package var forget = false
+        /// Remove a source file once its vault took it in (§W2.7).
+        package var removeAfter = false
+        /// Remove even in a folder that syncs deletions back (§W2.7 rule 6).
+        package var removeInSyncedFolder = false
         /// Name each file sealed in the log (§W2.9: otherwise a taken file is never named).
         package var verbose = false
         /// Seconds after which a quiet file that is not whole is sealed as it is (§W2.3).
@@ -62,6 +66,8 @@ package final class Watcher {
         package var refused = 0
         /// Blobs in the inbox at the last look.
         package var inbox = 0
+        /// Source files removed once their vault took them in (`--remove-after`).
+        package var removed = 0
 
         /// Nothing done yet.
         package init() {}
@@ -77,14 +83,21 @@ package final class Watcher {
     }
 
     let options: Options
-    private let key: WatchKey
+    let key: WatchKey
     private let inbox: DropInbox
-    private let log: (String) -> Void
+    let log: (String) -> Void
     private var folders: [Folder] = []
     private let content: ContentJournal
     /// The tally, updated as files are dealt with.
-    package private(set) var tally = Tally()
+    package internal(set) var tally = Tally()
     private var inboxFullSince: Double?
+    /// The inbox directory, opened at start with `--remove-after`: a blob's leaving is
+    /// seen through it, never by path, so that a vault directory moved or unmounted does
+    /// not look like an emptied inbox (§W2.7 rule 1).
+    var inboxDirectory: Int32?
+    /// Called at each step of a removal; a test stops one there by throwing, as a kill
+    /// would (nothing is undone on disk).
+    package var removalProbe: ((RemovalStep) throws -> Void)?
 
     /// One watched folder: its tree, journal, lock, and the files it is waiting on.
     final class Folder {
@@ -105,6 +118,11 @@ package final class Watcher {
         var refused: Set<[UInt8]> = []
         /// Whether the read lease's absence was said for this folder.
         var saidNoLease = false
+        /// Removals waiting for their blobs to leave the inbox, by stat key.
+        var removals: [[UInt8]: Removal] = [:]
+        /// Whether sources of this folder may be removed (`--remove-after`, a local file
+        /// system that gives read leases).
+        var removalOn = false
 
         init(tree: WatchTree, journal: WatchJournal, lock: Int32, baseline: Bool) {
             self.tree = tree
@@ -116,6 +134,8 @@ package final class Watcher {
         deinit { close(lock) }
     }
 
+    deinit { if let inboxDirectory { close(inboxDirectory) } }
+
     /// A file the watcher is waiting on.
     struct Pending {
         var entry: WatchTree.Entry
@@ -123,6 +143,8 @@ package final class Watcher {
         var since: Double
         /// Whether the structure check found it cut short in this state.
         var incomplete = false
+        /// Whether a failure to seal it was said.
+        var saidFailure = false
     }
 
     /// Starts watching: checks the vault directory and the folders, takes each folder's
@@ -138,9 +160,15 @@ package final class Watcher {
             atPath: options.state, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         key = try WatchKey.loadOrCreate(state: options.state, random: random)
         content = try ContentJournal(state: options.state, key: key, forgetAfterDays: options.forgetAfterDays, forget: options.forget)
+        if options.removeAfter {
+            inboxDirectory = try FileIO.openOrThrow(inbox.path, O_RDONLY | O_DIRECTORY)
+        }
         let excluded = Set([options.vault, inbox.path, options.state].compactMap(WatchTree.identity(of:)))
+        var seen = Set<String>()
         for source in options.sources {
             let tree = try WatchTree(path: source, excluding: excluded)
+            // The same folder named twice is watched once (review W-S11).
+            guard seen.insert(tree.path).inserted else { continue }
             let name = key.sourceName(realPath: Array(tree.path.utf8))
             let lockPath = options.state + "/" + name + ".lock"
             let lock = try FileIO.openOrThrow(lockPath, O_RDWR | O_CREAT, 0o600)
@@ -150,22 +178,50 @@ package final class Watcher {
             }
             let journalPath = options.state + "/" + name + ".journal"
             let firstStart = access(journalPath, F_OK) != 0
+            // A first start's baseline (every file there now, left as it is) is made whole
+            // with the journal itself, or not at all (review W-S1): a start stopped half-way
+            // must not leave a journal that the next start takes as the baseline.
+            let baseline = (firstStart || options.forget) && !options.existing
+            let baselineRecords = baseline ? tree.scan().map {
+                WatchJournal.Record(type: WatchJournal.Kind.baseline.rawValue, body: statKey($0, stableInodes: tree.stableInodes))
+            } : []
+            if firstStart { try WatchJournal.create(journalPath, records: baselineRecords, random: random) }
             let journal = try WatchJournal(path: journalPath, random: random)
-            if options.forget { try journal.rewrite(keeping: []) }
-            let folder = Folder(tree: tree, journal: journal, lock: lock, baseline: (firstStart || options.forget) && !options.existing)
-            for record in try journal.newRecords(repair: true).records
+            if options.forget { try journal.rewrite(keeping: baselineRecords) }
+            let folder = Folder(tree: tree, journal: journal, lock: lock, baseline: baseline)
+            let records = try journal.newRecords(repair: true).records
+            for record in records
             where record.type == WatchJournal.Kind.baseline.rawValue || record.type == WatchJournal.Kind.seen.rawValue {
                 folder.known.insert(record.body)
             }
             folders.append(folder)
             let mode = folder.baseline ? "; what is there now is left as it is (--existing seals it)" : ""
             log("watching \(tree.path) (a scan every \(Self.seconds(options.interval)))\(mode)")
+            guard options.removeAfter else { continue }
+            if !options.removeInSyncedFolder, let refusal = Self.syncedFolderRefusal(tree.path) {
+                throw WatchError.syncedFolder("\(tree.path): " + refusal)
+            }
+            folder.removals = pendingRemovals(records, header: journal.header, folder: tree.path)
+            // A network or FUSE file system gives no lease that says anything about writers
+            // on other machines (§W2.3): sealing goes on, removal does not.
+            folder.removalOn = tree.stableInodes
+            if !folder.removalOn {
+                log("\(tree.path): kept after sealing: this file system gives no read lease that a writer elsewhere must respect")
+            }
+            try recoverSetAside(in: folder)
         }
     }
 
     /// Scans until `stop` says to, sealing what is complete; syncs the journals.
     package func run(stop: () -> Bool, status: ((Tally) -> Void)? = nil) throws {
+        var day = Self.today()
         while !stop() {
+            // Content records past --forget-after go at start and then every day, not
+            // only when the watcher restarts (review W-S8).
+            if Self.today() != day {
+                day = Self.today()
+                try content.compact()
+            }
             try pass(now: Self.monotonic(), stop: stop)
             status?(tally)
             var slept = 0.0
@@ -195,12 +251,6 @@ package final class Watcher {
                     settled[path] = entry.state
                     continue
                 }
-                if folder.baseline {
-                    try folder.journal.append(.baseline, statKey)
-                    folder.known.insert(statKey)
-                    settled[path] = entry.state
-                    continue
-                }
                 present.insert(path)
                 if let pending = folder.pending[path], pending.entry.state == entry.state {
                     if now - pending.since >= options.settle { ready.append(path) }
@@ -208,19 +258,29 @@ package final class Watcher {
                     folder.pending[path] = Pending(entry: entry, since: now)
                 }
             }
-            if folder.baseline {
-                try folder.journal.sync()
-                folder.baseline = false
-            }
             folder.pending = folder.pending.filter { present.contains($0.key) }
             folder.settled = settled
             for path in ready {
                 guard !stop(), let pending = folder.pending[path] else { break }
-                if try deal(with: pending, in: folder, now: now, stop: stop) != .waiting {
-                    folder.pending[path] = nil
+                do {
+                    if try deal(with: pending, in: folder, now: now, stop: stop) != .waiting {
+                        folder.pending[path] = nil
+                    }
+                } catch let error as JournalFailure {
+                    throw error.underlying
+                } catch {
+                    // One file that cannot be read, or a full disk, must not stop every other
+                    // file, nor a restarted service at the same file (review W-S3): it waits
+                    // for its next quiet period, said once per state.
+                    folder.pending[path]?.since = now
+                    if folder.pending[path]?.saidFailure != true {
+                        folder.pending[path]?.saidFailure = true
+                        log("\(String(decoding: path, as: UTF8.self)): not sealed now (\(error)); tried again when it is quiet")
+                    }
                 }
             }
             settling += folder.pending.count
+            if options.removeAfter { try removeTaken(in: folder) }
         }
         tally.settling = settling
         tally.inbox = inbox.usage().count
@@ -242,6 +302,14 @@ package final class Watcher {
         guard roomInInbox(for: entry.size, now: now) else { return .waiting }
         guard let fd = folder.tree.open(entry) else { return .waiting }
         defer { close(fd) }
+        // The file as opened must be the file the scan measured: one that shrank or grew
+        // since waits for its next quiet period (review W-S2).
+        var opened = stat()
+        guard fstat(fd, &opened) == 0, UInt64(opened.st_size) == entry.size, WatchTree.modified(opened) == entry.modified
+        else {
+            folder.pending[path]?.since = now
+            return .waiting
+        }
         // A read lease fails with EAGAIN while any process of this machine has the file
         // open for writing: the one signal that tells a paused writer from a finished one.
         var leased = false
@@ -256,38 +324,50 @@ package final class Watcher {
         }
         defer { if leased { obscura_system_release_lease(fd) } }
 
+        let leaseTaken = leased
+        let proceed: @Sendable () throws -> Void = {
+            if Self.stopRequested { throw WatchStop() }
+            if leaseTaken && obscura_system_read_lease_held(fd) != 1 { throw WatchChanged() }
+        }
         // Found cut short in this very state: read again only when it changes, or when
         // the give-up time has come.
         var sealedIncomplete = pending.incomplete
-        if !pending.incomplete {
-            let verdict = try WatchStructure.check(size: entry.size) { range in try Self.read(fd, range) }
-            if verdict == .incomplete {
-                folder.pending[path]?.incomplete = true
-                guard now - pending.since >= options.giveUpAfter else { return .waiting }
-                sealedIncomplete = true
-            }
-        }
-
         var hashedFirst: [UInt8]?
-        if entry.size > Self.hashFirstAbove {
-            hashedFirst = try Self.hash(fd, size: entry.size)
-            let contentKey = key.contentKey(sha256: hashedFirst!)
-            if try content.contains(contentKey) {
-                try record(statKey, in: folder, content: nil)
-                tally.known += 1
-                return .known
+        do {
+            if !pending.incomplete {
+                // Read a piece at a time under the same watch as the seal: a writer that
+                // breaks the lease, or a stop, waits for one piece at most (review W-S4).
+                let verdict = try WatchStructure.check(size: entry.size) { range in
+                    try proceed()
+                    return try Self.read(fd, range)
+                }
+                if verdict == .incomplete {
+                    folder.pending[path]?.incomplete = true
+                    guard now - pending.since >= options.giveUpAfter else { return .waiting }
+                    sealedIncomplete = true
+                }
             }
+
+            if entry.size > Self.hashFirstAbove {
+                hashedFirst = try Self.hash(fd, size: entry.size, check: proceed)
+                let contentKey = key.contentKey(sha256: hashedFirst!)
+                if try content.contains(contentKey) {
+                    try record(statKey, in: folder, content: nil)
+                    tally.known += 1
+                    return .known
+                }
+            }
+        } catch is WatchStop {
+            return .waiting
+        } catch is WatchChanged {
+            folder.pending[path]?.since = now
+            return .waiting
         }
         let sealed: DropInbox.SealedFile
-        let leaseTaken = leased
         do {
             sealed = try inbox.seal(
                 fd: fd, name: String(decoding: entry.name, as: UTF8.self), size: entry.size, to: options.code,
-                blobLimit: options.inboxLimit
-            ) {
-                if Self.stopRequested { throw WatchStop() }
-                if leaseTaken && obscura_system_read_lease_held(fd) != 1 { throw WatchChanged() }
-            }
+                blobLimit: options.inboxLimit, proceed: proceed)
         } catch DropError.inboxFull {
             return .waiting
         } catch is WatchStop {
@@ -318,8 +398,19 @@ package final class Watcher {
             tally.known += 1
             return .known
         }
-        _ = try sealed.receiver.finish()
+        let blob = try sealed.receiver.finish()
         try record(statKey, in: folder, content: contentKey)
+        // Removal is prepared only for a file sealed whole, under a lease, with no other
+        // name (§W2.7 rules 3–5); the record waits for the blob to leave the inbox.
+        if options.removeAfter, folder.removalOn, leased, !sealedIncomplete, after.st_nlink == 1, let inboxDirectory {
+            var inboxStat = stat()
+            guard fstat(inboxDirectory, &inboxStat) == 0 else { throw StorageError.io(inbox.path, errno) }
+            let removal = Removal(statKey: statKey, contentKey: contentKey, blob: blob,
+                                  inbox: [UInt64(inboxStat.st_dev), UInt64(inboxStat.st_ino)])
+            try folder.journal.append(.removal, try removalRecord(removal, header: folder.journal.header))
+            try folder.journal.sync()
+            folder.removals[statKey] = removal
+        }
         tally.sealed += 1
         tally.sealedBytes += entry.size
         if options.verbose { log("\(shown): sealed") }
@@ -347,15 +438,31 @@ package final class Watcher {
 
     /// Appends a file's records and makes them durable: its stat key to its folder's
     /// journal and, for a file sealed, its content key to the shared one.
+    ///
+    /// - Throws: ``JournalFailure``: a watcher that cannot record what it sealed stops,
+    ///   rather than seal the same files again and again.
     private func record(_ statKey: [UInt8], in folder: Folder, content contentKey: [UInt8]?) throws {
-        try folder.journal.append(.seen, statKey)
-        try folder.journal.sync()
-        folder.known.insert(statKey)
-        if let contentKey { try content.add(contentKey, day: Self.today()) }
+        do {
+            try folder.journal.append(.seen, statKey)
+            try folder.journal.sync()
+            folder.known.insert(statKey)
+            if let contentKey { try content.add(contentKey, day: Self.today()) }
+        } catch {
+            throw JournalFailure(underlying: error)
+        }
     }
 
-    private func statKey(_ entry: WatchTree.Entry, in folder: Folder) -> [UInt8] {
-        key.statKey(inode: folder.tree.stableInodes ? entry.inode : nil, size: entry.size, modified: entry.modified, path: entry.path)
+    /// A journal that could not be written: the one failure that stops the watcher.
+    struct JournalFailure: Error {
+        let underlying: Error
+    }
+
+    func statKey(_ entry: WatchTree.Entry, in folder: Folder) -> [UInt8] {
+        statKey(entry, stableInodes: folder.tree.stableInodes)
+    }
+
+    func statKey(_ entry: WatchTree.Entry, stableInodes: Bool) -> [UInt8] {
+        key.statKey(inode: stableInodes ? entry.inode : nil, size: entry.size, modified: entry.modified, path: entry.path)
     }
 
     // MARK: Small pieces
@@ -398,10 +505,11 @@ package final class Watcher {
         return Array(bytes.prefix(done))
     }
 
-    static func hash(_ fd: Int32, size: UInt64) throws -> [UInt8] {
+    static func hash(_ fd: Int32, size: UInt64, check: () throws -> Void = {}) throws -> [UInt8] {
         var hasher = SHA256Stream()
         var at: UInt64 = 0
         while at < size {
+            try check()
             let piece = try read(fd, at..<min(size, at + (1 << 20)))
             guard !piece.isEmpty else { break }
             piece.withUnsafeBytes { hasher.update($0) }

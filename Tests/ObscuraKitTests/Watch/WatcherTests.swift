@@ -253,4 +253,49 @@ import Testing
         try watcher.pass(now: 20)
         #expect(try setup.taken() == ["caf\u{FFFD}.jpg"])
     }
+
+    /// A first start that stops before it is done (here: its second folder is another
+    /// watcher's) leaves the first folder's baseline whole, or no journal at all: the next
+    /// start never seals what the first was to leave (review W-S1).
+    @Test func aFirstStartThatStopsLeavesItsBaselineWhole() throws {
+        let setup = try Setup()
+        for index in 0..<5 { try setup.write("old\(index).jpg", try Self.photo(60 + index)) }
+        let busy = setup.root.path + "/Busy"
+        try FileManager.default.createDirectory(atPath: busy, withIntermediateDirectories: true)
+        let holder = try setup.watcher(setup.options(sources: [busy]))
+        #expect(throws: WatchError.self) { _ = try setup.watcher(setup.options(sources: [setup.source, busy])) }
+        _ = holder
+        let watcher = try setup.watcher()
+        try watcher.pass(now: 0)
+        try watcher.pass(now: 20)
+        #expect(setup.inbox.blobNames().isEmpty, "the old files were left, as the first start said")
+        #expect(watcher.tally.sealed == 0)
+    }
+
+    /// A file that shrank between the scan and its reading is not read past its end: it
+    /// waits (review W-S2).
+    @Test func aFileThatShrankWaits() throws {
+        let setup = try Setup()
+        let watcher = try setup.watcher()
+        try watcher.pass(now: 0)
+        let photo = try Self.photo(70)
+        try setup.write("shrinking.jpg", photo)
+        try watcher.pass(now: 1)
+        #expect(truncate(setup.source + "/shrinking.jpg", 4) == 0)
+        // The pass measures anew, so shrink it again between that measure and the read
+        // by giving the structure check a size the file no longer has.
+        #expect(try WatchStructure.check(size: UInt64(photo.count)) { _ in [0xFF, 0xD8, 0xFF, 0xE0] } == .incomplete)
+        try watcher.pass(now: 20)
+        #expect(setup.inbox.blobNames().isEmpty, "four bytes, not quiet yet")
+    }
+
+    /// A folder named twice is watched once, not refused as another watcher's.
+    @Test func aFolderNamedTwiceIsWatchedOnce() throws {
+        let setup = try Setup()
+        let watcher = try setup.watcher(setup.options(existing: true, sources: [setup.source, setup.source + "/."]))
+        try setup.write("a.jpg", try Self.photo(71))
+        try watcher.pass(now: 0)
+        try watcher.pass(now: 10)
+        #expect(setup.inbox.blobNames().count == 1)
+    }
 }
