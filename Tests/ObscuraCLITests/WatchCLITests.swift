@@ -244,4 +244,31 @@ import Testing
         #expect(items.allSatisfy { $0.takenAt?.hasPrefix("2026-") == true }, "\(items.prefix(3))")
         #expect(setup.inbox.blobNames().isEmpty)
     }
+
+    /// `--remove-after` with real processes: a photo stays in the folder while its blob
+    /// waits in the inbox, and goes once an unlock took it in; in a Syncthing folder that
+    /// is not Receive Only the watcher refuses to start (64).
+    @Test func removeAfterWaitsForTheUnlock() throws {
+        let setup = try Setup()
+        let photo = setup.cli.root + "/IMG_7.jpg"
+        try Data(try Self.photo(7)).write(to: URL(fileURLWithPath: photo))
+        try Setup.giveToNobody(photo)
+        let watcher = try setup.watch(["--remove-after"])
+        usleep(500_000)
+        try setup.asNobody("cp '\(photo)' '\(setup.source)/'")
+        #expect(setup.waitForBlobs(1))
+        usleep(1_500_000)
+        #expect(FileManager.default.fileExists(atPath: setup.source + "/IMG_7.jpg"), "durable in the inbox is not taken in")
+        #expect(try setup.items().map(\.name) == ["IMG_7.jpg"])
+        let deadline = Date().addingTimeInterval(20)
+        while FileManager.default.fileExists(atPath: setup.source + "/IMG_7.jpg") && Date() < deadline { usleep(100_000) }
+        #expect(!FileManager.default.fileExists(atPath: setup.source + "/IMG_7.jpg"))
+        let output = setup.stop(watcher)
+        #expect(output.code == 0 && output.stderr.contains("removed 1"), "\(output.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: setup.source).isEmpty)
+
+        try Data().write(to: URL(fileURLWithPath: setup.source + "/.stfolder"))
+        let refused = try setup.cli.run(["watch", "--code", setup.code, "--remove-after", setup.source])
+        #expect(refused.code == 64 && refused.stderr.contains("Receive Only"), "\(refused.stderr)")
+    }
 }
