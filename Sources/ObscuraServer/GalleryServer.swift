@@ -129,7 +129,7 @@ public struct GalleryServer: Sendable {
         ZipRoutes().register(on: router)
         EndRoutes().register(on: router)
         NoteRoutes().register(on: router)
-        DropCodeRoutes(origins: phoneOrigins).register(on: router)
+        DropCodeRoutes(origins: phoneOrigins, watch: DropCodeRoutes.watchFacts(vaultPath: store.directory.path)).register(on: router)
         KeyRoutes(custody: configuration.outerKey, loopback: configuration.isLocalOnly).register(on: router)
         UploadRoutes(limit: configuration.uploadLimit).register(on: router)
         DropRoutes(contentLimit: min(configuration.uploadLimit, DropRoutes.defaultContentLimit), pace: configuration.dropPace)

@@ -72,12 +72,12 @@ def server(workdir):
 
 
 @contextlib.contextmanager
-def serving(workdir, auto_lock_unit_seconds=2, production_kdf=False, keyring_bus=None):
+def serving(workdir, auto_lock_unit_seconds=2, production_kdf=False, keyring_bus=None, extra_env=None):
     """An `obscura serve` on a new vault under WORKDIR, for as long as the block runs;
     one auto-lock "minute" lasts AUTO_LOCK_UNIT_SECONDS. The directory's slots take
     TEST_KDF_ITERATIONS, or with PRODUCTION_KDF the default that users get. With
     KEYRING_BUS (a `secret_service` address) the outer key goes into that keyring
-    instead of a key file, as on a desktop."""
+    instead of a key file, as on a desktop. EXTRA_ENV adds or replaces variables (HOME)."""
     if not os.access(OBSCURA_BIN, os.X_OK):
         pytest.fail(f"no obscura binary at {OBSCURA_BIN} (set OBSCURA_BIN)")
     # Trace logging: the last test greps everything the server said for the secrets used.
@@ -85,6 +85,7 @@ def serving(workdir, auto_lock_unit_seconds=2, production_kdf=False, keyring_bus
     env = dict(os.environ, XDG_CONFIG_HOME=str(workdir / "config"), XDG_CACHE_HOME=str(workdir / "cache"),
                OBSCURA_LOG_LEVEL="trace",
                OBSCURA_OUTER_KEY_FILE=str(workdir / "outer.key"), OBSCURA_DECOY_SECRET_FILE=str(workdir / "decoy.key"))
+    env.update(extra_env or {})
     if keyring_bus:
         del env["OBSCURA_OUTER_KEY_FILE"]
         env["DBUS_SESSION_BUS_ADDRESS"] = keyring_bus

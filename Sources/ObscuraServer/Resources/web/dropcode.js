@@ -6,6 +6,7 @@
 import { get } from './api.js';
 import { showError, toast } from './dialogs.js';
 import { qrSVG } from './qr.js';
+import { WatchPanel } from './watch.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -13,6 +14,7 @@ export class DropCodePanel {
   constructor() {
     $('drop-code-copy').addEventListener('click', () => this.copy($('drop-code').textContent, 'Drop code copied'));
     $('drop-link-copy').addEventListener('click', () => this.copy($('drop-link').textContent, 'Drop link copied'));
+    this.watch = new WatchPanel();
   }
 
   /** Asks for the code each time the dialog opens: only an unlocked session gets one. */
@@ -33,6 +35,7 @@ export class DropCodePanel {
       $('drop-link-local').hidden = !loopback || Boolean(phone);
       $('drop-link-phone').hidden = !phone;
       $('drop-code-body').hidden = false;
+      this.watch.show(answer);
     } catch (failure) {
       showError($('drop-code-error'), failure.message);
     }
@@ -44,6 +47,7 @@ export class DropCodePanel {
     $('drop-link').textContent = '';
     $('drop-qr').replaceChildren();
     $('drop-code-body').hidden = true;
+    this.watch.clear();
     showError($('drop-code-error'), '');
   }
 
