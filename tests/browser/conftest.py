@@ -185,9 +185,16 @@ def browser(server, workdir):
 
 
 @contextlib.contextmanager
-def chromium(workdir):
-    """A headless Chromium of its own (its own cookies), downloading into WORKDIR/downloads."""
+def chromium(workdir, mobile=False):
+    """A headless Chromium of its own (its own cookies), downloading into WORKDIR/downloads;
+    with MOBILE, emulating an Android phone (its screen, touch and user agent)."""
     options = Options()
+    if mobile:
+        options.add_experimental_option("mobileEmulation", {
+            "deviceMetrics": {"width": 412, "height": 915, "pixelRatio": 2.625, "touch": True, "mobile": True},
+            "userAgent": "Mozilla/5.0 (Linux; Android 14; Pixel 7) AppleWebKit/537.36 (KHTML, like Gecko) "
+                         "Chrome/130.0.0.0 Mobile Safari/537.36",
+        })
     options.binary_location = shutil.which("chromium") or "/usr/bin/chromium"
     for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
                      "--window-size=1360,880", "--autoplay-policy=no-user-gesture-required",

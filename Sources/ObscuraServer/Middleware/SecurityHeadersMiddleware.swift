@@ -11,6 +11,9 @@ struct SecurityHeadersMiddleware<Context: RequestContext>: RouterMiddleware {
         [
             "default-src 'none'", "script-src 'self'", "style-src 'self'", "img-src 'self' blob: data:",
             "media-src 'self' blob:", "connect-src 'self'", "font-src 'self'", "manifest-src 'self'",
+            // The drop page's service worker (docs/PHONE.md §W4.3): named, since Safari
+            // before 15.5 skipped script-src on the way to default-src 'none'.
+            "worker-src 'self'",
             "base-uri 'none'", "form-action 'self'", "frame-ancestors 'none'",
         ].joined(separator: "; ")
     }

@@ -23,7 +23,7 @@ struct SessionMiddleware: RouterMiddleware {
         let isClaim = request.method == .post && path == Self.claimPath
         // A drop comes while the vault is locked, from a page with no session: its route
         // holds it to this origin by its own header instead (DropRoutes).
-        let isDrop = request.method == .post && path == DropRoutes.path
+        let isDrop = request.method == .post && (path == DropRoutes.path || path == StaticRoutes.sharePath)
         if path.hasPrefix("/api/") && !isClaim && !isDrop && context.session == nil {
             throw APIError.noSession
         }

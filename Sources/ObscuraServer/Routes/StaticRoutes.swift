@@ -14,10 +14,24 @@ struct StaticRoutes {
         "ico": "image/x-icon", "json": "application/json", "webmanifest": "application/manifest+json",
     ]
 
+    /// Where Android's share sheet posts what is shared to the installed drop page
+    /// (`share_target` in drop.webmanifest); its worker answers it in the phone.
+    static let sharePath = "/drop/share"
+
     func register(on router: Router<GalleryContext>) {
         router.get("/") { _, _ in try file("index.html") }
         // The drop page: its code comes in the fragment, which no request carries.
         router.get("/drop") { _, _ in try file("drop.html") }
+        // The drop page as an installable app (docs/PHONE.md §W4.1-§W4.2): its manifest,
+        // and its worker at the root, so that its scope may be /drop.
+        router.get("/drop.webmanifest") { _, _ in try file("drop.webmanifest") }
+        router.get("/drop-sw.js") { _, _ in try file("drop-sw.js") }
+        // A share whose post reached the server: the page's worker was not there to take
+        // it (not installed, or cleared). Nothing of the post is read or kept (it carries
+        // the phone's photos in the clear); the page says they were lost (§W4.6).
+        router.post(RouterPath(stringLiteral: Self.sharePath)) { _, _ in
+            Response(status: .seeOther, headers: [.location: "/drop?share=none"])
+        }
         router.get("/app/**") { request, _ in
             try file(String(request.uri.path.dropFirst("/app/".count)))
         }

@@ -210,7 +210,7 @@ async function dropFiles(event) {
   const publicKey = await decodeDropCode($('drop-code').value);
   if (!publicKey) { showError('This is not a valid drop code. Check it against the one the vault shows.'); $('drop-code').focus(); return; }
   if (!window.isSecureContext || !crypto.subtle) { showError('This page needs a secure context (https or localhost) to encrypt.'); return; }
-  const files = [...$('drop-files').files].map((file) => ({ file, label: file.name, kind: KIND_FILE }));
+  const files = [...sharedFiles, ...$('drop-files').files].map((file) => ({ file, label: file.name, kind: KIND_FILE }));
   const text = $('drop-note').value;
   if (text.trim()) {
     // A note goes with no name: the vault titles it by its first line of text.
@@ -245,6 +245,8 @@ async function dropFiles(event) {
   }
   send.disabled = false;
   $('drop-files').value = '';
+  sharedFiles = [];
+  showShared();
   $('drop-status').textContent = `${dropped} of ${files.length} dropped` +
     (dropped ? '; the vault takes them in at its next unlock.' : '.');
 }
@@ -259,6 +261,51 @@ async function readFragment() {
   if (!(await decodeDropCode(fragment))) showError('The link holds no valid drop code. Check it against the one the vault shows.');
 }
 
+/** Files shared to the installed page (Android's share sheet, docs/PHONE.md §W4.4), held
+ * in this page's memory only until they are sealed. */
+let sharedFiles = [];
+
+function showShared() {
+  const shown = $('drop-shared');
+  shown.hidden = sharedFiles.length === 0;
+  shown.textContent = sharedFiles.length === 1 ? '1 shared file is ready: enter the drop code and drop it.'
+    : `${sharedFiles.length} shared files are ready: enter the drop code and drop them.`;
+}
+
+/** Takes the files of a share (`/drop?share=ID`) from the service worker that received the
+ * share's post, then takes the id out of the address. */
+async function takeShared() {
+  const id = new URLSearchParams(location.search).get('share');
+  if (!id) return;
+  history.replaceState(null, '', '/drop' + location.hash);
+  const worker = 'serviceWorker' in navigator ? (await navigator.serviceWorker.ready).active : null;
+  const answer = worker && await new Promise((resolve) => {
+    const channel = new MessageChannel();
+    channel.port1.onmessage = (message) => resolve(message.data);
+    worker.postMessage({ type: 'take', id }, [channel.port2]);
+    setTimeout(() => resolve(null), 10_000);
+  });
+  if (!answer || !answer.files) {
+    showError('The shared files were lost before this page opened; share them again.');
+    return;
+  }
+  sharedFiles = answer.files;
+  showShared();
+}
+
+/** The page is an installable app whose worker receives shares (§W4.1-§W4.2). */
+async function registerWorker() {
+  if (!('serviceWorker' in navigator) || !window.isSecureContext) return;
+  try {
+    await navigator.serviceWorker.register('/drop-sw.js', { scope: '/drop' });
+  } catch {
+    // Without the worker the page still drops what is chosen in it.
+  }
+}
+
+// iOS has no share target for a web page: the picker reaches the photo library (§W4.8).
+$('drop-ios').hidden = !/iPhone|iPad|iPod/.test(navigator.userAgent);
 $('drop-form').addEventListener('submit', dropFiles);
 window.addEventListener('hashchange', readFragment);
 readFragment();
+registerWorker().then(takeShared);
