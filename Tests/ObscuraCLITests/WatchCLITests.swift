@@ -271,4 +271,29 @@ import Testing
         let refused = try setup.cli.run(["watch", "--code", setup.code, "--remove-after", setup.source])
         #expect(refused.code == 64 && refused.stderr.contains("Receive Only"), "\(refused.stderr)")
     }
+
+    /// With the kernel's events (no --poll) and the default settle window of 10 s, a file
+    /// renamed into place (a sync tool's last step) is sealed after about a second, and a
+    /// file written in place waits its 10 s (docs/PHONE.md §W2.2-§W2.3).
+    @Test func eventsSealARenamedFileAtOnce() throws {
+        let setup = try Setup()
+        let staging = setup.source + "/.incoming.tmp"
+        try Data(try Self.photo(11)).write(to: URL(fileURLWithPath: staging))
+        try Setup.giveToNobody(staging)
+        setup.cli.launcher = Setup.nobody
+        let watcher = try setup.cli.start(["watch", "--code", setup.code, setup.source])
+        setup.cli.launcher = []
+        usleep(800_000)
+        let started = Date()
+        #expect(rename(staging, setup.source + "/IMG_11.jpg") == 0)
+        #expect(setup.waitForBlobs(1, timeout: 8))
+        let took = Date().timeIntervalSince(started)
+        #expect(took < 5, "sealed \(took) s after its rename")
+        try Data(try Self.photo(12)).write(to: URL(fileURLWithPath: setup.source + "/IMG_12.jpg"))
+        usleep(4_000_000)
+        #expect(setup.inbox.blobNames().count == 1, "written in place: not quiet for 10 s yet")
+        #expect(setup.waitForBlobs(2, timeout: 20))
+        let output = setup.stop(watcher)
+        #expect(output.code == 0 && output.stderr.contains("changes as they happen"), "\(output.stderr)")
+    }
 }

@@ -44,8 +44,10 @@ struct WatchCommand: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Seconds a file must stay unchanged before it is sealed.", valueName: "seconds"))
     var settle: Double = 10
 
-    @Option(name: .long, help: ArgumentHelp("Seconds between scans of the folders.", valueName: "seconds"))
-    var poll: Double = 2
+    @Option(name: .long, help: ArgumentHelp(
+        "Scan every so many seconds, without the system's change events (network and FUSE folders are scanned anyway).",
+        valueName: "seconds"))
+    var poll: Double?
 
     @Option(name: .long, help: ArgumentHelp("The most blobs to leave in the inbox (at most 1000).", valueName: "n"))
     var inboxLimit: Int = DropInbox.maximumBlobs
@@ -65,6 +67,9 @@ struct WatchCommand: ParsableCommand {
     @Argument(help: ArgumentHelp("Folders to watch.", valueName: "folder"))
     var sources: [String]
 
+    /// Seconds between full rescans when events are used (PHONE.md §W2.2).
+    static let rescanSeconds: Double = 60
+
     /// Exit code of a refusal that a restart cannot mend (EX_USAGE), so that a service
     /// unit with `RestartPreventExitStatus=64` stops restarting.
     static let usageExitCode: Int32 = 64
@@ -72,7 +77,7 @@ struct WatchCommand: ParsableCommand {
     func validate() throws {
         guard !sources.isEmpty else { throw ValidationError("Name at least one folder to watch.") }
         guard settle >= 0, settle <= 86_400 else { throw ValidationError("--settle is seconds, 0 to 86400.") }
-        guard poll >= 0.1, poll <= 3_600 else { throw ValidationError("--poll is seconds, 0.1 to 3600.") }
+        guard (poll ?? 1) >= 0.1, (poll ?? 1) <= 3_600 else { throw ValidationError("--poll is seconds, 0.1 to 3600.") }
         guard (1...DropInbox.maximumBlobs).contains(inboxLimit) else {
             throw ValidationError("--inbox-limit is 1 to \(DropInbox.maximumBlobs): every unlock of every vault tries what the inbox holds.")
         }
@@ -95,7 +100,10 @@ struct WatchCommand: ParsableCommand {
         var options = Watcher.Options(vault: vault, code: dropCode, sources: sources, state: Self.stateDirectory())
         options.existing = existing
         options.settle = settle
-        options.interval = poll
+        // With the kernel's events, a full rescan each minute catches what they missed;
+        // without them (--poll, or a system that gives none), scans are all there is.
+        options.usesEvents = poll == nil
+        options.interval = poll ?? Self.rescanSeconds
         options.inboxLimit = inboxLimit
         options.forgetAfterDays = forgetAfter
         options.forget = forget

@@ -76,10 +76,13 @@ package final class WatchTree {
     /// pass ``WatchNames/isSkipped(_:)``; links, devices and FIFOs are not followed or
     /// listed. A directory that cannot be read is passed over (it is tried again at the
     /// next scan).
-    package func scan() -> [Entry] {
+    ///
+    /// - Parameter directory: called with each directory walked (its descriptor, valid
+    ///   during the call, and its path under the folder), for the event source.
+    package func scan(directory visit: ((Int32, [UInt8]) -> Void)? = nil) -> [Entry] {
         var entries: [Entry] = []
         guard let directory = Self.open(directory: ".", in: fd) else { return [] }
-        walk(directory, below: [], aside: false, into: &entries)
+        walk(directory, below: [], aside: false, into: &entries, visit: visit)
         return entries
     }
 
@@ -95,7 +98,11 @@ package final class WatchTree {
         return entries
     }
 
-    private func walk(_ directory: Int32, below directories: [[UInt8]], aside: Bool, into entries: inout [Entry]) {
+    private func walk(
+        _ directory: Int32, below directories: [[UInt8]], aside: Bool, into entries: inout [Entry],
+        visit: ((Int32, [UInt8]) -> Void)? = nil
+    ) {
+        visit?(directory, directories.joined(separator: [UInt8(ascii: "/")]).map { $0 })
         guard let stream = fdopendir(directory) else {
             close(directory)
             return
@@ -114,7 +121,7 @@ package final class WatchTree {
                       !excluded.contains([UInt64(st.st_dev), UInt64(st.st_ino)]),
                       let child = Self.open(directory: name, in: dirfd(stream))
                 else { continue }
-                walk(child, below: directories + [name], aside: aside, into: &entries)
+                walk(child, below: directories + [name], aside: aside, into: &entries, visit: visit)
             case S_IFREG where st.st_size > 0 && aside == setAside:
                 entries.append(Entry(
                     directories: directories, name: name, device: UInt64(st.st_dev), inode: UInt64(st.st_ino),

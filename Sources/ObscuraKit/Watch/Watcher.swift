@@ -28,8 +28,12 @@ package final class Watcher {
         package var existing = false
         /// Seconds a file must stay unchanged (§W2.3).
         package var settle: Double = 10
-        /// Seconds between scans.
+        /// Seconds between scans: with events, a full rescan's period; without, the only
+        /// way changes are seen.
         package var interval: Double = 2
+        /// Whether the kernel's events (inotify) make scans come sooner (§W2.2); off with
+        /// `--poll`.
+        package var usesEvents = false
         /// The most blobs left in the inbox (§W2.8).
         package var inboxLimit = DropInbox.maximumBlobs
         /// Days a content record is kept (§W2.5).
@@ -91,6 +95,12 @@ package final class Watcher {
     /// The tally, updated as files are dealt with.
     package internal(set) var tally = Tally()
     private var inboxFullSince: Double?
+    /// The kernel's events, where they can be had (``Options/usesEvents``).
+    private let events: WatchEvents?
+    /// The seconds a file that arrived by a rename must stay quiet: a sync tool's rename
+    /// is the end of its writing (§W2.3, "fast path").
+    static let afterRename: Double = 1
+
     /// The inbox directory, opened at start with `--remove-after`: a blob's leaving is
     /// seen through it, never by path, so that a vault directory moved or unmounted does
     /// not look like an emptied inbox (§W2.7 rule 1).
@@ -110,6 +120,8 @@ package final class Watcher {
         var baseline: Bool
         /// Files not yet dealt with, by path under the folder.
         var pending: [[UInt8]: Pending] = [:]
+        /// Files that arrived by a rename since the last scan (the events say so).
+        var renamedInto: Set<[UInt8]> = []
         /// Files found in the journal, by path, with the state they had: a scan passes
         /// them by without keying their metadata again (a folder of 20,000 photos is
         /// scanned every few seconds).
@@ -154,6 +166,7 @@ package final class Watcher {
     package init(options: Options, log: @escaping (String) -> Void, random: RandomSource = SystemRandom()) throws {
         self.options = options
         self.log = log
+        events = options.usesEvents ? WatchEvents() : nil
         inbox = DropInbox(vaultPath: options.vault)
         try inbox.makeDirectory()
         try FileManager.default.createDirectory(
@@ -196,7 +209,10 @@ package final class Watcher {
             }
             folders.append(folder)
             let mode = folder.baseline ? "; what is there now is left as it is (--existing seals it)" : ""
-            log("watching \(tree.path) (a scan every \(Self.seconds(options.interval)))\(mode)")
+            let how = events != nil && tree.stableInodes
+                ? "changes as they happen, and a scan every \(Self.seconds(options.interval))"
+                : "a scan every \(Self.seconds(options.interval))"
+            log("watching \(tree.path) (\(how))\(mode)")
             guard options.removeAfter else { continue }
             if !options.removeInSyncedFolder, let refusal = Self.syncedFolderRefusal(tree.path) {
                 throw WatchError.syncedFolder("\(tree.path): " + refusal)
@@ -215,6 +231,7 @@ package final class Watcher {
     /// Scans until `stop` says to, sealing what is complete; syncs the journals.
     package func run(stop: () -> Bool, status: ((Tally) -> Void)? = nil) throws {
         var day = Self.today()
+        var lastScan = -Double.infinity
         while !stop() {
             // Content records past --forget-after go at start and then every day, not
             // only when the watcher restarts (review W-S8).
@@ -223,24 +240,62 @@ package final class Watcher {
                 try content.compact()
             }
             try pass(now: Self.monotonic(), stop: stop)
+            lastScan = Self.monotonic()
             status?(tally)
-            var slept = 0.0
-            while slept < options.interval && !stop() {
-                usleep(100_000)
-                slept += 0.1
+            // Sleep until the next rescan, a file's settle window ending, or an event,
+            // a tenth of a second at a time so that a stop is heard.
+            while !stop() {
+                let now = Self.monotonic()
+                let due = min(lastScan + options.interval, nextDue() ?? .infinity)
+                guard now < due else { break }
+                let step = min(0.1, due - now)
+                if let events {
+                    let (changed, renamed) = events.wait(seconds: step)
+                    for (folder, path) in renamed where folders.indices.contains(folder) {
+                        folders[folder].renamedInto.insert(path)
+                    }
+                    // A burst of events is taken in by one scan a moment later.
+                    if changed {
+                        usleep(200_000)
+                        _ = events.wait(seconds: 0)
+                        break
+                    }
+                } else {
+                    usleep(useconds_t(step * 1_000_000))
+                }
             }
         }
+    }
+
+    /// When the first file waiting will have been quiet long enough, on the monotonic
+    /// clock; nil when none waits.
+    func nextDue() -> Double? {
+        var due: Double?
+        for folder in folders {
+            for (path, pending) in folder.pending {
+                let window = pending.incomplete ? options.giveUpAfter : settle(path, in: folder)
+                due = min(due ?? .infinity, pending.since + window)
+            }
+        }
+        return due
+    }
+
+    /// The settle window of the file at `path`: short for one that arrived by a rename.
+    func settle(_ path: [UInt8], in folder: Folder) -> Double {
+        folder.renamedInto.contains(path) ? min(options.settle, Self.afterRename) : options.settle
     }
 
     /// One scan of every folder at monotonic time `now`: files that became complete are
     /// sealed, in the order the scan found them.
     package func pass(now: Double, stop: () -> Bool = { false }) throws {
         var settling = 0
-        for folder in folders {
+        for (index, folder) in folders.enumerated() {
             var ready: [[UInt8]] = []
             var present = Set<[UInt8]>()
             var settled: [[UInt8]: [Int64]] = [:]
-            for entry in folder.tree.scan() {
+            // A network or FUSE file system's writers are elsewhere: its events say little.
+            let watch = events.flatMap { events in folder.tree.stableInodes ? events : nil }
+            for entry in folder.tree.scan(directory: watch.map { events in { events.watch($0, folder: index, path: $1) } }) {
                 let path = entry.path
                 if folder.settled[path] == entry.state {
                     settled[path] = entry.state
@@ -253,12 +308,13 @@ package final class Watcher {
                 }
                 present.insert(path)
                 if let pending = folder.pending[path], pending.entry.state == entry.state {
-                    if now - pending.since >= options.settle { ready.append(path) }
+                    if now - pending.since >= settle(path, in: folder) { ready.append(path) }
                 } else {
                     folder.pending[path] = Pending(entry: entry, since: now)
                 }
             }
             folder.pending = folder.pending.filter { present.contains($0.key) }
+            folder.renamedInto.formIntersection(folder.pending.keys)
             folder.settled = settled
             for path in ready {
                 guard !stop(), let pending = folder.pending[path] else { break }
