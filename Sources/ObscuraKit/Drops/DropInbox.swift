@@ -85,12 +85,12 @@ public struct DropInbox: Sendable {
     static let addLock = NSLock()
 
     /// How many blobs the inbox holds and their bytes, temporaries included (a drop being
-    /// written counts against the bound too).
+    /// written counts against the bound too); receipts, which are empty, are not counted.
     func usage() -> (count: Int, bytes: Int64) {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: path) else { return (0, 0) }
         var count = 0
         var bytes: Int64 = 0
-        for name in names {
+        for name in names where !name.hasPrefix(Self.receiptPrefix) {
             var st = stat()
             guard lstat(path + "/" + name, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else { continue }
             count += 1
@@ -111,17 +111,40 @@ public struct DropInbox: Sendable {
         }.sorted()
     }
 
-    /// Removes temporaries older than a day: an interrupted drop's. A younger one may be
-    /// a drop being written right now by another process.
+    /// Removes temporaries older than a day (an interrupted drop's: a younger one may be a
+    /// drop being written right now by another process), and receipts older than
+    /// ``receiptKept`` (a watcher that removes sources has had that long to read them).
     func sweepTemporaries(now: Date = Date()) {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: path) else { return }
-        for name in names where name.hasPrefix(MediaPool.temporaryPrefix) {
+        for name in names {
+            let age: TimeInterval
+            if name.hasPrefix(MediaPool.temporaryPrefix) { age = 86_400 } else if name.hasPrefix(Self.receiptPrefix) { age = Self.receiptKept } else { continue }
             let file = path + "/" + name
             if let modified = (try? FileManager.default.attributesOfItem(atPath: file))?[.modificationDate] as? Date,
-               now.timeIntervalSince(modified) > 86_400 {
+               now.timeIntervalSince(modified) > age {
                 unlink(file)
             }
         }
+    }
+
+    /// FORMAT.md §10.6: an intake that takes a blob in (imported, kept as a file, a
+    /// duplicate) or finds it damaged leaves an empty receipt, `.taken-{uuid}`, before it
+    /// removes the blob, so that `obscura watch --remove-after` removes a source only on an
+    /// intake's word, never because its blob went some other way (deleted by hand, the
+    /// vault directory removed or replaced).
+    package static let receiptPrefix = ".taken-"
+    /// FORMAT.md §10.6: how long a receipt stays: 7 days.
+    static let receiptKept: TimeInterval = 7 * 86_400
+
+    /// The receipt's name for the blob `name` (`{uuid}.data.enc`).
+    package static func receiptName(for name: String) -> String {
+        receiptPrefix + String(name.prefix(36))
+    }
+
+    /// Leaves the receipt for the blob `name`; synced with the inbox by the caller.
+    func leaveReceipt(for name: String) {
+        let fd = open(path + "/" + Self.receiptName(for: name), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        if fd >= 0 { close(fd) }
     }
 
     /// Makes the inbox directory if it is missing. A new directory's entry is synced in

@@ -157,6 +157,7 @@ extension Vault {
             do {
                 guard let reader = Self.trial(file, keyPair: keyPair) else { continue }
                 try takeIn(reader, into: &intake)
+                inbox.leaveReceipt(for: name)
                 unlink(file)
                 try directory.pool.steps.reached(.removedMedia(name))
             } catch VaultError.locked {
@@ -170,6 +171,7 @@ extension Vault {
                 // under this vault's key, so it is this vault's and no other's.
                 directory.logger.warning("a drop was damaged and is removed: \(error)")
                 intake.failed.append("a drop that is damaged (\(error))")
+                inbox.leaveReceipt(for: name)
                 unlink(file)
             } catch is NewerDrop {
                 // Not this reader's to refuse (§10.4): a newer one takes it in. Only chunk 0

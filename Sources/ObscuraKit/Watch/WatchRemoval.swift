@@ -132,11 +132,44 @@ extension Watcher {
         return [UInt64(st.st_dev), UInt64(st.st_ino)] == removal.inbox
     }
 
-    /// Whether the removal's blob has left the inbox, seen through the kept descriptor.
+    /// Whether an intake took the removal's blob in (or found it damaged): the blob is
+    /// gone from the inbox and the intake's receipt is there (FORMAT.md §10.6), both seen
+    /// through the kept descriptor. A blob gone without a receipt went some other way (by
+    /// hand, with the vault directory) and removes nothing (review W-R2).
     func blobHasLeft(_ removal: Removal) -> Bool {
         guard let inbox = inboxDirectory else { return false }
         var st = stat()
-        return removal.blob.withCString { fstatat(inbox, $0, &st, AT_SYMLINK_NOFOLLOW) } != 0 && errno == ENOENT
+        let gone = removal.blob.withCString { fstatat(inbox, $0, &st, AT_SYMLINK_NOFOLLOW) } != 0 && errno == ENOENT
+        let receipt = DropInbox.receiptName(for: removal.blob).withCString { fstatat(inbox, $0, &st, AT_SYMLINK_NOFOLLOW) } == 0
+            && (st.st_mode & S_IFMT) == S_IFREG
+        return gone && receipt
+    }
+
+    /// Removes the receipt of a removal done: nothing else reads it.
+    func dropReceipt(_ removal: Removal) {
+        guard let inbox = inboxDirectory else { return }
+        _ = DropInbox.receiptName(for: removal.blob).withCString { unlinkat(inbox, $0, 0) }
+    }
+
+    /// Whether the blob `name` is in the inbox kept from start: a blob placed by path after
+    /// the vault directory was moved or replaced is not (review W-R1).
+    func blobIsInKeptInbox(_ name: String) -> Bool {
+        guard let inbox = inboxDirectory else { return false }
+        var st = stat()
+        return name.withCString { fstatat(inbox, $0, &st, AT_SYMLINK_NOFOLLOW) } == 0
+    }
+
+    /// Why removal must stop in the directory open at `directory` (inside a watched
+    /// folder), or nil: a Syncthing folder that is not Receive Only or a Nextcloud client
+    /// folder below the watched one syncs deletions back as much as one above it (review
+    /// W-R3).
+    static func syncMarkerRefusal(in directory: Int32, environment: [String: String] = ProcessInfo.processInfo.environment) -> String? {
+        let place = "/proc/self/fd/\(directory)"
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: place) else { return nil }
+        guard names.contains(".stfolder") || names.contains(where: { ($0.hasPrefix(".sync_") || $0.hasPrefix("._sync_")) && $0.hasSuffix(".db") })
+        else { return nil }
+        guard let real = WatchTree.realPath(place) else { return "a synced folder whose path cannot be read" }
+        return syncedFolderRefusal(real, environment: environment).map { "\(real): " + $0 }
     }
 
     /// Removes the sources of `folder` whose blobs have left the inbox (§W2.7, "Remove").
@@ -168,9 +201,18 @@ extension Watcher {
                 gone.append(removal.statKey)
                 continue
             }
-            switch try remove(entry, for: removal, in: folder) {
-            case .removed, .kept: gone.append(removal.statKey)
-            case .later: continue
+            do {
+                switch try remove(entry, for: removal, in: folder) {
+                case .removed, .kept: gone.append(removal.statKey)
+                case .later: continue
+                }
+            } catch let error as StorageError {
+                // One file that cannot be read must not stop the watcher (review W-R5).
+                log("\(String(decoding: entry.path, as: UTF8.self)): not removed now (\(error)); tried again later")
+            } catch is WatchStop {
+                return
+            } catch is WatchChanged {
+                continue
             }
         }
         try drop(gone, in: folder)
@@ -199,7 +241,13 @@ extension Watcher {
         }
         defer { obscura_system_release_lease(fd) }
         try removalProbe?(.leased)
-        guard key.contentKey(sha256: try Self.hash(fd, size: UInt64(st.st_size))) == removal.contentKey else { return .kept }
+        // Read under the same watch as a seal: a writer that breaks the lease, or a stop,
+        // waits for one piece at most (review W-R6).
+        let hash = try Self.hash(fd, size: UInt64(st.st_size)) {
+            if Self.stopRequested { throw WatchStop() }
+            if obscura_system_read_lease_held(fd) != 1 { throw WatchChanged() }
+        }
+        guard key.contentKey(sha256: hash) == removal.contentKey else { return .kept }
         try removalProbe?(.hashed)
         let aside = Self.asideName(entry.name)
         let moved = WatchTree.withCName(entry.name) { from in
@@ -232,6 +280,7 @@ extension Watcher {
         guard fsync(directory) == 0 else { throw StorageError.io(folder.tree.path, errno) }
         try folder.journal.append(.removed, removal.statKey)
         try folder.journal.sync()
+        dropReceipt(removal)
         tally.removed += 1
         if options.verbose { log("\(shown): removed; its vault took it in") }
         return .removed
@@ -246,18 +295,27 @@ extension Watcher {
         for removal in folder.removals.values where inboxIsTheOne(removal) && blobHasLeft(removal) {
             byContent[removal.contentKey] = removal
         }
+        var pendingContent = Set(folder.removals.values.map(\.contentKey))
         for entry in aside {
             guard let directory = folder.tree.openDirectory(of: entry) else { continue }
             defer { close(directory) }
             let original = Self.originalName(entry.name)
             guard let fd = folder.tree.open(entry, in: directory) else { continue }
-            let contentKey = key.contentKey(sha256: try Self.hash(fd, size: entry.size))
-            close(fd)
-            if let removal = byContent[contentKey],
+            defer { close(fd) }
+            var st = stat()
+            guard let hash = try? Self.hash(fd, size: entry.size), fstat(fd, &st) == 0 else { continue }
+            let contentKey = key.contentKey(sha256: hash)
+            // Only a file this watcher set aside is touched: one whose content a pending
+            // removal names. Anything else of that name, planted by a peer of a shared
+            // folder, is left as it is (review W-R4).
+            guard pendingContent.contains(contentKey) else { continue }
+            pendingContent.remove(contentKey)
+            if let removal = byContent[contentKey], st.st_nlink == 1,
                WatchTree.withCName(entry.name, { unlinkat(directory, $0, 0) }) == 0 {
                 guard fsync(directory) == 0 else { throw StorageError.io(folder.tree.path, errno) }
                 try folder.journal.append(.removed, removal.statKey)
                 try folder.journal.sync()
+                dropReceipt(removal)
                 folder.removals[removal.statKey] = nil
                 tally.removed += 1
             } else {
@@ -286,10 +344,11 @@ extension Watcher {
         Array((WatchTree.asidePrefix + Array(UUID().uuidString.lowercased().utf8) + [UInt8(ascii: "-")] + name).prefix(255))
     }
 
-    /// The name a file set aside had (the part after the prefix, the UUID and its dash).
+    /// The name a file set aside had (the part after the prefix, the UUID and its dash);
+    /// never a dot name, which the watcher would not see again.
     static func originalName(_ aside: [UInt8]) -> [UInt8] {
         let rest = Array(aside.dropFirst(WatchTree.asidePrefix.count + 37))
-        return rest.isEmpty ? Array("recovered".utf8) : rest
+        return rest.isEmpty || rest.first == UInt8(ascii: ".") ? Array("recovered".utf8) + rest : rest
     }
 
     /// Renames `aside` back to `name`, or, where that name is taken now, to

@@ -95,6 +95,7 @@ package final class Watcher {
     /// The tally, updated as files are dealt with.
     package internal(set) var tally = Tally()
     private var inboxFullSince: Double?
+    private var saidVaultMoved = false
     /// The kernel's events, where they can be had (``Options/usesEvents``).
     private let events: WatchEvents?
     /// The seconds a file that arrived by a rename must stay quiet: a sync tool's rename
@@ -217,6 +218,11 @@ package final class Watcher {
             if !options.removeInSyncedFolder, let refusal = Self.syncedFolderRefusal(tree.path) {
                 throw WatchError.syncedFolder("\(tree.path): " + refusal)
             }
+            if !options.removeInSyncedFolder {
+                var below: String?
+                _ = tree.scan { directory, _ in if below == nil { below = Self.syncMarkerRefusal(in: directory) } }
+                if let below { throw WatchError.syncedFolder(below) }
+            }
             folder.removals = pendingRemovals(records, header: journal.header, folder: tree.path)
             // A network or FUSE file system gives no lease that says anything about writers
             // on other machines (§W2.3): sealing goes on, removal does not.
@@ -295,7 +301,19 @@ package final class Watcher {
             var settled: [[UInt8]: [Int64]] = [:]
             // A network or FUSE file system's writers are elsewhere: its events say little.
             let watch = events.flatMap { events in folder.tree.stableInodes ? events : nil }
-            for entry in folder.tree.scan(directory: watch.map { events in { events.watch($0, folder: index, path: $1) } }) {
+            // With removal on, a synced folder that appears below stops it (review W-R3).
+            let checkMarkers = options.removeAfter && folder.removalOn && !options.removeInSyncedFolder
+            var marker: String?
+            let visit: ((Int32, [UInt8]) -> Void)? = watch == nil && !checkMarkers ? nil : { directory, path in
+                watch?.watch(directory, folder: index, path: path)
+                if checkMarkers && marker == nil { marker = Self.syncMarkerRefusal(in: directory) }
+            }
+            let entries = folder.tree.scan(directory: visit)
+            if let marker {
+                folder.removalOn = false
+                log(marker + "; files are kept from now on")
+            }
+            for entry in entries {
                 let path = entry.path
                 if folder.settled[path] == entry.state {
                     settled[path] = entry.state
@@ -458,7 +476,8 @@ package final class Watcher {
         try record(statKey, in: folder, content: contentKey)
         // Removal is prepared only for a file sealed whole, under a lease, with no other
         // name (§W2.7 rules 3–5); the record waits for the blob to leave the inbox.
-        if options.removeAfter, folder.removalOn, leased, !sealedIncomplete, after.st_nlink == 1, let inboxDirectory {
+        if options.removeAfter, folder.removalOn, leased, !sealedIncomplete, after.st_nlink == 1, let inboxDirectory,
+           blobIsInKeptInbox(blob) || saidMovedVault() {
             var inboxStat = stat()
             guard fstat(inboxDirectory, &inboxStat) == 0 else { throw StorageError.io(inbox.path, errno) }
             let removal = Removal(statKey: statKey, contentKey: contentKey, blob: blob,
@@ -474,6 +493,16 @@ package final class Watcher {
             log("\(shown): unchanged for \(Self.seconds(options.giveUpAfter)) and not whole; sealed as it is, and kept here")
         }
         return .sealed
+    }
+
+    /// Says once that the vault directory was moved or replaced since start, so that new
+    /// blobs go into another inbox than the one removals are checked in; false.
+    private func saidMovedVault() -> Bool {
+        if !saidVaultMoved {
+            saidVaultMoved = true
+            log("the vault directory is not the one this watcher started with; files are kept until it is restarted")
+        }
+        return false
     }
 
     /// Whether a blob for a file of `size` bytes fits the inbox now; says once when it

@@ -318,4 +318,26 @@ import Testing
         let again = try vault.takeDrops()
         #expect(again.duplicates == 1 && again.taken == 0, "\(again)")
     }
+
+    /// An intake leaves an empty receipt for each blob it takes in or finds damaged
+    /// (FORMAT.md §10.6), which does not count against the inbox's bound and is swept
+    /// after 7 days; a blob no vault opens gets none.
+    @Test func anIntakeLeavesReceiptsThatAreSweptAfterAWeek() throws {
+        let root = try TestRoot()
+        let vault = try root.newVault()
+        defer { vault.lock() }
+        let inbox = DropInbox(vaultPath: root.vaultPath)
+        let taken = try inbox.drop(bytes: Array("a file".utf8), name: "a.txt", to: try vault.dropCode())
+        let foreign = try inbox.drop(bytes: Array("not ours".utf8), name: "b.txt", to: DropCode(publicKey: HPKEExporter.KeyPair.generate().publicKey))
+        _ = try vault.takeDrops()
+        let names = try FileManager.default.contentsOfDirectory(atPath: inbox.path).sorted()
+        #expect(names == [DropInbox.receiptName(for: taken), foreign].sorted(), "\(names)")
+        #expect(inbox.usage().count == 1, "a receipt is not a blob")
+        let receipt = inbox.path + "/" + DropInbox.receiptName(for: taken)
+        #expect(try FileIO.read(receipt).isEmpty)
+        inbox.sweepTemporaries(now: Date().addingTimeInterval(6 * 86_400))
+        #expect(FileManager.default.fileExists(atPath: receipt))
+        inbox.sweepTemporaries(now: Date().addingTimeInterval(8 * 86_400))
+        #expect(!FileManager.default.fileExists(atPath: receipt))
+    }
 }

@@ -163,4 +163,50 @@ import Testing
         #expect(!WatchJournalTests.contains(state, Array(blob.prefix(36).utf8)))
         #expect(state.count > 124, "the record is there")
     }
+
+    /// A blob that leaves the inbox without an intake's receipt (deleted by hand, with the
+    /// vault directory) removes nothing; a vault directory moved away and replaced while
+    /// the watcher runs gets new blobs that removal never counts on (review W-R1, W-R2).
+    @Test func onlyAnIntakesReceiptRemovesASource() throws {
+        let setup = try Setup()
+        let watcher = try Self.sealed(setup, "IMG_5.jpg", seed: 56)
+        let blob = try #require(setup.inbox.blobNames().first)
+        #expect(unlink(setup.inbox.path + "/" + blob) == 0)
+        try watcher.pass(now: 20)
+        #expect(FileManager.default.fileExists(atPath: setup.source + "/IMG_5.jpg"), "no receipt, no removal")
+
+        let moved = setup.root.path + "/vault.old"
+        #expect(rename(setup.root.vaultPath, moved) == 0)
+        try FileManager.default.createDirectory(atPath: setup.root.dataPath, withIntermediateDirectories: true)
+        try setup.write("IMG_6.jpg", try WatcherTests.photo(57))
+        try watcher.pass(now: 30)
+        try watcher.pass(now: 40)
+        #expect(setup.inbox.blobNames().count == 1, "sealed into the new directory's inbox")
+        #expect(setup.lines.contains { $0.contains("not the one this watcher started with") }, "\(setup.lines)")
+        // Even an intake's receipt there does not reach the inbox the watcher checks.
+        let newBlob = try #require(setup.inbox.blobNames().first)
+        try Data().write(to: URL(fileURLWithPath: setup.inbox.path + "/" + DropInbox.receiptName(for: newBlob)))
+        #expect(unlink(setup.inbox.path + "/" + newBlob) == 0)
+        try watcher.pass(now: 50)
+        #expect(FileManager.default.fileExists(atPath: setup.source + "/IMG_6.jpg"))
+        #expect(rename(setup.root.vaultPath, setup.root.path + "/vault.new") == 0 && rename(moved, setup.root.vaultPath) == 0)
+    }
+
+    /// A Syncthing folder that is not Receive Only inside the watched one refuses removal
+    /// at start, and one that appears while the watcher runs stops it (review W-R3).
+    @Test func aSyncedFolderBelowTheWatchedOneStopsRemoval() throws {
+        let setup = try Setup()
+        let phone = setup.source + "/Phone"
+        try FileManager.default.createDirectory(atPath: phone, withIntermediateDirectories: true)
+        try Data().write(to: URL(fileURLWithPath: phone + "/.stfolder"))
+        #expect(throws: WatchError.self) { _ = try setup.watcher(Self.removing(setup)) }
+        try FileManager.default.removeItem(atPath: phone + "/.stfolder")
+        let watcher = try Self.sealed(setup, "Phone/IMG_8.jpg", seed: 58)
+        try Data().write(to: URL(fileURLWithPath: phone + "/.stfolder"))
+        _ = try setup.vault.takeDrops()
+        try watcher.pass(now: 20)
+        try watcher.pass(now: 30)
+        #expect(FileManager.default.fileExists(atPath: phone + "/IMG_8.jpg"))
+        #expect(setup.lines.contains { $0.contains("Syncthing") && $0.contains("kept from now on") }, "\(setup.lines)")
+    }
 }
