@@ -72,6 +72,8 @@ package final class Watcher {
         package var inbox = 0
         /// Source files removed once their vault took them in (`--remove-after`).
         package var removed = 0
+        /// Scans of the folders so far.
+        package var scans = 0
 
         /// Nothing done yet.
         package init() {}
@@ -250,20 +252,22 @@ package final class Watcher {
             status?(tally)
             // Sleep until the next rescan, a file's settle window ending, or an event,
             // a tenth of a second at a time so that a stop is heard.
+            // A file whose window has ended but which waits on something else (room in
+            // the inbox, a writer, a failure) brings the next scan no sooner than a gap:
+            // a full inbox can last days, and must not turn the watcher into a busy loop.
+            let gap = inboxFullSince == nil ? Self.soonestRescan : Self.fullInboxRescan
+            let due = min(lastScan + options.interval, max(nextDue() ?? .infinity, lastScan + gap))
             while !stop() {
                 let now = Self.monotonic()
-                let due = min(lastScan + options.interval, nextDue() ?? .infinity)
                 guard now < due else { break }
                 let step = min(0.1, due - now)
                 if let events {
                     let (changed, renamed) = events.wait(seconds: step)
-                    for (folder, path) in renamed where folders.indices.contains(folder) {
-                        folders[folder].renamedInto.insert(path)
-                    }
+                    note(renamed)
                     // A burst of events is taken in by one scan a moment later.
                     if changed {
                         usleep(200_000)
-                        _ = events.wait(seconds: 0)
+                        note(events.wait(seconds: 0).renamedInto)
                         break
                     }
                 } else {
@@ -272,6 +276,18 @@ package final class Watcher {
             }
         }
     }
+
+    /// Marks files that arrived by a rename for the short settle window.
+    private func note(_ renamed: [(folder: Int, path: [UInt8])]) {
+        for (folder, path) in renamed where folders.indices.contains(folder) {
+            folders[folder].renamedInto.insert(path)
+        }
+    }
+
+    /// The least time between two scans that a waiting file brings about.
+    static let soonestRescan: Double = 1
+    /// The same while the inbox is full (§W2.8: "looking again every 10 s").
+    static let fullInboxRescan: Double = 10
 
     /// When the first file waiting will have been quiet long enough, on the monotonic
     /// clock; nil when none waits.
@@ -358,6 +374,7 @@ package final class Watcher {
         }
         tally.settling = settling
         tally.inbox = inbox.usage().count
+        tally.scans += 1
     }
 
     /// Seals one quiet file if it is complete (§W2.4), or says why it waits.

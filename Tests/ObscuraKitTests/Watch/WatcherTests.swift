@@ -298,4 +298,23 @@ import Testing
         try watcher.pass(now: 10)
         #expect(setup.inbox.blobNames().count == 1)
     }
+
+    /// While the inbox is full, files that wait for room bring a scan every 10 s, not a
+    /// busy loop of scans (a full inbox can last days).
+    @Test(arguments: [false, true])
+    func aFullInboxDoesNotSpinTheWatcher(events: Bool) throws {
+        let setup = try Setup()
+        var options = setup.options(existing: true)
+        options.inboxLimit = 1
+        options.settle = 0
+        options.usesEvents = events
+        options.interval = 60
+        for index in 0..<3 { try setup.write("p\(index).jpg", try Self.photo(80 + index)) }
+        let watcher = try setup.watcher(options)
+        let end = Watcher.monotonic() + 3
+        try watcher.run(stop: { Watcher.monotonic() > end })
+        #expect(setup.inbox.blobNames().count == 1)
+        #expect(watcher.tally.settling == 2)
+        #expect(watcher.tally.scans <= 4, "\(watcher.tally.scans) scans in 3 s")
+    }
 }
