@@ -100,6 +100,11 @@ package final class Watcher {
     private var saidVaultMoved = false
     /// The kernel's events, where they can be had (``Options/usesEvents``).
     private let events: WatchEvents?
+    /// Seconds between scans: the options', or, where events were asked for and the
+    /// system gave none, the polling default.
+    private let interval: Double
+    /// Seconds between scans when events were asked for and none can be had.
+    static let pollingWithoutEvents: Double = 2
     /// The seconds a file that arrived by a rename must stay quiet: a sync tool's rename
     /// is the end of its writing (§W2.3, "fast path").
     static let afterRename: Double = 1
@@ -170,6 +175,7 @@ package final class Watcher {
         self.options = options
         self.log = log
         events = options.usesEvents ? WatchEvents() : nil
+        interval = options.usesEvents && events == nil ? min(options.interval, Self.pollingWithoutEvents) : options.interval
         inbox = DropInbox(vaultPath: options.vault)
         try inbox.makeDirectory()
         try FileManager.default.createDirectory(
@@ -213,8 +219,8 @@ package final class Watcher {
             folders.append(folder)
             let mode = folder.baseline ? "; what is there now is left as it is (--existing seals it)" : ""
             let how = events != nil && tree.stableInodes
-                ? "changes as they happen, and a scan every \(Self.seconds(options.interval))"
-                : "a scan every \(Self.seconds(options.interval))"
+                ? "changes as they happen, and a scan every \(Self.seconds(interval))"
+                : "a scan every \(Self.seconds(interval))"
             log("watching \(tree.path) (\(how))\(mode)")
             guard options.removeAfter else { continue }
             if !options.removeInSyncedFolder, let refusal = Self.syncedFolderRefusal(tree.path) {
@@ -256,7 +262,7 @@ package final class Watcher {
             // the inbox, a writer, a failure) brings the next scan no sooner than a gap:
             // a full inbox can last days, and must not turn the watcher into a busy loop.
             let gap = inboxFullSince == nil ? Self.soonestRescan : Self.fullInboxRescan
-            let due = min(lastScan + options.interval, max(nextDue() ?? .infinity, lastScan + gap))
+            let due = min(lastScan + interval, max(nextDue() ?? .infinity, lastScan + gap))
             while !stop() {
                 let now = Self.monotonic()
                 guard now < due else { break }
