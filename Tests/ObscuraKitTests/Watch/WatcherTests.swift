@@ -195,12 +195,12 @@ import Testing
         try watcher.pass(now: 601)
         #expect(setup.inbox.blobNames().count == 2)
         #expect(setup.lines.contains { $0.hasPrefix("stalled.jpg: unchanged for") && $0.contains("not whole") }, "\(setup.lines)")
-        // The vault cannot read the stalled JPEG as a photo, and keeps it as a file.
+        // The vault takes the stalled JPEG as a photo where libvips reads what there is,
+        // else keeps it as a file (DropTests.aRefusedFileIsKeptAsAFile): either way it holds it.
         let intake = try setup.vault.takeDrops()
-        #expect(intake.taken == 2 && intake.keptAsFiles.count == 1 && intake.keptAsFiles[0].hasPrefix("stalled.jpg: "), "\(intake)")
+        #expect(intake.taken == 2 && intake.failed.isEmpty, "\(intake)")
         let items = try setup.vault.items().map(\.record)
         #expect(items.map(\.name).sorted() == ["slow.jpg", "stalled.jpg"])
-        #expect(items.first { $0.name == "stalled.jpg" }?.kind == .file)
     }
 
     /// The watcher leaves at most `--inbox-limit` blobs, says so once, and goes on when a
