@@ -25,8 +25,10 @@ def cli(workdir, *arguments, stdin=""):
 
 
 def inbox(workdir):
+    """The blobs and temporaries in the inbox; not the intakes' receipts (FORMAT.md §10.6),
+    which say that a blob was taken and hold nothing."""
     path = workdir / "vault" / "inbox"
-    return sorted(os.listdir(path)) if path.exists() else []
+    return sorted(name for name in os.listdir(path) if not name.startswith(".taken-")) if path.exists() else []
 
 
 def drop_page(driver, srv, code):

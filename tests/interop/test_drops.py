@@ -57,7 +57,10 @@ def test_a_drop_sealed_here_reaches_the_vault(tmp_path):
     inbox = tmp_path / "vault" / "inbox"
     inbox.mkdir(mode=0o700, exist_ok=True)
     blob = drop.seal_drop(drop.decode_drop_code(code), "from python.txt", b"sealed in Python\n")
-    (inbox / (str(uuid.uuid4()) + ".data.enc")).write_bytes(blob)
+    blob_name = str(uuid.uuid4()) + ".data.enc"
+    (inbox / blob_name).write_bytes(blob)
     listed = run(["ls", "--password-stdin"], "vault password\n", tmp_path)
     assert "from python.txt" in listed
-    assert list(inbox.iterdir()) == []
+    # The blob is gone; the intake's empty receipt says it was taken (FORMAT.md §10.6).
+    assert [p.name for p in inbox.iterdir()] == [".taken-" + blob_name[:36]]
+    assert (inbox / (".taken-" + blob_name[:36])).stat().st_size == 0
