@@ -165,4 +165,10 @@ final class CLIRunner {
     func files(_ sub: String) throws -> [String] {
         try FileManager.default.contentsOfDirectory(atPath: vault + "/" + sub).sorted()
     }
+
+    /// The inbox's blobs and temporaries: not the intakes' receipts (FORMAT.md §10.6),
+    /// which say that a blob was taken and hold nothing.
+    func inbox() throws -> [String] {
+        try files(DropFormat.inboxDirectory).filter { !$0.hasPrefix(DropInbox.receiptPrefix) }
+    }
 }

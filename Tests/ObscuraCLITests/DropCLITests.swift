@@ -27,7 +27,7 @@ import Testing
         #expect(listed.stdout.contains("dropped.jpg"), "\(listed.stdout)\(listed.stderr)")
         #expect(listed.stderr.contains("Took in 1 dropped file."), "the unlock says what it took in: \(listed.stderr)")
         #expect(!listed.stdout.contains("Took in"), "on stderr, not in the listing")
-        #expect(try cli.files("inbox").isEmpty)
+        #expect(try cli.inbox().isEmpty)
         #expect(try cli.run(["verify", "--password-stdin"], stdin: "second\n").code == 0)
     }
 
@@ -59,12 +59,12 @@ import Testing
         let refused = try cli.run(["drop", "--code", code, "--note", binary])
         #expect(refused.code != 0 && refused.stderr.contains("UTF-8"), "\(refused.stderr)")
         #expect(try cli.run(["drop", "--code", code, "-"]).code != 0, "standard input only as a note")
-        #expect(try cli.files("inbox").count == 2)
+        #expect(try cli.inbox().count == 2)
 
         let listed = try cli.run(["ls", "--kind", "note", "--password-stdin"], stdin: "pw\n")
         #expect(listed.stdout.contains("Weekend plan") && listed.stdout.contains("Groceries"), "\(listed.stdout)\(listed.stderr)")
         #expect(listed.stderr.contains("Took in 2 dropped notes."), "\(listed.stderr)")
-        #expect(try cli.files("inbox").isEmpty)
+        #expect(try cli.inbox().isEmpty)
     }
 
     /// Every file is looked at before any is dropped (a new user's findings): a directory
@@ -82,7 +82,7 @@ import Testing
         #expect(directory.code != 0 && directory.stderr.contains("it is a directory"), "\(directory.stderr)")
         let nothing = try cli.run(["drop", "--code", code, good, empty])
         #expect(nothing.code != 0 && nothing.stderr.contains("the file is empty"), "\(nothing.stderr)")
-        #expect(((try? cli.files("inbox")) ?? []).isEmpty, "nothing dropped")
+        #expect(((try? cli.inbox()) ?? []).isEmpty, "nothing dropped")
     }
     /// A large video drop is taken in without shared memory (issue 39 step S1; PHONE.md
     /// §W3.4): the unlock runs in a mount namespace whose /dev/shm holds 16 MiB, which the
@@ -117,7 +117,7 @@ import Testing
         cli.launcher = []
         #expect(listed.code == 0 && listed.stderr.contains("Took in 1 dropped file."), "\(listed.stdout)\(listed.stderr)")
         #expect(listed.stdout.contains("big.mov"), "\(listed.stdout)")
-        #expect(try cli.files("inbox").isEmpty)
+        #expect(try cli.inbox().isEmpty)
         #expect(try cli.run(["verify", "--password-stdin"], stdin: "pw\n").code == 0)
     }
 }
