@@ -5,6 +5,7 @@ that link (OpenCV's decoder reads a screenshot of it)."""
 
 import os
 import subprocess
+import time
 
 import cv2  # opencv-python-headless (scripts/setup): its decoder reads the QR code
 import numpy as np
@@ -48,9 +49,16 @@ def test_settings_show_the_vaults_drop_code_its_link_and_a_qr_code_of_it(tmp_pat
         assert shown(driver, "#drop-link-local") and "only on this computer" in text(driver, "#drop-link-local")
 
         qr = el(driver, "#drop-qr")
-        driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", qr)
-        png = qr.screenshot_as_png
-        assert decode_qr(png) == link, "the QR code decodes to the drop link"
+        driver.execute_script("arguments[0].scrollIntoView({block: 'center', behavior: 'instant'})", qr)
+        # The settings dialog scrolls to the code: a screenshot taken while a loaded machine
+        # is still painting it reads nothing, so it is taken again until one reads.
+        decoded = ""
+        for _ in range(10):
+            decoded = decode_qr(qr.screenshot_as_png)
+            if decoded:
+                break
+            time.sleep(0.3)
+        assert decoded == link, "the QR code decodes to the drop link"
 
         # Closing the dialog forgets the code and its drawing.
         el(driver, "#settings-dialog [data-close]").click()
