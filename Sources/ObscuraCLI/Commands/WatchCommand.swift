@@ -157,11 +157,11 @@ struct WatchCommand: ParsableCommand {
     /// Refuses a folder that is the vault directory, inside it, or holds it: the watcher
     /// would seal its own blobs, or the vault's files.
     static func refuseOverlap(vault: String, sources: [String]) throws {
-        guard let vaultReal = resolved(vault) else {
+        guard let vaultReal = WatchTree.realPath(vault) else {
             throw CLIError("cannot read \(vault): \(String(cString: strerror(errno)))")
         }
         for source in sources {
-            guard let real = resolved(source) else {
+            guard let real = WatchTree.realPath(source) else {
                 throw CLIError("cannot watch \(source): \(String(cString: strerror(errno)))")
             }
             var isDirectory: ObjCBool = false
@@ -174,13 +174,6 @@ struct WatchCommand: ParsableCommand {
                 throw CLIError("cannot watch \(source): it \(inside ? "is inside" : "holds") the vault directory", exitCode: usageExitCode)
             }
         }
-    }
-
-    /// The real path of `path`, or nil with errno set.
-    static func resolved(_ path: String) -> String? {
-        guard let real = realpath(path, nil) else { return nil }
-        defer { free(real) }
-        return String(cString: real)
     }
 
     /// `$XDG_STATE_HOME/obscura/watch`, by default `~/.local/state/obscura/watch`; on macOS

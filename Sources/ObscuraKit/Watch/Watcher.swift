@@ -430,6 +430,7 @@ package final class Watcher {
         // the give-up time has come.
         var sealedIncomplete = pending.incomplete
         var hashedFirst: [UInt8]?
+        let sealed: DropInbox.SealedFile
         do {
             if !pending.incomplete {
                 // Read a piece at a time under the same watch as the seal: a writer that
@@ -454,14 +455,6 @@ package final class Watcher {
                     return .known
                 }
             }
-        } catch is WatchStop {
-            return .waiting
-        } catch is WatchChanged {
-            folder.pending[path]?.since = now
-            return .waiting
-        }
-        let sealed: DropInbox.SealedFile
-        do {
             sealed = try inbox.seal(
                 fd: fd, name: String(decoding: entry.name, as: UTF8.self), size: entry.size, to: options.code,
                 blobLimit: options.inboxLimit, proceed: proceed)
