@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .library(name: "ObscuraKit", targets: ["ObscuraKit"]),
         .executable(name: "obscura", targets: ["obscura"]),
+        .executable(name: "obscura-indexer", targets: ["obscura-indexer"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto.git", exact: "4.5.2"),
@@ -49,6 +50,17 @@ let package = Package(
         .systemLibrary(name: "CLeptonica", pkgConfig: "lept", providers: [.apt(["libleptonica-dev"]), .brew(["leptonica"])]),
         .target(name: "CObscuraOCR", dependencies: ["CTesseract", "CLeptonica"]),
         .target(name: "ObscuraOCR", dependencies: ["CObscuraOCR"]),
+        // libseccomp from the system (pkg-config), for the indexer's filter; Linux only.
+        .systemLibrary(name: "CSeccomp", pkgConfig: "libseccomp", providers: [.apt(["libseccomp-dev"])]),
+        // The indexer's start sequence, seccomp filter and Landlock (docs/SEARCH.md §S3.4.1,
+        // §S3.4.2), in C; linked by obscura-indexer alone.
+        .target(name: "CObscuraSandbox", dependencies: [.target(name: "CSeccomp", condition: .when(platforms: [.linux]))]),
+        // The indexer's protocol and the parent's side of it: spawning a role hardened,
+        // checking what it sends (§S3.4.3). Knows no vault, OCR engine or model.
+        .target(name: "ObscuraIndexing", dependencies: ["CObscuraSystem", "ObscuraCrypto"]),
+        // The worker process (docs/SEARCH.md §S3.4): decodes a picture and reads its text
+        // under seccomp and Landlock, so no process that holds keys maps libtesseract.
+        .executableTarget(name: "obscura-indexer", dependencies: ["CObscuraSandbox", "ObscuraIndexing", "ObscuraOCR", "ObscuraImaging"]),
         // Imaging: probes and thumbnails (libvips), video posters (ffmpeg).
         .target(name: "ObscuraImaging", dependencies: ["CObscuraVips", "ObscuraCrypto"]),
         // SQLite's VFS for the paged catalog, in C: it hands every page read and write to
@@ -155,7 +167,8 @@ let package = Package(
             name: "ObscuraTestSupport", dependencies: ["ObscuraImaging", "ObscuraKit", "ObscuraKeys", "ObscuraCatalog", "ObscuraStore", "ObscuraCrypto"],
             path: "Tests/ObscuraTestSupport"),
         .testTarget(name: "ObscuraImagingTests", dependencies: ["ObscuraImaging", "ObscuraTestSupport"]),
-        .testTarget(name: "ObscuraOCRTests", dependencies: ["ObscuraOCR"]),
+        .testTarget(name: "ObscuraOCRTests", dependencies: ["ObscuraOCR", "ObscuraTestSupport"]),
+        .testTarget(name: "ObscuraIndexingTests", dependencies: ["ObscuraIndexing", "ObscuraTestSupport", "CObscuraSandbox"]),
         .testTarget(
             name: "ObscuraCatalogTests",
             dependencies: ["ObscuraCatalog", "ObscuraCrypto", .product(name: "GRDB", package: "GRDB.swift")]),
@@ -204,7 +217,7 @@ if sanitizer == "fuzzer" {
         name: "obscura-fuzz",
         dependencies: [
             "ObscuraKit", "ObscuraKeys", "ObscuraCatalog", "ObscuraPages", "ObscuraStore", "ObscuraImaging", "ObscuraCrypto",
-            .product(name: "GRDB", package: "GRDB.swift"),
+            "ObscuraIndexing", .product(name: "GRDB", package: "GRDB.swift"),
         ]))
 }
 if let sanitizer, ["fuzzer", "thread"].contains(sanitizer) {
@@ -212,6 +225,7 @@ if let sanitizer, ["fuzzer", "thread"].contains(sanitizer) {
     let flags = sanitizer == "fuzzer" ? ["-sanitize=fuzzer,address"] : ["-sanitize=thread"]
     let instrumented: Set = [
         "ObscuraCrypto", "ObscuraImaging", "ObscuraPages", "ObscuraStore", "ObscuraKeys", "ObscuraKit", "ObscuraCatalog", "ObscuraCrashSupport",
+        "ObscuraIndexing",
         "obscura-hardening", "obscura-fuzz",
     ]
     for target in package.targets where instrumented.contains(target.name) {

@@ -251,3 +251,7 @@ void obscura_ocr_free(obscura_ocr_result *result) {
     }
     memset(result, 0, sizeof *result);
 }
+
+const char *obscura_ocr_version(void) {
+    return TessVersion();
+}

@@ -7,7 +7,10 @@
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
+#include <fcntl.h>
+#include <spawn.h>
 #include <sys/resource.h>
+#include <unistd.h>
 #ifdef __linux__
 #include <fcntl.h>
 #include <sys/prctl.h>
@@ -150,4 +153,39 @@ long long obscura_system_filesystem_type(int fd) {
     (void)fd;
     return 0;
 #endif
+}
+
+int obscura_system_spawn_worker(const char *path, char *const argv[], char *const envp[], int socket_fd, int *pid) {
+    // The socket must not sit where the file actions open /dev/null or place it.
+    int source = socket_fd >= 4 ? socket_fd : fcntl(socket_fd, F_DUPFD_CLOEXEC, 4);
+    if (source < 0) return errno;
+    posix_spawn_file_actions_t actions;
+    posix_spawnattr_t attributes;
+    int result = posix_spawn_file_actions_init(&actions);
+    if (result != 0) goto done;
+    result = posix_spawnattr_init(&attributes);
+    if (result != 0) { posix_spawn_file_actions_destroy(&actions); goto done; }
+    sigset_t empty, all;
+    sigemptyset(&empty);
+    sigfillset(&all);
+    // dup2 onto 3 clears close-on-exec on the copy; the original stays close-on-exec.
+    if ((result = posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)) == 0
+        && (result = posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)) == 0
+        && (result = posix_spawn_file_actions_adddup2(&actions, 1, 2)) == 0
+        && (result = posix_spawn_file_actions_adddup2(&actions, source, 3)) == 0
+#ifdef __linux__
+        && (result = posix_spawn_file_actions_addclosefrom_np(&actions, 4)) == 0
+#endif
+        && (result = posix_spawnattr_setsigmask(&attributes, &empty)) == 0
+        && (result = posix_spawnattr_setsigdefault(&attributes, &all)) == 0
+        && (result = posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF)) == 0) {
+        pid_t child = 0;
+        result = posix_spawn(&child, path, &actions, &attributes, argv, envp);
+        if (result == 0) *pid = (int)child;
+    }
+    posix_spawnattr_destroy(&attributes);
+    posix_spawn_file_actions_destroy(&actions);
+done:
+    if (source != socket_fd) close(source);
+    return result;
 }

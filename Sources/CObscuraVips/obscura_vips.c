@@ -137,6 +137,57 @@ int obscura_vips_thumbnail_oriented(const void *buffer, size_t length, int max_s
     return thumbnail(buffer, length, max_side, orientation, jpeg, jpeg_length);
 }
 
+int obscura_vips_grey(const void *buffer, size_t length, int max_side, void **pixels, int *width, int *height) {
+    if (obscura_vips_init() != 0) return -1;
+    const char *loader = vips_foreign_find_load_buffer(buffer, length);
+    const char *options = (loader && strstr(loader, "Jpeg")) ? "fail_on=warning,memory=true" : "fail_on=error,memory=true";
+    // A PDF's or SVG's page is drawn at the size asked for (docs/SEARCH.md §S2.5): at its
+    // natural 72 dpi, body text would be too small to read.
+    int drawn = loader && (strstr(loader, "Pdf") || strstr(loader, "Svg"));
+    VipsImage *image = NULL;
+    if (vips_thumbnail_buffer((void *)buffer, length, &image, max_side, "height", max_side,
+                              "size", drawn ? VIPS_SIZE_BOTH : VIPS_SIZE_DOWN,
+                              "option_string", options, NULL) != 0) {
+        return -1;
+    }
+    // Each step replaces `image`; a failure drops what was made so far.
+    VipsImage *next = NULL;
+    int failed = 0;
+    if (vips_image_hasalpha(image)) {
+        // One value for every band: flatten takes 1 or (bands - 1) values.
+        double white[] = {255};
+        VipsArrayDouble *background = vips_array_double_new(white, 1);
+        failed = vips_flatten(image, &next, "background", background, NULL);
+        vips_area_unref(VIPS_AREA(background));
+        g_object_unref(image);
+        image = next;
+    }
+    if (!failed) {
+        failed = vips_colourspace(image, &next, VIPS_INTERPRETATION_B_W, NULL);
+        g_object_unref(image);
+        image = next;
+    }
+    if (!failed) {
+        failed = vips_cast_uchar(image, &next, NULL);
+        g_object_unref(image);
+        image = next;
+    }
+    if (!failed && vips_image_get_bands(image) > 1) {
+        failed = vips_extract_band(image, &next, 0, NULL);
+        g_object_unref(image);
+        image = next;
+    }
+    if (failed) return -1;
+    size_t size = 0;
+    void *memory = vips_image_write_to_memory(image, &size);
+    *width = vips_image_get_width(image);
+    *height = vips_image_get_height(image);
+    g_object_unref(image);
+    if (!memory || size != (size_t)*width * (size_t)*height) { g_free(memory); return -1; }
+    *pixels = memory;
+    return 0;
+}
+
 void obscura_vips_free(void *pointer) {
     g_free(pointer);
 }

@@ -35,6 +35,9 @@ public final class OCREngine {
     /// 3 measures junk words on textless photographs).
     public static let minimumWordConfidence = 50
 
+    /// libtesseract's version ("5.3.0").
+    public static var version: String { String(cString: obscura_ocr_version()) }
+
     private let handle: OpaquePointer
 
     /// An engine for `languages` ("eng", "eng+deu").

@@ -36,6 +36,7 @@ struct FuzzTarget: Sendable {
 let fuzzTargets: [FuzzTarget] = [
     slotTarget, catalogTarget, chunkedTarget, blobTarget, exportHeaderTarget, manifestTarget, imageProbeTarget,
     pagesTarget, pagesPlainTarget, vfsTarget, passkeyAssertionTarget, passkeyEnrolTarget, watchStructureTarget,
+    indexerFramesTarget,
 ]
 
 nonisolated(unsafe) var selectedTarget: FuzzTarget?

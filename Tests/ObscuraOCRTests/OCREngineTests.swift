@@ -1,4 +1,5 @@
 import Foundation
+import ObscuraTestSupport
 import Testing
 @testable import ObscuraOCR
 
@@ -28,43 +29,10 @@ import Testing
         "Downloads  Photos  Documents\nQuarterly report final version\nHoliday pictures from Lisbon\nInvoice number 4711 from the plumber",
     ]
 
-    /// Runs `vips` with `arguments` in `directory`.
-    static func vips(_ arguments: [String], in directory: String) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/vips")
-        process.arguments = arguments
-        process.currentDirectoryURL = URL(fileURLWithPath: directory)
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw CocoaError(.fileWriteUnknown) }
-    }
-
-    /// Renders `text` dark on light (or light on dark), at `points` DejaVu points at 96
-    /// dpi, with a margin, turned by `angle` degrees (small angles as a skew, 90 and 180
-    /// as a page turned), as a PGM file.
+    /// `text` rendered as a PGM file (``TextPages/render(_:name:in:font:points:dark:angle:format:)``).
     static func render(_ text: String, name: String, in directory: String, font: String = "DejaVu Sans", points: Int = 20,
                        dark: Bool = false, angle: Int = 0) throws -> String {
-        try vips(["text", "\(name)-t.v", text, "--font", "\(font) \(points)", "--width", "1200", "--dpi", "96"], in: directory)
-        var last = "\(name)-t.v"
-        if !dark {
-            try vips(["invert", last, "\(name)-i.v"], in: directory)
-            last = "\(name)-i.v"
-        }
-        try vips(["embed", last, "\(name)-e.v", "60", "60", "1340", "480", "--extend", "background",
-                  "--background", dark ? "0" : "255"], in: directory)
-        last = "\(name)-e.v"
-        switch angle {
-        case 0: break
-        case 90, 180, 270:
-            try vips(["rot", last, "\(name)-r.v", "d\(angle)"], in: directory)
-            last = "\(name)-r.v"
-        default:
-            try vips(["rotate", last, "\(name)-r.v", "\(angle)", "--background", dark ? "0" : "255"], in: directory)
-            last = "\(name)-r.v"
-        }
-        try vips(["copy", last, "\(name).pgm"], in: directory)
-        return directory + "/\(name).pgm"
+        try TextPages.render(text, name: name, in: directory, font: font, points: points, dark: dark, angle: angle)
     }
 
     /// A binary PGM's pixels (comments skipped), as vips writes it.

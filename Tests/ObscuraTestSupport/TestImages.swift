@@ -4,6 +4,33 @@ import ObscuraImaging
 /// Test images made at run time with ImageMagick and ffmpeg (installed by scripts/setup),
 /// with EXIF written here byte by byte.
 public enum TestImages {
+    /// A one-page PDF (A4 landscape) showing `lines` in Helvetica, which the file names but
+    /// does not embed: poppler finds a substitute through fontconfig, which would like to
+    /// write its cache (docs/SEARCH.md §S3.4.2: EPERM, not a kill).
+    public static func pdf(_ lines: [String]) -> [UInt8] {
+        var content = "BT /F1 28 Tf 60 500 Td 36 TL\n"
+        for line in lines { content += "(\(line)) Tj T*\n" }
+        content += "ET"
+        let objects = [
+            "<< /Type /Catalog /Pages 2 0 R >>",
+            "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+            "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 842 595] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>",
+            "<< /Length \(content.utf8.count) >>\nstream\n\(content)\nendstream",
+            "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+        ]
+        var text = "%PDF-1.4\n"
+        var offsets: [Int] = []
+        for (index, object) in objects.enumerated() {
+            offsets.append(text.utf8.count)
+            text += "\(index + 1) 0 obj\n\(object)\nendobj\n"
+        }
+        let xref = text.utf8.count
+        text += "xref\n0 \(objects.count + 1)\n0000000000 65535 f \n"
+        for offset in offsets { text += String(format: "%010d 00000 n \n", offset) }
+        text += "trailer\n<< /Size \(objects.count + 1) /Root 1 0 R >>\nstartxref\n\(xref)\n%%EOF\n"
+        return Array(text.utf8)
+    }
+
     /// ImageMagick; /usr/local/bin/convert on these machines is something else.
     static let convert = "/usr/bin/convert"
 

@@ -11,7 +11,7 @@ REPO = pathlib.Path(__file__).resolve().parents[2]
 # Layers, lowest first: a module may depend on modules of lower layers only.
 LAYERS = [
     ["ObscuraCrypto", "ObscuraPlaces", "ObscuraOCR"],
-    ["ObscuraStore", "ObscuraImaging"],
+    ["ObscuraStore", "ObscuraImaging", "ObscuraIndexing"],
     ["ObscuraPages", "ObscuraKeys"],
     ["ObscuraCatalog"],
     ["ObscuraKit"],
@@ -66,3 +66,24 @@ def test_the_graph_is_read():
     assert {"ObscuraCrypto", "ObscuraStore"} <= targets["ObscuraCatalog"]
     assert {"ObscuraCatalog", "ObscuraKeys", "ObscuraStore"} <= targets["ObscuraKit"]
     assert "ObscuraKit" not in targets["ObscuraCatalog"]
+
+
+def test_no_process_that_holds_keys_links_the_ocr_engine():
+    """docs/SEARCH.md §S3.4: libtesseract (with libcurl and OpenMP) and the indexer's
+    sandbox belong to obscura-indexer alone; the vault, the server and the CLI reach the
+    indexer through ObscuraIndexing's protocol, never by linking its engines."""
+    targets = declared()
+
+    def closure(name, seen=None):
+        seen = set() if seen is None else seen
+        for dep in targets.get(name, ()):
+            if dep not in seen:
+                seen.add(dep)
+                closure(dep, seen)
+        return seen
+
+    engines = {"ObscuraOCR", "CObscuraOCR", "CTesseract", "CLeptonica", "CObscuraSandbox", "CSeccomp"}
+    for holder in ["ObscuraKit", "ObscuraServer", "ObscuraCLI", "obscura"]:
+        assert holder in targets
+        assert closure(holder) & engines == set(), holder
+    assert "ObscuraIndexing" in targets and closure("ObscuraIndexing") & engines == set()

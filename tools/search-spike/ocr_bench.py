@@ -45,6 +45,11 @@ CONFIGS = {
     "lib-chain-deu": ("lib", ["--lang", "eng+deu", "--deskew", "--chain"]),
     "lib-grey-osd-deu": ("lib", ["--lang", "eng+deu", "--grey", "--osd"]),
     "tool-rgb": ("tool", ["-l", "eng", "--psm", "3"]),
+    "tool-deu": ("tool", ["-l", "eng+deu", "--psm", "3"]),
+    # The product's path: obscura-indexer under its filter and Landlock, the chain of
+    # §S2.3 in CObscuraOCR, the picture sent as PNG bytes and decoded by libvips.
+    "worker": ("worker", ["eng"]),
+    "worker-deu": ("worker", ["eng+deu"]),
 }
 
 
@@ -116,6 +121,54 @@ def run_tool(options, files, cwd):
     return results, {"init_ms": None, "peak_rss_mib": peak}
 
 
+def png_bytes(path):
+    import io
+    from PIL import Image
+    buffer = io.BytesIO()
+    Image.open(path).save(buffer, "PNG")
+    return buffer.getvalue()
+
+
+def run_worker(binary, options, files, cwd):
+    from indexer_client import Indexer
+    w0 = time.monotonic()
+    worker = Indexer(binary)
+    worker.load(options[0])
+    init = (time.monotonic() - w0) * 1e3
+    results = {}
+    for f in files:
+        data = png_bytes(os.path.join(cwd, f))
+        cpu0, t0 = worker.cpu_ms(), time.monotonic()
+        status, confidence, text = worker.read(data)
+        results[f] = {"text": text, "cpu_ms": worker.cpu_ms() - cpu0, "wall_ms": (time.monotonic() - t0) * 1e3}
+    diag = worker.diag()
+    worker.close()
+    return results, {"init_ms": init, "peak_rss_mib": int(diag["vmhwm_kib"]) / 1024,
+                     "vmpeak_mib": int(diag["vmpeak_kib"]) / 1024}
+
+
+def textless(binary, count, seed=38):
+    """Words kept on photo-like pictures without text, at three confidence floors (§S2.3)."""
+    import io
+    import random
+    from indexer_client import Indexer
+    from make_ocr_set import photo_background
+    rng = random.Random(seed)
+    pictures = []
+    for _ in range(count):
+        buffer = io.BytesIO()
+        photo_background(rng, 1440, 1080).save(buffer, "JPEG", quality=90)
+        pictures.append(buffer.getvalue())
+    print("| floor | pictures with a word kept | words kept (all pictures) | most in one picture |")
+    print("|---|---|---|---|")
+    for floor in (30, 50, 70):
+        worker = Indexer(binary)
+        worker.load("eng", floor)
+        kept = [len(worker.read(p, "image/jpeg")[2].split()) for p in pictures]
+        worker.close()
+        print(f"| {floor} | {sum(1 for k in kept if k)} of {count} | {sum(kept)} | {max(kept)} |")
+
+
 def median(xs):
     xs = sorted(xs)
     return xs[len(xs) // 2] if xs else float("nan")
@@ -128,7 +181,12 @@ def main():
     ap.add_argument("--categories", default="")
     ap.add_argument("--binary", default=None)
     ap.add_argument("--set", default="main", choices=["main", "small"])
+    ap.add_argument("--indexer", default=None, help="obscura-indexer, for the worker configs")
+    ap.add_argument("--textless", type=int, default=0, help="only: junk words on N textless pictures")
     args = ap.parse_args()
+    if args.textless:
+        textless(args.indexer, args.textless)
+        return
     cwd = os.path.join(args.out, "ocr" if args.set == "main" else "ocr-small")
     binary = args.binary or os.path.join(args.out, "bin", "ocr_capi")
     truth = json.load(open(os.path.join(cwd, "truth.json")))
@@ -140,7 +198,12 @@ def main():
     everything = json.load(open(path_results)) if os.path.exists(path_results) else {}
     for name in args.configs.split(","):
         kind, options = CONFIGS[name]
-        results, stats = run_lib(binary, options, files, cwd) if kind == "lib" else run_tool(options, files, cwd)
+        if kind == "lib":
+            results, stats = run_lib(binary, options, files, cwd)
+        elif kind == "worker":
+            results, stats = run_worker(args.indexer, options, files, cwd)
+        else:
+            results, stats = run_tool(options, files, cwd)
         rows = {}
         for t in truth:
             r = results[t["file"]]

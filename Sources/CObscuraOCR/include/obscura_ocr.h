@@ -43,4 +43,7 @@ int obscura_ocr_read(obscura_ocr *ocr, const unsigned char *grey, int width, int
 /// Frees what a read returned.
 void obscura_ocr_free(obscura_ocr_result *result);
 
+/// libtesseract's version string ("5.3.0"), static storage.
+const char *obscura_ocr_version(void);
+
 #endif

@@ -51,6 +51,12 @@ int obscura_vips_thumbnail_oriented(const void *buffer, size_t length, int max_s
                                     void **jpeg, size_t *jpeg_length);
 
 /// Releases a buffer returned by this shim.
+/// The picture upright (EXIF orientation applied), longest side at most `max_side`, as
+/// 8-bit grey pixels in rows of `*width` bytes, for OCR (docs/SEARCH.md §S2.3): alpha is
+/// flattened onto white first, so text on a transparent background reads. The pixels
+/// are freed with obscura_vips_free. 0, or -1 with libvips's error.
+int obscura_vips_grey(const void *buffer, size_t length, int max_side, void **pixels, int *width, int *height);
+
 void obscura_vips_free(void *pointer);
 
 /// Copies libvips's error text into `out` and clears it.
