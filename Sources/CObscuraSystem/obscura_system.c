@@ -155,6 +155,15 @@ long long obscura_system_filesystem_type(int fd) {
 #endif
 }
 
+int obscura_system_landlock_abi(void) {
+#if defined(__linux__) && defined(SYS_landlock_create_ruleset)
+    long abi = syscall(SYS_landlock_create_ruleset, NULL, 0, 1U /* LANDLOCK_CREATE_RULESET_VERSION */);
+    return abi > 0 ? (int)abi : 0;
+#else
+    return 0;
+#endif
+}
+
 int obscura_system_spawn_worker(const char *path, char *const argv[], char *const envp[], int socket_fd, int *pid) {
     // The socket must not sit where the file actions open /dev/null or place it.
     int source = socket_fd >= 4 ? socket_fd : fcntl(socket_fd, F_DUPFD_CLOEXEC, 4);
@@ -175,10 +184,15 @@ int obscura_system_spawn_worker(const char *path, char *const argv[], char *cons
         && (result = posix_spawn_file_actions_adddup2(&actions, source, 3)) == 0
 #ifdef __linux__
         && (result = posix_spawn_file_actions_addclosefrom_np(&actions, 4)) == 0
+        && (result = posix_spawn_file_actions_addchdir_np(&actions, "/")) == 0
 #endif
         && (result = posix_spawnattr_setsigmask(&attributes, &empty)) == 0
         && (result = posix_spawnattr_setsigdefault(&attributes, &all)) == 0
-        && (result = posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF)) == 0) {
+        && (result = posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF
+#ifdef __linux__
+                                                          | POSIX_SPAWN_SETSID
+#endif
+                                                          )) == 0) {
         pid_t child = 0;
         result = posix_spawn(&child, path, &actions, &attributes, argv, envp);
         if (result == 0) *pid = (int)child;

@@ -188,6 +188,17 @@ int obscura_vips_grey(const void *buffer, size_t length, int max_side, void **pi
     return 0;
 }
 
+int obscura_vips_allow_picture_loaders_only(void) {
+    if (obscura_vips_init() != 0) return -1;
+    vips_operation_block_set("VipsForeignLoad", TRUE);
+    static const char *const allowed[] = {
+        "VipsForeignLoadJpeg", "VipsForeignLoadPng", "VipsForeignLoadWebp", "VipsForeignLoadHeif",
+        "VipsForeignLoadTiff", "VipsForeignLoadNsgif", "VipsForeignLoadPdf", "VipsForeignLoadSvg",
+    };
+    for (size_t i = 0; i < sizeof(allowed) / sizeof(*allowed); i++) vips_operation_block_set(allowed[i], FALSE);
+    return 0;
+}
+
 void obscura_vips_free(void *pointer) {
     g_free(pointer);
 }

@@ -34,4 +34,12 @@ extension Imaging {
         return GreyPicture(width: Int(width), height: Int(height),
                            pixels: Array(UnsafeRawBufferPointer(start: output, count: count)))
     }
+
+    /// Leaves only the loaders of pictures OCR reads (JPEG, PNG, WebP, HEIF, TIFF, GIF, PDF,
+    /// SVG) in this process: the indexer calls it once before its first picture, so that a
+    /// crafted file cannot reach libvips's untrusted loaders (ImageMagick's among them).
+    /// Anything else then reads as ``ImagingError/unsupported``.
+    public static func allowPictureLoadersOnly() {
+        _ = obscura_vips_allow_picture_loaders_only()
+    }
 }

@@ -67,14 +67,18 @@ public final class OCREngine {
                     sauvola: result.sauvola != 0, droppedWords: Int(result.dropped), shortened: shortened)
     }
 
-    /// `text` as it is kept (§S2.3): NFC, control characters other than tab and line feed
-    /// removed, then cut after the last whole word within ``textCap`` bytes (a single
+    /// `text` as it is kept (§S2.3): control characters other than tab and line feed and the
+    /// bidirectional controls removed, NFC, then cut after the last whole word within ``textCap`` bytes (a single
     /// longer word at a scalar boundary); and whether it was cut.
     static func kept(_ text: String) -> (String, Bool) {
-        // Every control character goes (DEL and C1 too), but tab and line feed.
-        let clean = String(String.UnicodeScalarView(text.precomposedStringWithCanonicalMapping.unicodeScalars.filter {
-            $0.properties.generalCategory != .control || $0 == "\t" || $0 == "\n"
-        }))
+        // Every control character goes (DEL and C1 too), but tab and line feed, and the
+        // bidirectional overrides, isolates and marks; then NFC, so that what is kept is NFC
+        // (removing a control between a letter and its accent would otherwise undo it).
+        let clean = String(String.UnicodeScalarView(text.unicodeScalars.filter {
+            guard $0 != "\t", $0 != "\n" else { return true }
+            return $0.properties.generalCategory != .control && !(0x200E...0x200F).contains($0.value)
+                && !(0x202A...0x202E).contains($0.value) && !(0x2066...0x2069).contains($0.value)
+        })).precomposedStringWithCanonicalMapping
         guard clean.utf8.count > textCap else { return (clean, false) }
         var cut = String.UnicodeScalarView()
         var bytes = 0

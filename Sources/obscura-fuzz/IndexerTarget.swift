@@ -2,6 +2,7 @@
 // worker that decodes hostile pictures, and so may be anyone's. Whatever the bytes, the
 // parent must refuse or accept within its bounds, allocate no more than a type's maximum
 // and never trap.
+import Foundation
 import ObscuraIndexing
 
 let indexerFramesTarget = FuzzTarget("indexer-frames", seeds: {
@@ -39,4 +40,27 @@ let indexerFramesTarget = FuzzTarget("indexer-frames", seeds: {
         default: break
         }
     }
+    // And the same bytes through the parent's state machine (review I-R18): a worker that
+    // said them and then closed its end. Every wait ends at the end of the stream.
+    var pair: [Int32] = [0, 0]
+    guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0 else { return }
+    _ = bytes.withUnsafeBytes { write(pair[1], $0.baseAddress, $0.count) }
+    close(pair[1])
+    let parent = IndexerProcess(socket: pair[0], pid: nil)
+    defer { parent.stop() }
+    do {
+        try parent.expectHello()
+        _ = try? parent.load(languages: "eng")
+        while true {
+            let checked = try [UInt8](repeating: 0x41, count: 8).withUnsafeBytes {
+                try parent.read($0, mime: "image/png", wanted: [.text, .vector], timeout: .seconds(1))
+            }
+            // What the parent keeps is within the cap, displayable, and a vector is unit length.
+            precondition(checked.text.utf8.count <= IndexerProtocol.textCap)
+            precondition(CheckedResult.displayable(checked.text) == checked.text)
+            if let vector = checked.vector {
+                precondition(abs(vector.reduce(0) { $0 + Double($1) * Double($1) } - 1) < 1e-3)
+            }
+        }
+    } catch {}
 }

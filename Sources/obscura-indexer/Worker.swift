@@ -14,6 +14,7 @@ struct Worker {
     let channel = FrameChannel(descriptor: 3, isParent: false)
 
     func run() -> Never {
+        Imaging.allowPictureLoadersOnly()
         var engine: OCREngine?
         var minimumWordConfidence = OCREngine.minimumWordConfidence
         do {

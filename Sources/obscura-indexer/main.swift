@@ -37,5 +37,6 @@ var landlockABI: Int32 = 0
 let entered = arguments.reads.withCStringArray { paths in
     obscura_sandbox_enter(arguments.role, arguments.parent, paths, Int32(arguments.reads.count), &landlockABI)
 }
-guard entered == 0 else { _exit(1) }
+// Each start step has its own status, 10 + its number, so a test can tell which refused.
+guard entered == 0 else { _exit(10 + entered) }
 Worker(landlockABI: landlockABI).run()

@@ -29,6 +29,13 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: folder + "/new"))
         #expect(try Self.probe(OBSCURA_PROBE_OPEN_WRITE, path: existing, readPaths: [folder]) == EPERM)
         #expect(try Self.probe(OBSCURA_PROBE_UNLINK, path: existing, readPaths: [folder]) == EPERM)
+        #expect(try Self.probe(OBSCURA_PROBE_OPEN_TRUNC, path: existing, readPaths: [folder]) == EPERM)
+        #expect(try Self.probe(OBSCURA_PROBE_OPEN_RDWR, path: existing, readPaths: [folder]) == EPERM)
+        // chmod's newer call, which Landlock does not govern (review I-R3).
+        chmod(existing, 0o600)
+        #expect(try Self.probe(OBSCURA_PROBE_FCHMODAT2, path: existing, readPaths: [folder]) == EPERM)
+        var status = stat()
+        #expect(stat(existing, &status) == 0 && status.st_mode & 0o777 == 0o600)
         #expect(try String(contentsOfFile: existing, encoding: .utf8) == "kept")
     }
 
@@ -40,9 +47,22 @@ import Testing
         #expect(try Self.probe(OBSCURA_PROBE_KILL_PARENT) == EPERM)
         #expect(try Self.probe(OBSCURA_PROBE_KILL_SELF) == 0)
         #expect(try Self.probe(OBSCURA_PROBE_DUMPABLE) == EPERM)
+        #expect(try Self.probe(OBSCURA_PROBE_TGKILL_PARENT) == EPERM)
+        // The same refusals in the forms a compromised decoder would try next (review
+        // I-R1, I-R2, I-R7, I-R8): the option with its upper bits set, a signal sent by the
+        // kernel to a descriptor's owner, the parent's limits and scheduling, a terminal.
+        #expect(try Self.probe(OBSCURA_PROBE_PRCTL_HIGH) == EPERM)
+        #expect(try Self.probe(OBSCURA_PROBE_SETOWN) == EPERM)
+        #expect(try Self.probe(OBSCURA_PROBE_PRLIMIT_PARENT) == EPERM)
+        #expect(try Self.probe(OBSCURA_PROBE_SCHED_PARENT) == EPERM)
+        #expect(try Self.probe(OBSCURA_PROBE_TIOCSTI) == EPERM)
     }
 
-    @Test(arguments: [OBSCURA_PROBE_SOCKET, OBSCURA_PROBE_EXECVE, OBSCURA_PROBE_X32, OBSCURA_PROBE_PTRACE])
+    @Test func aCallNewerThanTheListIsRefused() throws {
+        #expect(try Self.probe(OBSCURA_PROBE_NEW_CALL) == ENOSYS)
+    }
+
+    @Test(arguments: [OBSCURA_PROBE_SOCKET, OBSCURA_PROBE_EXECVE, OBSCURA_PROBE_X32, OBSCURA_PROBE_PTRACE, OBSCURA_PROBE_SHMGET])
     func networkAndEscapeKillTheWorker(probe: Int) throws {
         #expect(throws: IndexerError.ended(status: 0, signal: SIGSYS)) { _ = try Self.probe(probe) }
     }

@@ -40,6 +40,10 @@ import Testing
         let cut = try jpeg.withUnsafeBytes { try worker.read($0, mime: "image/jpeg") }
         #expect(cut.status == .failed)
         #expect(cut.text.isEmpty)
+        // A BMP is ImageMagick's to read in libvips: an untrusted loader, blocked here.
+        let bmp = try TestImages.image("bmp", width: 64, height: 48)
+        let blocked = try bmp.withUnsafeBytes { try worker.read($0, mime: "image/bmp") }
+        #expect(blocked.status == .notIndexable)
         let photo = try TestImages.detailedJPEG(width: 800, height: 600)
         let read = try photo.withUnsafeBytes { try worker.read($0, mime: "image/jpeg") }
         #expect(read.status == .done)

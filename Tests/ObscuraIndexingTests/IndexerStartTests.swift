@@ -13,6 +13,8 @@ import Testing
         #expect(diag["env"]?.split(separator: ",").sorted() == ["LC_ALL", "MALLOC_ARENA_MAX", "OMP_THREAD_LIMIT", "OMP_WAIT_POLICY"])
         #expect(diag["dumpable"] == "0")
         #expect(diag["nonewprivs"] == "1")
+        #expect(diag["tracer"] == "0")
+        #expect(worker.landlockABI >= 1)
         #expect(diag["seccomp"] == "2")
         #expect(diag["sched_idle"] == "1")
         #expect(diag["oom_score_adj"] == "1000")
@@ -38,7 +40,8 @@ import Testing
     @Test func aWorkerWhoseParentIsNotItsParentExitsBeforeHello() throws {
         // What a worker sees when its parent died before the death signal was set: its
         // parent is then another process than the one named.
-        #expect(throws: IndexerError.ended(status: 1, signal: 0)) {
+        // Exit status 11: the first start step refused, not another (10 + the step).
+        #expect(throws: IndexerError.ended(status: 11, signal: 0)) {
             _ = try IndexerProcess.start(role: .index, executable: IndexerFixtures.executable, readPaths: [], parent: 1)
         }
     }
@@ -54,6 +57,25 @@ import Testing
         #expect(worker.stopped)
         #expect(kill(pid, 0) == -1 && errno == ESRCH)
         #expect(throws: IndexerError.stopped) { _ = try worker.diagnostics() }
+    }
+
+    @Test func stopKillsAWorkerBusyWithAnItemAtOnce() throws {
+        // Lock must not wait behind the item in flight (§S3.4, review I-R5).
+        let worker = try IndexerProcess.start(role: .index, executable: IndexerFixtures.executable)
+        let pid = try #require(worker.pid)
+        let busy = Thread { _ = try? worker.probe(ProbeRequest.hang, timeout: .seconds(30)) }
+        busy.start()
+        usleep(300_000)
+        let started = ContinuousClock.now
+        worker.stop()
+        #expect(ContinuousClock.now - started < .seconds(2))
+        #expect(kill(pid, 0) == -1 && errno == ESRCH)
+    }
+
+    @Test func theIndexerBesideTheProgramIsFoundAndChecked() throws {
+        let (path, identity) = try IndexerExecutable.located()
+        #expect(path.hasSuffix("/obscura-indexer"))
+        #expect(try IndexerExecutable.check(IndexerFixtures.executable) == identity)
     }
 
     /// The server's death, played by a shell that starts the worker as its own child and
@@ -100,11 +122,27 @@ import Testing
         chmod(folder, 0o755)
         chmod(copy, 0o755)
         try IndexerExecutable.check(copy)
+        func refused(_ body: () throws -> Void) -> Bool {
+            do { try body(); return false } catch IndexerError.unsafe { return true } catch { return false }
+        }
         chmod(copy, 0o775)
-        #expect(throws: IndexerError.self) { try IndexerExecutable.check(copy) }
+        #expect(refused { try IndexerExecutable.check(copy) })
         chmod(copy, 0o755)
         chmod(folder, 0o777)
-        #expect(throws: IndexerError.self) { _ = try IndexerProcess.start(role: .index, executable: copy) }
+        #expect(refused { _ = try IndexerProcess.start(role: .index, executable: copy) })
+        chmod(folder, 0o755)
+        // A folder above, writable by its group (review I-R13).
+        let inner = folder + "/inner"
+        try FileManager.default.createDirectory(atPath: inner, withIntermediateDirectories: false)
+        try FileManager.default.copyItem(atPath: copy, toPath: inner + "/obscura-indexer")
+        chmod(inner, 0o755)
+        try IndexerExecutable.check(inner + "/obscura-indexer")
+        chmod(folder, 0o775)
+        #expect(refused { try IndexerExecutable.check(inner + "/obscura-indexer") })
+        chmod(folder, 0o755)
+        // A link is not the file.
+        try FileManager.default.createSymbolicLink(atPath: folder + "/link", withDestinationPath: copy)
+        #expect(refused { try IndexerExecutable.check(folder + "/link") })
         #expect(throws: IndexerError.notFound(folder + "/missing")) { try IndexerExecutable.check(folder + "/missing") }
     }
 }

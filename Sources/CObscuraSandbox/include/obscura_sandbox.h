@@ -29,7 +29,8 @@ enum {
 int obscura_sandbox_enter(int role, long parent, const char *const *read_paths, int count, int *landlock_abi);
 
 /// Writes the process's hardening state as `name=value` lines into `out` (at most
-/// `capacity` bytes, NUL-terminated): open descriptors, environment names, dumpable,
+/// `capacity` bytes, NUL-terminated): open descriptors, the names of the environment it
+/// was started with, dumpable,
 /// no-new-privs, seccomp mode, Landlock ABI, scheduling class, `oom_score_adj`, limits,
 /// pid and peak memory. No path, no value of the environment. Returns the length.
 size_t obscura_sandbox_diag(int landlock_abi, char *out, size_t capacity);
@@ -54,6 +55,17 @@ enum {
     OBSCURA_PROBE_EXECVE = 13,    // execve: killed
     OBSCURA_PROBE_X32 = 14,       // an x32 system call: killed (x86-64 only)
     OBSCURA_PROBE_PTRACE = 15,    // ptrace: killed
+    OBSCURA_PROBE_PRCTL_HIGH = 16, // prctl(PR_SET_DUMPABLE | 1 << 32, 1): EPERM (review I-R1)
+    OBSCURA_PROBE_SETOWN = 17,    // fcntl(F_SETOWN, parent) on a pipe: EPERM (I-R2)
+    OBSCURA_PROBE_FCHMODAT2 = 18, // fchmodat2(path, 0644): EPERM (I-R3)
+    OBSCURA_PROBE_SHMGET = 19,    // shmget: killed (I-R4)
+    OBSCURA_PROBE_PRLIMIT_PARENT = 20, // prlimit of the parent, read only: EPERM (I-R7)
+    OBSCURA_PROBE_SCHED_PARENT = 21, // sched_setscheduler(parent, SCHED_OTHER): EPERM (I-R7)
+    OBSCURA_PROBE_OPEN_TRUNC = 22, // openat(path, O_RDONLY | O_TRUNC): EPERM
+    OBSCURA_PROBE_OPEN_RDWR = 23, // openat(path, O_RDWR): EPERM
+    OBSCURA_PROBE_TGKILL_PARENT = 24, // tgkill(parent, parent, 0): EPERM
+    OBSCURA_PROBE_TIOCSTI = 25,   // ioctl(0, TIOCSTI): EPERM (I-R8)
+    OBSCURA_PROBE_NEW_CALL = 26,  // cachestat (451), newer than the list: ENOSYS
 };
 int obscura_sandbox_probe(int probe, const char *path);
 

@@ -62,10 +62,15 @@ int obscura_system_rename_noreplace(int olddirfd, const char *oldname, int newdi
 /// magic numbers' names; the caller compares them (PHONE.md §W2.2).
 long long obscura_system_filesystem_type(int fd);
 
+/// The Landlock ABI this kernel offers (landlock_create_ruleset's version query), or 0
+/// where it has none: the indexer's parent compares it with what the worker entered.
+int obscura_system_landlock_abi(void);
+
 /// posix_spawn of a worker (docs/SEARCH.md §S3.4.1) with everything explicit: `argv`
 /// and `envp` as given (nothing of this process's environment), descriptor 0 reading
 /// /dev/null, 1 and 2 writing to it, `socket_fd` as descriptor 3 and every other one
-/// closed, an empty signal mask and every signal at its default. Foundation's Process
+/// closed, an empty signal mask and every signal at its default, in a session of its own
+/// (no controlling terminal) with / as its working folder. Foundation's Process
 /// inherits the environment and the descriptors it does not know about; this does not.
 /// 0 with the child's pid in *pid, or an errno value.
 int obscura_system_spawn_worker(const char *path, char *const argv[], char *const envp[], int socket_fd, int *pid);

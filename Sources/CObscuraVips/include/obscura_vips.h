@@ -57,6 +57,12 @@ int obscura_vips_thumbnail_oriented(const void *buffer, size_t length, int max_s
 /// are freed with obscura_vips_free. 0, or -1 with libvips's error.
 int obscura_vips_grey(const void *buffer, size_t length, int max_side, void **pixels, int *width, int *height);
 
+/// Blocks every libvips loader but those of the pictures OCR reads (docs/SEARCH.md §S2.5:
+/// JPEG, PNG, WebP, HEIF, TIFF, GIF, PDF, SVG), for the indexer process: ImageMagick's,
+/// FITS, Matlab, OpenSlide, CSV and the rest are marked untrusted by libvips, and a
+/// picture they would read is not one to index. 0, or -1 when libvips did not start.
+int obscura_vips_allow_picture_loaders_only(void);
+
 void obscura_vips_free(void *pointer);
 
 /// Copies libvips's error text into `out` and clears it.

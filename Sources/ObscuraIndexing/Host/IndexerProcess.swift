@@ -1,3 +1,4 @@
+import CObscuraSystem
 import Foundation
 import ObscuraCrypto
 
@@ -35,13 +36,19 @@ public final class IndexerProcess: @unchecked Sendable {
     /// Deadline of the small requests (`diag`, `load`).
     public static let requestTimeout: Duration = .seconds(30)
 
+    /// Held for a whole request–reply; ``stop()`` does not wait for it to kill.
     private let lock = NSLock()
+    /// Guards only whether the pid was reaped, so that a kill never reaches a reused pid.
+    private let pidLock = NSLock()
     private var socket: Int32
     private let channel: FrameChannel
     /// The worker's pid; nil when a test speaks as the worker on the other end.
     public let pid: pid_t?
     private var nextId: UInt32 = 1
     private var isStopped = false
+    private var reaped = false
+    /// The Landlock ABI the worker entered (0: the kernel has none), from its `diag`.
+    public private(set) var landlockABI = 0
 
     /// The process of `role`, spawned from the host thread with `readPaths` added to what
     /// Landlock lets it read, and checked at its `hello`.
@@ -55,8 +62,7 @@ public final class IndexerProcess: @unchecked Sendable {
     /// ``start(role:executable:readPaths:)`` naming `parent` as the parent (tests: a worker
     /// told of a parent other than its own exits before `hello`).
     package static func start(role: Role, executable: String?, readPaths: [String], parent: pid_t) throws -> IndexerProcess {
-        let path = try executable ?? IndexerExecutable.located()
-        if executable != nil { try IndexerExecutable.check(path) }
+        let (path, identity) = try executable.map { ($0, try IndexerExecutable.check($0)) } ?? IndexerExecutable.located()
         var pair: [Int32] = [0, 0]
         guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0 else {
             throw IndexerError.spawnFailed(errno)
@@ -72,6 +78,7 @@ public final class IndexerProcess: @unchecked Sendable {
         case let .success(pid):
             let process = IndexerProcess(socket: pair[0], pid: pid)
             try process.expectHello()
+            try process.checkHardening(identity: identity)
             return process
         }
     }
@@ -99,6 +106,28 @@ public final class IndexerProcess: @unchecked Sendable {
         }
     }
 
+    /// Checks, before anything is sent, that the worker runs the file that was checked and
+    /// entered its sandbox (review I-R6, I-R10, I-R13): seccomp's filter, no-new-privs,
+    /// not dumpable, no tracer, and Landlock wherever this kernel has it.
+    ///
+    /// - Throws: ``IndexerError/violation(_:)``, the worker killed.
+    package func checkHardening(identity: IndexerExecutable.Identity?) throws {
+        let state = try diagnostics()
+        var wrong: [String] = []
+        if let identity, let pid, IndexerExecutable.running(pid) != identity { wrong.append("another executable") }
+        for (name, value) in [("seccomp", "2"), ("nonewprivs", "1"), ("dumpable", "0"), ("tracer", "0")]
+        where state[name] != value {
+            wrong.append("\(name)=\(state[name] ?? "none")")
+        }
+        let entered = Int(state["landlock"] ?? "") ?? 0
+        if obscura_system_landlock_abi() > 0, entered < 1 { wrong.append("no Landlock") }
+        guard wrong.isEmpty else {
+            stop()
+            throw IndexerError.violation("a worker not hardened: \(wrong.joined(separator: ", "))")
+        }
+        landlockABI = entered
+    }
+
     /// The worker's hardening state (§S3.4.3's `diag`), as name → value.
     public func diagnostics() throws -> [String: String] {
         try exchange(deadline: .now + Self.requestTimeout) {
@@ -116,15 +145,19 @@ public final class IndexerProcess: @unchecked Sendable {
     /// Loads the OCR engine for `languages`; returns the engines' versions.
     ///
     /// - Throws: ``IndexerError/loadFailed(_:)`` when the worker could not load them (it
-    ///   goes on running), or the errors of a broken exchange.
+    ///   goes on running, and may be asked for others), or the errors of a broken exchange.
     public func load(languages: String, minimumWordConfidence: UInt8 = 50) throws -> String {
-        try exchange(deadline: .now + Self.requestTimeout) {
+        let loaded = try exchange(deadline: .now + Self.requestTimeout) {
             let request = LoadRequest(languages: languages, minimumWordConfidence: minimumWordConfidence)
             try channel.send(.load, request.encoded(), deadline: $0)
             let loaded = try Loaded.decode(expect(.loaded, deadline: $0))
-            guard loaded.status == LoadStatus.ready.rawValue else { throw IndexerError.loadFailed(loaded.status) }
-            return loaded.versions
+            guard LoadStatus(rawValue: loaded.status) != nil else {
+                throw IndexerError.violation("a loaded with status \(loaded.status)")
+            }
+            return loaded
         }
+        guard loaded.status == LoadStatus.ready.rawValue else { throw IndexerError.loadFailed(loaded.status) }
+        return loaded.versions
     }
 
     /// Sends one item's `bytes` (of media type `mime`) and returns its checked result.
@@ -158,8 +191,13 @@ public final class IndexerProcess: @unchecked Sendable {
         }
     }
 
-    /// Kills the worker (SIGKILL) and reaps it; later calls throw ``IndexerError/stopped``.
+    /// Kills the worker (SIGKILL) at once, even while a request is in flight (lock must
+    /// not wait behind an item, §S3.4: review I-R5), then reaps it; later calls throw
+    /// ``IndexerError/stopped``. The request in flight ends with the worker's death.
     public func stop() {
+        pidLock.lock()
+        if !reaped, let pid { kill(pid, SIGKILL) }
+        pidLock.unlock()
         lock.lock()
         defer { lock.unlock() }
         stopLocked()
@@ -205,6 +243,11 @@ public final class IndexerProcess: @unchecked Sendable {
         socket = -1
         guard let pid else { return .stopped }
         var status: Int32 = 0
+        defer {
+            pidLock.lock()
+            reaped = true
+            pidLock.unlock()
+        }
         if ended {
             // A worker that closed its end is exiting or killed; give it a moment to be reapable.
             for _ in 0..<200 {

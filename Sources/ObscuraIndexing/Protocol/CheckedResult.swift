@@ -5,8 +5,8 @@ import Foundation
 public struct CheckedResult: Sendable, Equatable {
     /// The outcome.
     public var status: ItemStatus
-    /// The text kept: valid UTF-8 the worker sent, then NFC and C0 controls other than tab
-    /// and line feed removed here, whatever the worker did. Empty unless `status` is done.
+    /// The text kept: valid UTF-8 the worker sent, then ``displayable(_:)`` here, whatever
+    /// the worker did. Empty unless `status` is done.
     public var text: String
     /// Mean confidence, 0 … 100.
     public var confidence: Float
@@ -20,7 +20,8 @@ public struct CheckedResult: Sendable, Equatable {
     ///
     /// - Throws: ``IndexerError/violation(_:)`` (the caller kills the worker) for another
     ///   request's id, an unknown status, a confidence not finite or outside 0 … 100, or
-    ///   text over C_TEXT bytes or not UTF-8.
+    ///   text over C_TEXT bytes (as sent, or after NFC) or not UTF-8, text with a result
+    ///   other than done, or a vector nobody asked for.
     public static func check(_ result: ItemResult, id: UInt32, wanted: Wanted) throws -> CheckedResult {
         guard result.id == id else { throw IndexerError.violation("a result for request \(result.id), not \(id)") }
         guard let status = ItemStatus(rawValue: result.status) else {
@@ -35,9 +36,15 @@ public struct CheckedResult: Sendable, Equatable {
         guard let raw = String(validating: result.text, as: UTF8.self) else {
             throw IndexerError.violation("a result whose text is not UTF-8")
         }
-        let text = String(String.UnicodeScalarView(raw.precomposedStringWithCanonicalMapping.unicodeScalars.filter {
-            $0.value >= 0x20 || $0 == "\t" || $0 == "\n"
-        }))
+        guard status == .done || raw.isEmpty else { throw IndexerError.violation("text with a \(status) result") }
+        guard wanted.contains(.vector) || result.vector == nil else {
+            throw IndexerError.violation("a vector nobody asked for")
+        }
+        // Controls first, then NFC, then the cap again: NFC may grow a text (review I-R12).
+        let text = Self.displayable(raw)
+        guard text.utf8.count <= IndexerProtocol.textCap else {
+            throw IndexerError.violation("a result whose text grows past the cap in NFC")
+        }
         var vector: [Float]?
         var vectorFailed = false
         if wanted.contains(.vector), status == .done {
@@ -46,6 +53,19 @@ public struct CheckedResult: Sendable, Equatable {
         }
         return CheckedResult(status: status, text: status == .done ? text : "", confidence: result.confidence,
                              vector: vector, vectorFailed: vectorFailed)
+    }
+
+    /// `text` without control characters but tab and line feed (C0, DEL and C1, 8-bit CSI
+    /// among them) and without the bidirectional overrides, isolates and marks that could
+    /// make a name or a command look other than it is, then in NFC.
+    public static func displayable(_ text: String) -> String {
+        let kept = text.unicodeScalars.filter { scalar in
+            if scalar == "\t" || scalar == "\n" { return true }
+            if scalar.properties.generalCategory == .control { return false }
+            return !((0x200E...0x200F).contains(scalar.value) || (0x202A...0x202E).contains(scalar.value)
+                || (0x2066...0x2069).contains(scalar.value))
+        }
+        return String(String.UnicodeScalarView(kept)).precomposedStringWithCanonicalMapping
     }
 
     /// `vector` normalised, or nil unless it holds exactly 512 finite values whose norm
