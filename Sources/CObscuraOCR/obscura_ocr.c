@@ -114,7 +114,13 @@ static int recognize(TessBaseAPI *api, PIX *pix, int min_word_confidence, page_r
             // As the spike measured the weakness test: the page text's length, a
             // separator after each word (strlen of TessBaseAPIGetUTF8Text's text).
             read->visible += length + 1;
-            if (length == 0) {
+            // A "word" of spaces only is what Tesseract gives for a page where it found no
+            // text; counted as a word it made a blank read score its high mean confidence
+            // and beat a real Sauvola read (the spike's chain scored it -1, as here now).
+            int shows = 0;
+            for (size_t i = 0; i < length && !shows; i++) shows = (unsigned char)word[i] > 0x20;
+            if (!shows) {
+                memset(word, 0, length);
                 TessDeleteText(word);
                 continue;
             }
