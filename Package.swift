@@ -171,7 +171,7 @@ let package = Package(
         .testTarget(name: "ObscuraIndexingTests", dependencies: ["ObscuraIndexing", "ObscuraTestSupport", "CObscuraSandbox"]),
         .testTarget(
             name: "ObscuraCatalogTests",
-            dependencies: ["ObscuraCatalog", "ObscuraCrypto", .product(name: "GRDB", package: "GRDB.swift")]),
+            dependencies: ["ObscuraCatalog", "ObscuraCrypto", "ObscuraPages", .product(name: "GRDB", package: "GRDB.swift")]),
         // The container's own tests, and the fixtures they share with the vault's tests.
         .target(name: "ObscuraStoreTestSupport", dependencies: ["ObscuraStore", "ObscuraCrypto"], path: "Tests/ObscuraStoreTestSupport"),
         .testTarget(name: "ObscuraStoreTests", dependencies: ["ObscuraStore", "ObscuraCrypto", "ObscuraStoreTestSupport", "ObscuraTestSupport"]),

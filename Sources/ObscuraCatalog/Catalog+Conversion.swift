@@ -10,10 +10,11 @@ extension Catalog {
     ///
     /// The image is attached as an in-memory schema of the paged connection, so its pages
     /// never pass through the paged VFS, and detached after the copy.
-    /// - Returns: the image's rows per table, for checking the copy.
+    /// - Returns: the image's rows per table and its items' rowids and ids
+    ///   (``itemKeys()``), for checking the copy.
     /// - Throws: ``CatalogError/invalidImage`` when the image is not a valid database.
     @discardableResult
-    package static func copy(image: [UInt8], into paged: PagedCatalog) throws -> [String: Int] {
+    package static func copy(image: [UInt8], into paged: PagedCatalog) throws -> (rows: [String: Int], items: [String]) {
         try paged.queue.writeWithoutTransaction { db in
             try db.execute(sql: "ATTACH DATABASE ':memory:' AS source")
             defer { try? db.execute(sql: "DETACH DATABASE source") }
@@ -30,9 +31,8 @@ extension Catalog {
                     WHERE sql IS NOT NULL AND name NOT LIKE 'sqlite_%' ORDER BY rowid
                     """)
                 // A virtual table (the FTS5 search index, migration v4) is made anew from
-                // its statement and filled from the copied rows, never copied: it names
-                // rows by rowid, which the copy does not keep. Its shadow tables, which
-                // SQLite names after it, go with it.
+                // its statement and filled from the copied rows, never copied: its shadow
+                // tables are its own business. They go with it.
                 let virtual = objects.filter { ($0["type"] as String?) == "table" && Self.isVirtual($0["sql"]) }
                 let shadows = virtual.map { ($0["name"] as String) + "_" }
                 let tables = objects.filter { object in
@@ -43,10 +43,7 @@ extension Catalog {
                 // Tables first and filled, then indexes and triggers over the copied rows:
                 // a trigger must not fire for rows that are only being copied.
                 for table in tables { try db.execute(sql: table["sql"] as String) }
-                for table in tables {
-                    let name = (table["name"] as String).replacingOccurrences(of: "\"", with: "\"\"")
-                    try db.execute(sql: "INSERT INTO main.\"\(name)\" SELECT * FROM source.\"\(name)\"")
-                }
+                for table in tables { try Self.copyRows(of: table["name"], in: db) }
                 for table in virtual {
                     let name = (table["name"] as String).replacingOccurrences(of: "\"", with: "\"\"")
                     try db.execute(sql: table["sql"] as String)
@@ -71,8 +68,37 @@ extension Catalog {
                 try db.execute(sql: "PRAGMA main.user_version = \(version)")
                 return .commit
             }
-            return try rowCounts(in: db, schema: "source")
+            return (try rowCounts(in: db, schema: "source"), try itemKeys(in: db, schema: "source"))
         }
+    }
+
+    /// Copies the rows of table `name` from `source` to `main` **with their rowids**
+    /// (docs/FORMAT.md §9.7): rows elsewhere name an item by its rowid (the search index,
+    /// and the text index of docs/SEARCH.md §S4.1), so a copy that renumbered `item` would
+    /// give one item's words to another. Columns are named, never `*`; a `WITHOUT ROWID`
+    /// table has no rowid to keep, and a table whose rowid is its `INTEGER PRIMARY KEY`
+    /// keeps it through that column.
+    private static func copyRows(of name: String, in db: Database) throws {
+        let quoted = "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        let columns = try Row.fetchAll(db, sql: "SELECT name, type, pk FROM pragma_table_info(?, 'source')", arguments: [name])
+        let withoutRowid = try Bool.fetchOne(
+            db, sql: "SELECT wr FROM pragma_table_list WHERE schema = 'source' AND name = ?", arguments: [name]) ?? false
+        let keys = columns.filter { ($0["pk"] as Int) > 0 }
+        let aliased = keys.count == 1 && (keys[0]["type"] as String).uppercased() == "INTEGER"
+        var names = columns.map { "\"" + ($0["name"] as String).replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
+        if !withoutRowid && !aliased { names.insert("rowid", at: 0) }
+        let list = names.joined(separator: ", ")
+        try db.execute(sql: "INSERT INTO main.\(quoted) (\(list)) SELECT \(list) FROM source.\(quoted)")
+    }
+
+    /// Every item as "rowid id", by rowid: what a conversion must keep exactly, beside the
+    /// row counts (a renumbering keeps the counts).
+    package func itemKeys() throws -> [String] {
+        try read { db in try Self.itemKeys(in: db, schema: "main") }
+    }
+
+    static func itemKeys(in db: Database, schema: String) throws -> [String] {
+        try String.fetchAll(db, sql: "SELECT rowid || ' ' || id FROM \(schema).item ORDER BY rowid")
     }
 
     /// Applies the catalog schema's migrations to a new paged catalog (the same tables a

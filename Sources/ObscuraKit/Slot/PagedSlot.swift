@@ -49,7 +49,8 @@ struct PagedSlot {
         try catalog.setExportHeader(headers[1])
         // Every slot made, vault or decoy, has a drop key pair (§10.1).
         if try catalog.setting(DropFormat.keySetting) == nil { try Vault.addDropKey(to: catalog, using: random) }
-        if var original = copied {
+        if let copied {
+            var original = copied.rows
             // The commit that installs this slot frees the version 3 catalog: check the
             // copy, reopened from its blocks, against the image's rows first.
             try paged.close()
@@ -59,7 +60,7 @@ struct PagedSlot {
             var counts = try reopened.rowCounts()
             counts["setting"] = nil
             original["setting"] = nil
-            guard try reopened.isIntact(), counts == original else {
+            guard try reopened.isIntact(), counts == original, try reopened.itemKeys() == copied.items else {
                 throw VaultError.corrupt("the converted catalog does not match the version 3 catalog")
             }
         }
