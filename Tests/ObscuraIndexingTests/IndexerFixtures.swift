@@ -6,9 +6,37 @@ import ObscuraTestSupport
 /// text rendered at test time by libvips (`vips text`, DejaVu from fonts-dejavu-core).
 enum IndexerFixtures {
     /// The indexer built beside the test bundle (`swift build` builds every executable).
-    static var executable: String {
+    static var built: String {
         let program = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? ""
         return (program as NSString).deletingLastPathComponent + "/obscura-indexer"
+    }
+
+    /// A copy of the built indexer in a private folder under the temporary folder: the
+    /// parent refuses an indexer below a folder others may write (IndexerExecutable), and
+    /// where a checkout sits is the CI machine's business, not these tests'.
+    static let executable: String = {
+        let folder = NSTemporaryDirectory() + "obscura-indexer-bin-\(UUID().uuidString)"
+        try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        chmod(folder, 0o755)
+        let copy = folder + "/obscura-indexer"
+        try? FileManager.default.copyItem(atPath: built, toPath: copy)
+        chmod(copy, 0o755)
+        return copy
+    }()
+
+    /// Whether every folder above `path` is one the executable check accepts: owned by
+    /// this user or root, and writable by others only when sticky.
+    static func foldersAreSafe(above path: String) -> Bool {
+        var folder = ((path as NSString).resolvingSymlinksInPath as NSString).deletingLastPathComponent
+        while true {
+            var status = stat()
+            guard lstat(folder, &status) == 0 else { return false }
+            let owner = status.st_uid == getuid() || status.st_uid == 0
+            let writable = status.st_mode & (S_IWGRP | S_IWOTH) != 0
+            if !owner || (writable && status.st_mode & S_ISVTX == 0) { return false }
+            if folder == "/" { return true }
+            folder = (folder as NSString).deletingLastPathComponent
+        }
     }
 
     /// A fresh folder, removed by the caller.

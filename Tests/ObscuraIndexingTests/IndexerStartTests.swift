@@ -73,9 +73,15 @@ import Testing
     }
 
     @Test func theIndexerBesideTheProgramIsFoundAndChecked() throws {
-        let (path, identity) = try IndexerExecutable.located()
-        #expect(path.hasSuffix("/obscura-indexer"))
-        #expect(try IndexerExecutable.check(IndexerFixtures.executable) == identity)
+        // Beside the test bundle: found, and accepted exactly when the checkout's folders
+        // are safe (on a machine where one above it is group-writable, refused).
+        if IndexerFixtures.foldersAreSafe(above: IndexerFixtures.built) {
+            let (path, identity) = try IndexerExecutable.located()
+            #expect(path == IndexerFixtures.built)
+            #expect(try IndexerExecutable.check(IndexerFixtures.built) == identity)
+        } else {
+            #expect(throws: IndexerError.self) { _ = try IndexerExecutable.located() }
+        }
     }
 
     /// The server's death, played by a shell that starts the worker as its own child and
