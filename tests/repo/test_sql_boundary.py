@@ -45,3 +45,40 @@ def test_the_checks_see_the_catalogs_own_files():
     catalog = [p.read_text() for p in CATALOG.rglob("*.swift")]
     assert sum(bool(GRDB.search(text)) for text in catalog) >= 5
     assert sum(bool(SQL.search(text)) for text in catalog) >= 5
+
+
+# docs/SEARCH.md §S4.1's write rules (review round 2, R2-4): an outer statement's conflict
+# clause overrides those of the statements its triggers run, and REPLACE's implicit delete
+# fires delete triggers only with recursive_triggers on, so the index triggers on `item`
+# (search, tally, and the text index to come) hold only if no statement writes `item` or
+# `item_index` with a conflict clause, REPLACE or an upsert.
+CONFLICTED_WRITE = re.compile(
+    r"\b(?:INSERT\s+OR\s+\w+|REPLACE)\s+INTO\s+(?:main\.)?\"?item(?:_index)?\b"
+    r"|\bINSERT\s+INTO\s+(?:main\.)?\"?item(?:_index)?\b[^;\"]*\bON\s+CONFLICT\b"
+    r"|\bUPDATE\s+OR\s+\w+\s+(?:main\.)?\"?item(?:_index)?\b",
+    re.IGNORECASE)
+# GRDB's own forms of the same: a conflict policy or an upsert on a record.
+GRDB_CONFLICT = re.compile(r"\bonConflict\s*:|\.upsert\w*\(|conflictResolution|persistenceConflictPolicy")
+
+
+def test_no_conflict_clause_or_upsert_writes_items():
+    found = []
+    for path in (REPO / "Sources").rglob("*.swift"):
+        text = path.read_text()
+        for pattern in (CONFLICTED_WRITE, GRDB_CONFLICT):
+            for match in pattern.finditer(text):
+                found.append(f"{path.relative_to(REPO)}: {match.group(0)}")
+    assert found == []
+
+
+def test_the_conflict_rule_sees_what_it_forbids():
+    # The patterns must catch the forms they are for, or the test above passes on nothing.
+    for sql in ["INSERT OR REPLACE INTO item (id) VALUES (1)", "REPLACE INTO item_index (seq) VALUES (1)",
+                'INSERT OR IGNORE INTO main."item" (id) VALUES (1)',
+                "INSERT INTO item_index (itemRowid) VALUES (1) ON CONFLICT DO NOTHING",
+                "UPDATE OR REPLACE item SET name = 'x'"]:
+        assert CONFLICTED_WRITE.search(sql), sql
+    for sql in ["INSERT INTO item (id) VALUES (1)", "INSERT OR IGNORE INTO item_tally (k) VALUES (1)",
+                "INSERT INTO setting(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = 1"]:
+        assert not CONFLICTED_WRITE.search(sql), sql
+    assert GRDB_CONFLICT.search("try record.insert(db, onConflict: .replace)")
