@@ -70,6 +70,8 @@ public final class Catalog: @unchecked Sendable {
             // Freed cells are zeroed, so a deleted or replaced value (a plain content hash,
             // §6.7) leaves the next image; Debian's SQLite does this by default, macOS's not.
             try db.execute(sql: "PRAGMA secure_delete = ON")
+            // As on a paged catalog (CatalogSettings): the index triggers assume it.
+            try db.execute(sql: "PRAGMA recursive_triggers = OFF")
         }
         return try DatabaseQueue(configuration: config)
     }

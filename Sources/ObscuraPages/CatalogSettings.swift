@@ -25,6 +25,10 @@ public enum CatalogSettings {
         // A bounded page cache (16 MiB): with cache_spill off, a transaction may still
         // grow it, but reads do not.
         ("cache_size", "-16384", "-16384"),
+        // A REPLACE's implicit delete fires no delete trigger, on every build alike: the
+        // catalog's index triggers are written for that (docs/SEARCH.md §S4.1's write rules,
+        // which forbid REPLACE on the rows they guard; Debian's default, pinned).
+        ("recursive_triggers", "OFF", "0"),
         // The format's bound (§9.5 "Header and root", 240·252·252 pages): SQLite refuses to grow past
         // it with SQLITE_FULL, a clean failed transaction, before the VFS would have to.
         ("max_page_count", "\(PagesFormat.maxPages)", "\(PagesFormat.maxPages)"),

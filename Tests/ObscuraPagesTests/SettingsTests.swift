@@ -9,7 +9,7 @@ import Testing
         let expected = [
             "journal_mode": "memory", "locking_mode": "exclusive", "cache_spill": "0", "secure_delete": "1",
             "mmap_size": "0", "temp_store": "2", "synchronous": "2", "cache_size": "-16384",
-            "max_page_count": "15240960",
+            "max_page_count": "15240960", "recursive_triggers": "0",
         ]
         func check(_ catalog: PagedCatalog) throws {
             for (name, value) in expected {
