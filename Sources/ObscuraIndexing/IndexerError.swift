@@ -19,6 +19,7 @@ public enum IndexerError: Error, Equatable, CustomStringConvertible {
     /// The worker could not load what `load` named.
     case loadFailed(UInt8)
 
+    /// A sentence for the log and the status, without any item's bytes or text.
     public var description: String {
         switch self {
         case let .notFound(path): "the indexer is not installed at \(path)"

@@ -107,7 +107,9 @@ public struct Loaded: Sendable, Equatable {
 
 /// What an `item` asks the worker to compute.
 public struct Wanted: OptionSet, Sendable {
+    /// The bits as they travel in `item`.
     public let rawValue: UInt8
+    /// The set of `rawValue`'s bits.
     public init(rawValue: UInt8) { self.rawValue = rawValue }
     /// The text in the picture.
     public static let text = Wanted(rawValue: 1)
