@@ -71,21 +71,29 @@ static long long status_field(const char *name) {
     return value;
 }
 
-static int close_from_four(void) {
-    if (syscall(SYS_close_range, 4U, ~0U, 0) == 0) return 0;
-    // Before Linux 5.9: the descriptors listed in /proc/self/fd, less the listing's own.
+// The open descriptors listed in /proc/self/fd, less the listing's own (it exists only
+// while listing), at most `capacity` of them, in the kernel's order; -1 without /proc.
+static int list_descriptors(int *found, int capacity) {
     DIR *directory = opendir("/proc/self/fd");
     if (!directory) return -1;
-    int own = dirfd(directory);
-    int found[1024];
-    int count = 0;
+    int own = dirfd(directory), count = 0;
     struct dirent *entry;
-    while ((entry = readdir(directory)) && count < 1024) {
+    while ((entry = readdir(directory)) && count < capacity) {
+        if (entry->d_name[0] == '.') continue;
         int fd = atoi(entry->d_name);
-        if (fd >= 4 && fd != own) found[count++] = fd;
+        if (fd != own) found[count++] = fd;
     }
     closedir(directory);
-    for (int i = 0; i < count; i++) close(found[i]);
+    return count;
+}
+
+static int close_from_four(void) {
+    if (syscall(SYS_close_range, 4U, ~0U, 0) == 0) return 0;
+    // Before Linux 5.9: each listed descriptor above 3, one by one.
+    int found[1024];
+    int count = list_descriptors(found, 1024);
+    if (count < 0) return -1;
+    for (int i = 0; i < count; i++) if (found[i] >= 4) close(found[i]);
     return 0;
 }
 
@@ -374,24 +382,12 @@ size_t obscura_sandbox_diag(int landlock_abi, char *out, size_t capacity) {
     if (capacity == 0) return 0;
     out[0] = 0;
     size_t used = append(out, capacity, 0, "pid=%lld\nfds=", (long long)getpid());
-    // The listing's own descriptor is left out: it exists only while listing.
-    DIR *directory = opendir("/proc/self/fd");
-    if (directory) {
-        int own = dirfd(directory), first = 1;
-        struct dirent *entry;
-        int found[128];
-        int count = 0;
-        while ((entry = readdir(directory)) && count < 128) {
-            if (entry->d_name[0] == '.') continue;
-            int fd = atoi(entry->d_name);
-            if (fd != own) found[count++] = fd;
-        }
-        closedir(directory);
-        // readdir's order is the kernel's; ascending reads better and compares simply.
-        for (int i = 1; i < count; i++)
-            for (int j = i; j > 0 && found[j - 1] > found[j]; j--) { int t = found[j]; found[j] = found[j - 1]; found[j - 1] = t; }
-        for (int i = 0; i < count; i++) { used = append(out, capacity, used, first ? "%lld" : ",%lld", found[i]); first = 0; }
-    }
+    int found[128];
+    int count = list_descriptors(found, 128);
+    // readdir's order is the kernel's; ascending reads better and compares simply.
+    for (int i = 1; i < count; i++)
+        for (int j = i; j > 0 && found[j - 1] > found[j]; j--) { int t = found[j]; found[j] = found[j - 1]; found[j - 1] = t; }
+    for (int i = 0; i < count; i++) used = append(out, capacity, used, i == 0 ? "%lld" : ",%lld", found[i]);
     if (used < capacity) used += (size_t)snprintf(out + used, capacity - used, "\nenv=%s", start_environment);
     used = append(out, capacity, used, "\ndumpable=%lld", prctl(PR_GET_DUMPABLE, 0, 0, 0, 0));
     used = append(out, capacity, used, "\nnonewprivs=%lld", prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0));
