@@ -81,10 +81,7 @@ struct Worker {
         if request.probe == ProbeRequest.hang {
             while true { sleep(1000) }
         }
-        let code = obscura_sandbox_probe(Int32(request.probe), request.path)
-        var reply: [UInt8] = []
-        reply.append(contentsOf: withUnsafeBytes(of: UInt32(bitPattern: code).bigEndian, Array.init))
-        return reply
+        return ProbeReply(code: obscura_sandbox_probe(Int32(request.probe), request.path)).encoded()
         #else
         _exit(1)
         #endif

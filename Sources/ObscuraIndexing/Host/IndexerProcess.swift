@@ -1,6 +1,5 @@
 import CObscuraSystem
 import Foundation
-import ObscuraCrypto
 
 /// One indexer role process, seen from the parent (docs/SEARCH.md §S3.4): started
 /// hardened, checked at `hello`, given one request at a time with a deadline, and killed
@@ -185,9 +184,7 @@ public final class IndexerProcess: @unchecked Sendable {
     package func probe(_ probe: UInt8, path: String = "", timeout: Duration = requestTimeout) throws -> Int32 {
         try exchange(deadline: .now + timeout) {
             try channel.send(.probe, ProbeRequest(probe: probe, path: path).encoded(), deadline: $0)
-            let reply = try expect(.probed, deadline: $0)
-            guard reply.count == 4 else { throw IndexerError.violation("a probed of \(reply.count) bytes") }
-            return Int32(bitPattern: reply.readBigEndian(UInt32.self, at: 0))
+            return try ProbeReply.decode(expect(.probed, deadline: $0)).code
         }
     }
 

@@ -247,3 +247,27 @@ public struct ProbeRequest: Sendable, Equatable {
         return ProbeRequest(probe: probe, path: path)
     }
 }
+
+/// `probed` (debug builds): the errno the probe's call failed with, 0 when it succeeded.
+public struct ProbeReply: Sendable, Equatable {
+    /// The errno, or 0.
+    public var code: Int32
+
+    /// Makes a reply.
+    public init(code: Int32) { self.code = code }
+
+    /// The payload.
+    public func encoded() -> [UInt8] {
+        var bytes: [UInt8] = []
+        bytes.appendBigEndian(UInt32(bitPattern: code))
+        return bytes
+    }
+
+    /// Reads a payload of exactly four bytes.
+    public static func decode(_ payload: [UInt8]) throws -> ProbeReply {
+        var cursor = ByteCursor(payload)
+        let code = Int32(bitPattern: try cursor.integer(UInt32.self))
+        try cursor.end()
+        return ProbeReply(code: code)
+    }
+}
