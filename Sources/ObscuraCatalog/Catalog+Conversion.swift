@@ -1,4 +1,6 @@
+import Foundation
 import GRDB
+import ObscuraCrypto
 import ObscuraPages
 
 /// Moving a version 3 catalog image into a paged catalog (docs/FORMAT.md §9.7), and
@@ -91,14 +93,28 @@ extension Catalog {
         try db.execute(sql: "INSERT INTO main.\(quoted) (\(list)) SELECT \(list) FROM source.\(quoted)")
     }
 
-    /// Every item as "rowid id", by rowid: what a conversion must keep exactly, beside the
-    /// row counts (a renumbering keeps the counts).
+    /// Every item as "rowid id", by rowid, then every picture index row as "index seq id
+    /// digest", the id its `itemRowid` names and a digest of its text or box: what a
+    /// conversion must keep exactly, beside the row counts (a renumbering keeps the counts,
+    /// and would pair one item's text with another; review round 2, R2-5).
     package func itemKeys() throws -> [String] {
         try read { db in try Self.itemKeys(in: db, schema: "main") }
     }
 
     static func itemKeys(in db: Database, schema: String) throws -> [String] {
-        try String.fetchAll(db, sql: "SELECT rowid || ' ' || id FROM \(schema).item ORDER BY rowid")
+        let items = try String.fetchAll(db, sql: "SELECT rowid || ' ' || id FROM \(schema).item ORDER BY rowid")
+        let indexed = try Bool.fetchOne(
+            db, sql: "SELECT COUNT(*) > 0 FROM \(schema).sqlite_schema WHERE type = 'table' AND name = 'item_index'") ?? false
+        guard indexed else { return items }
+        let rows = try Row.fetchAll(db, sql: """
+            SELECT x.seq, item.id, x.ocrText, x.sealed FROM \(schema).item_index x
+            LEFT JOIN \(schema).item ON item.rowid = x.itemRowid ORDER BY x.seq
+            """)
+        return items + rows.map { row in
+            let content = Array(((row["ocrText"] as String?).map { Data($0.utf8) } ?? row["sealed"] ?? Data()))
+            let digest = SHA256Digest.hash(content).prefix(8).map { String(format: "%02x", $0) }.joined()
+            return "index \(row["seq"] as Int64) \(row["id"] as String? ?? "none") \(digest)"
+        }
     }
 
     /// Applies the catalog schema's migrations to a new paged catalog (the same tables a

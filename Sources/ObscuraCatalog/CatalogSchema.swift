@@ -207,8 +207,64 @@ package enum CatalogSchema {
             }
             try db.execute(sql: "INSERT INTO setting (key, value) VALUES (?, '0')", arguments: [Catalog.passwordChangedAtKey])
         }
+        migrator.registerMigration("v12") { db in
+            // Text read in pictures and their vectors (issue 38; docs/FORMAT.md §3.3,
+            // "The picture index"; docs/SEARCH.md §S4.1): three tables and their triggers,
+            // no row and no fill, so the migration writes the same pages in every vault.
+            try db.execute(sql: indexSchema)
+        }
         return migrator
     }
+
+    /// Migration v12 (docs/FORMAT.md §3.3, "The picture index"). Rows are appended by the
+    /// indexing job's settle and never updated in their identity or text (I6); the
+    /// triggers delete what a user's change makes stale, in the change's own commit.
+    /// Nothing fires on an insert into `item`: an import writes the pages it wrote before.
+    static let indexSchema = """
+        CREATE TABLE index_profile (
+            id INTEGER PRIMARY KEY,
+            kind TEXT NOT NULL,
+            name TEXT NOT NULL UNIQUE
+        );
+        CREATE TABLE item_index (
+            seq INTEGER PRIMARY KEY,
+            itemRowid INTEGER NOT NULL UNIQUE,
+            state INTEGER NOT NULL,
+            textProfile INTEGER,
+            vectorProfile INTEGER,
+            ocrText TEXT,
+            sealed BLOB
+        );
+        CREATE TABLE item_vector (
+            seq INTEGER PRIMARY KEY,
+            vector BLOB NOT NULL
+        );
+        CREATE TRIGGER item_index_fixed BEFORE UPDATE OF itemRowid, ocrText, sealed ON item_index
+            WHEN OLD.itemRowid IS NOT NEW.itemRowid OR OLD.ocrText IS NOT NEW.ocrText OR OLD.sealed IS NOT NEW.sealed BEGIN
+            SELECT RAISE(ABORT, 'item_index rows are never updated in place (I6)');
+        END;
+        CREATE TRIGGER item_index_vector_gone AFTER DELETE ON item_index BEGIN
+            DELETE FROM item_vector WHERE seq = OLD.seq;
+        END;
+        CREATE TRIGGER item_index_gone AFTER DELETE ON item BEGIN
+            DELETE FROM item_index WHERE itemRowid = OLD.rowid;
+        END;
+        CREATE TRIGGER item_index_views AFTER UPDATE OF viewsLeft ON item
+            WHEN (OLD.viewsLeft IS NULL) != (NEW.viewsLeft IS NULL) BEGIN
+            DELETE FROM item_index WHERE itemRowid = NEW.rowid;
+            INSERT INTO item_index (itemRowid, state) SELECT NEW.rowid, 64 WHERE NEW.viewsLeft IS NOT NULL;
+        END;
+        CREATE TRIGGER item_index_rekeyed AFTER UPDATE OF folderId ON item
+            WHEN OLD.folderId IS NOT NEW.folderId
+            AND (OLD.folderId IN (SELECT id FROM folder WHERE wrappedKey IS NOT NULL)
+                 OR NEW.folderId IN (SELECT id FROM folder WHERE wrappedKey IS NOT NULL)) BEGIN
+            DELETE FROM item_index WHERE itemRowid = NEW.rowid AND state != 64;
+        END;
+        CREATE TRIGGER item_index_protected AFTER UPDATE OF folderId ON item
+            WHEN NEW.folderId IN (SELECT id FROM folder WHERE wrappedKey IS NOT NULL) BEGIN
+            DELETE FROM item_index WHERE itemRowid = NEW.rowid AND sealed IS NULL AND state != 64;
+        END;
+        """
 
     /// The tally's triggers from migration v4 on: those of v3, counting only the rows
     /// outside the trash (`deletedAt` null). Moving to the trash and back is an update of

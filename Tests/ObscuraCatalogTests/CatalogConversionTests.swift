@@ -22,6 +22,13 @@ import Testing
             // Gaps, the highest rowid among them: a plain copy renumbers 5 … 11.
             try db.execute(sql: "DELETE FROM item WHERE id IN ('i3', 'i4', 'i12')")
         }
+        // Index rows of items after the gaps, named by rowid (docs/FORMAT.md §3.3, "The
+        // picture index"): a renumbering would pair each text with another item.
+        for n in [5, 7, 11] {
+            let rowid = try #require(try catalog.itemRowid(of: "i\(n)"))
+            try catalog.settle([.init(itemRowid: rowid, mediaId: "m\(n)", folderId: nil, readable: true, state: .textRead,
+                                      text: "text of picture \(n)")])
+        }
         return catalog
     }
 
@@ -45,6 +52,11 @@ import Testing
                 """)
         }
         #expect(found == ["i7"])
+        let pairs = try copy.database.read { db in
+            try String.fetchAll(db, sql: "SELECT item.id || ': ' || ocrText FROM item_index JOIN item ON item.rowid = itemRowid ORDER BY seq")
+        }
+        #expect(pairs == ["i5: text of picture 5", "i7: text of picture 7", "i11: text of picture 11"])
+        #expect(try copy.indexInvariantViolations() == [])
         #expect(try copy.isIntact())
     }
 }

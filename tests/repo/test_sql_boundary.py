@@ -82,3 +82,28 @@ def test_the_conflict_rule_sees_what_it_forbids():
                 "INSERT INTO setting(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = 1"]:
         assert not CONFLICTED_WRITE.search(sql), sql
     assert GRDB_CONFLICT.search("try record.insert(db, onConflict: .replace)")
+
+
+# docs/FORMAT.md §3.3: no writer may VACUUM a catalog (it may renumber `item`'s rowids,
+# which the picture index names), and `item_index` is written only by the explicit
+# statements of the catalog's index file and the schema's triggers (review round 2, R2-1).
+VACUUM = re.compile(r'"[^"\n]*\bVACUUM\b|\.vacuum\(', re.IGNORECASE)
+INDEX_WRITE = re.compile(r"\b(?:INSERT\s+INTO|UPDATE|DELETE\s+FROM)\s+(?:main\.)?\"?item_index\b", re.IGNORECASE)
+INDEX_WRITERS = {CATALOG / "Catalog+Index.swift", CATALOG / "CatalogSchema.swift"}
+
+
+def product_files():
+    for root in CHECKED + [CATALOG, REPO / "Sources" / "ObscuraPages"]:
+        yield from root.rglob("*.swift")
+
+
+def test_no_writer_vacuums_a_catalog():
+    assert [str(p.relative_to(REPO)) for p in product_files() if VACUUM.search(p.read_text())] == []
+
+
+def test_only_the_index_file_writes_index_rows():
+    found = [str(p.relative_to(REPO)) for p in product_files()
+             if p not in INDEX_WRITERS and INDEX_WRITE.search(p.read_text())]
+    assert found == []
+    assert all(INDEX_WRITE.search(p.read_text()) for p in INDEX_WRITERS)
+    assert VACUUM.search('try db.execute(sql: "VACUUM")') and VACUUM.search("try queue.vacuum()")

@@ -164,6 +164,8 @@ extension Vault {
         // The per-folder tally (docs/FORMAT.md §3.3) must equal counting the rows.
         let (tally, counted) = try catalog.tallyAndCounts()
         if tally != counted { problems.append("item tally \(tally) != \(counted)") }
+        // The picture index's invariants I1–I5 (docs/FORMAT.md §3.3, "The picture index").
+        problems += try catalog.indexInvariantViolations()
         for sub in ["data", "media"] {
             let names = try FileManager.default.contentsOfDirectory(atPath: directory.path + "/" + sub)
             problems += names.filter { $0.hasPrefix(".") }.map { "stray file \(sub)/\($0)" }

@@ -1,0 +1,165 @@
+import Foundation
+import GRDB
+import ObscuraCrypto
+import Testing
+@testable import ObscuraCatalog
+
+/// The picture index's schema (migration v12; docs/FORMAT.md §3.3, "The picture index";
+/// docs/SEARCH.md §S4.1): the write rules the triggers enforce, the settle's checks, the
+/// vector encoding, and the pages the migration and an import write.
+@Suite struct CatalogIndexTests {
+    /// An in-memory database with the catalog's pragmas, migrated up to `version`.
+    static func database(upTo version: String) throws -> DatabaseQueue {
+        var config = Configuration()
+        config.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA secure_delete = ON")
+            try db.execute(sql: "PRAGMA recursive_triggers = OFF")
+        }
+        let queue = try DatabaseQueue(configuration: config)
+        try CatalogSchema.migrator.migrate(queue, upTo: version)
+        return queue
+    }
+
+    /// Inserts `count` photo-like items with ids and names fixed by `first`.
+    static func insertItems(_ db: Database, count: Int, first: Int = 0) throws {
+        let insert = try db.makeStatement(sql: """
+            INSERT INTO item (id, kind, mediaId, thumbId, name, mimeType, size, width, height, takenAt, importedAt, contentHash)
+            VALUES (?, 'photo', ?, ?, ?, 'image/jpeg', 3500000, 4000, 3000, ?, 1767225600, ?)
+            """)
+        for n in first..<(first + count) {
+            let id = String(format: "%08x-0000-4000-8000-%012x", n, n)
+            try insert.execute(arguments: [id, "m" + id, "t" + id, String(format: "IMG_%06d.jpg", n),
+                                           1_600_000_000 + Double(n) * 3600, Data(SHA256Digest.hash(Array(id.utf8)))])
+        }
+    }
+
+    /// The pages of `after` that differ from `before` or are new, by number (4,096 bytes).
+    static func changedPages(_ before: [UInt8], _ after: [UInt8]) -> [Int] {
+        stride(from: 0, to: after.count, by: 4096).compactMap { offset in
+            let page = after[offset..<min(offset + 4096, after.count)]
+            guard offset < before.count else { return offset / 4096 + 1 }
+            return page.elementsEqual(before[offset..<min(offset + 4096, before.count)]) ? nil : offset / 4096 + 1
+        }
+    }
+
+    static func image(_ queue: DatabaseQueue) throws -> [UInt8] {
+        try queue.inDatabase { try Catalog.serialize($0) }
+    }
+
+    /// The migration adds the same pages to every vault: three tables, two unique
+    /// indexes' roots, the schema and the migrations row, however many items the vault
+    /// holds (review round 2, R2-9: a vault with free pages places the roots elsewhere and
+    /// writes at most one more page; the bound holds both ways, within version 4's
+    /// smallest bucket).
+    @Test func theMigrationWritesTheSamePagesInASmallAndALargeVault() throws {
+        var counts = [String: Int]()
+        for (name, items, freed) in [("10", 10, 0), ("5,000", 5_000, 0), ("5,000 with free pages", 5_000, 700)] {
+            let queue = try Self.database(upTo: "v11")
+            try queue.write { db in
+                try Self.insertItems(db, count: items)
+                if freed > 0 { try db.execute(sql: "DELETE FROM item WHERE rowid <= ?", arguments: [freed]) }
+            }
+            // Filling the search index's segments leaves free pages behind; a test vault
+            // (never a writer, §3.3) is compacted for the case without them.
+            if freed == 0 { try queue.vacuum() }
+            let freelist = try queue.read { try Int.fetchOne($0, sql: "PRAGMA freelist_count") ?? 0 }
+            #expect((freelist > 0) == (freed > 0), "\(name): free pages \(freelist)")
+            let before = try Self.image(queue)
+            try CatalogSchema.migrator.migrate(queue, upTo: "v12")
+            counts[name] = Self.changedPages(before, try Self.image(queue)).count
+        }
+        #expect(counts["10"] == counts["5,000"], "\(counts)")
+        #expect(counts.values.allSatisfy { $0 <= 12 }, "\(counts)")
+        #expect(counts["5,000 with free pages"]! <= counts["5,000"]! + 2, "\(counts)")
+        print("migration v12 pages: \(counts)")
+    }
+
+    /// Nothing fires on an insert into `item`: an import writes the pages it wrote before
+    /// the migration (S-R25), and the new tables stay empty.
+    @Test func anImportWritesThePagesItWroteBeforeTheMigration() throws {
+        var written = [String: Int]()
+        for version in ["v11", "v12"] {
+            let queue = try Self.database(upTo: version)
+            try queue.write { try Self.insertItems($0, count: 3_000) }
+            let before = try Self.image(queue)
+            try queue.write { try Self.insertItems($0, count: 8, first: 50_000) }
+            written[version] = Self.changedPages(before, try Self.image(queue)).count
+            if version == "v12" {
+                #expect(try queue.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM item_index") } == 0)
+            }
+        }
+        #expect(written["v11"] == written["v12"], "\(written)")
+    }
+
+    /// I6 (review round 2, R2-1): a row's identity and text never change in place; its
+    /// state and vector profile may.
+    @Test func anIndexRowsTextAndItemNeverChangeInPlace() throws {
+        let catalog = try Catalog.empty()
+        try catalog.write { try Self.insertItems($0, count: 2) }
+        let rowid = try #require(try catalog.itemRowid(of: String(format: "%08x-0000-4000-8000-%012x", 0, 0)))
+        let entry = Catalog.IndexEntry(itemRowid: rowid, mediaId: String(format: "m%08x-0000-4000-8000-%012x", 0, 0),
+                                       folderId: nil, readable: true, state: .textRead, text: "first words")
+        #expect(try catalog.settle([entry]) == [true])
+        for sql in ["UPDATE item_index SET ocrText = 'other words'", "UPDATE item_index SET itemRowid = itemRowid + 1",
+                    "UPDATE item_index SET sealed = x'00'"] {
+            #expect(throws: DatabaseError.self, "\(sql)") { try catalog.write { try $0.execute(sql: sql) } }
+        }
+        try catalog.write { try $0.execute(sql: "UPDATE item_index SET state = 1 | 32, ocrText = ocrText") }
+        #expect(try catalog.read { try Int.fetchOne($0, sql: "SELECT state FROM item_index") } == 33)
+        #expect(try catalog.read { try String.fetchOne($0, sql: "SELECT ocrText FROM item_index") } == "first words")
+    }
+
+    /// R2-2: `seq` has no AUTOINCREMENT, so a row appended after the last one's delete
+    /// takes its `seq`; the deleted row's vector went with it and is not the new row's.
+    @Test func aReusedSeqFindsNoVectorOfTheRowBeforeIt() throws {
+        let catalog = try Catalog.empty()
+        try catalog.write { try Self.insertItems($0, count: 2) }
+        let ids = (0..<2).map { String(format: "%08x-0000-4000-8000-%012x", $0, $0) }
+        let rowids = try ids.map { try #require(try catalog.itemRowid(of: $0)) }
+        let vector = IndexVector(quantising: (0..<512).map { Float($0 % 7) - 3 })
+        #expect(try catalog.settle([.init(itemRowid: rowids[0], mediaId: "m" + ids[0], folderId: nil, readable: true,
+                                          state: [.textRead, .vectorMade], text: "a", vector: vector)]) == [true])
+        let first = try #require(try catalog.indexRow(ofItem: ids[0]))
+        #expect(try catalog.indexVector(seq: first.seq) == vector)
+        try catalog.write { try $0.execute(sql: "DELETE FROM item WHERE id = ?", arguments: [ids[0]]) }
+        #expect(try catalog.settle([.init(itemRowid: rowids[1], mediaId: "m" + ids[1], folderId: nil, readable: true,
+                                          state: .textRead, text: "b")]) == [true])
+        let second = try #require(try catalog.indexRow(ofItem: ids[1]))
+        #expect(second.seq == first.seq, "the test needs the seq reused")
+        #expect(try catalog.indexVector(seq: second.seq) == nil)
+        #expect(try catalog.indexInvariantViolations() == [])
+    }
+
+    /// The settle writes a result only for the item as the job read it, and only once.
+    @Test func theSettleWritesOnlyForTheItemAsRead() throws {
+        let catalog = try Catalog.empty()
+        try catalog.write { try Self.insertItems($0, count: 1) }
+        let id = String(format: "%08x-0000-4000-8000-%012x", 0, 0)
+        let rowid = try #require(try catalog.itemRowid(of: id))
+        func entry(mediaId: String = "m" + id, folderId: String? = nil, readable: Bool = true) -> Catalog.IndexEntry {
+            .init(itemRowid: rowid, mediaId: mediaId, folderId: folderId, readable: readable, state: .textRead, text: "t")
+        }
+        #expect(try catalog.settle([entry(mediaId: "re-encrypted"), entry(folderId: "moved"), entry(rowid: rowid + 1)]) == [false, false, false])
+        #expect(try catalog.settle([entry(), entry()]) == [true, false])
+        #expect(try catalog.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM item_index") } == 1)
+        func entry(rowid other: Int64) -> Catalog.IndexEntry {
+            .init(itemRowid: other, mediaId: "m" + id, folderId: nil, readable: true, state: .textRead, text: "t")
+        }
+    }
+
+    /// §3.3's encoding: the scale and the components round-trip, and the cosine the
+    /// stored form gives is the float one's within the quantisation's error.
+    @Test func aVectorIsStoredAsScaleAndInt8Components() throws {
+        let values = (0..<512).map { Float(sin(Double($0) * 0.37)) }
+        let stored = IndexVector(quantising: values)
+        #expect(stored.stored.count == 516)
+        #expect(IndexVector(stored: stored.stored) == stored)
+        #expect(stored.components.map { abs(Int($0)) }.max() == 127)
+        let norm = values.reduce(0) { $0 + $1 * $1 }.squareRoot()
+        let decoded = stored.components.map { Float($0) * stored.scale }
+        let cosine = zip(values, decoded).reduce(Float(0)) { $0 + $1.0 / norm * $1.1 }
+        #expect(abs(cosine - 1) < 0.001, "cosine \(cosine)")
+        #expect(IndexVector(stored: [UInt8](repeating: 0, count: 516)) == nil, "a zero scale is refused")
+        #expect(IndexVector(stored: stored.stored.dropLast()) == nil)
+    }
+}
