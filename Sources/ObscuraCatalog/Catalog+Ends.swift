@@ -4,8 +4,10 @@ import GRDB
 /// an item is deleted for good; the partial index `item_by_end` finds those whose time came.
 extension Catalog {
     /// Sets the end of the items `ids`, all or none: nil clears that part of it.
-    package func setEnd(_ ids: [String], endsAt: Double?, viewsLeft: Int?) throws {
-        try write { db in
+    /// `changingViewLimit`: some item gains or loses its end in views, which replaces its
+    /// picture index row (§3.3), so the commit takes ``dropFloor``; a counted view does not.
+    package func setEnd(_ ids: [String], endsAt: Double?, viewsLeft: Int?, changingViewLimit: Bool) throws {
+        try write(minimumBucket: changingViewLimit ? Self.dropFloor : 0) { db in
             for id in ids {
                 try db.execute(sql: "UPDATE item SET endsAt = ?, viewsLeft = ? WHERE id = ?", arguments: [endsAt, viewsLeft, id])
             }

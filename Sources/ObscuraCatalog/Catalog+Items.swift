@@ -104,14 +104,17 @@ extension Catalog {
         try read { db in try ItemRecord.fetchAll(db, keys: ids) }
     }
 
-    /// Replaces the rows of `items` (matched by id), all or none.
-    package func update(_ items: [ItemRecord]) throws {
-        try write { db in for item in items { try item.update(db) } }
+    /// Replaces the rows of `items` (matched by id), all or none. `crossingProtection`:
+    /// some item moves into, out of or between protected folders, which drops its picture
+    /// index row, so the commit takes ``dropFloor``.
+    package func update(_ items: [ItemRecord], crossingProtection: Bool = false) throws {
+        try write(minimumBucket: crossingProtection ? Self.dropFloor : 0) { db in for item in items { try item.update(db) } }
     }
 
-    /// Removes the rows of `items` (matched by id), all or none.
+    /// Removes the rows of `items` (matched by id), all or none, in a commit of
+    /// ``dropFloor``: an item's picture index row goes with it.
     package func delete(_ items: [ItemRecord]) throws {
-        try write { db in for item in items { _ = try item.delete(db) } }
+        try write(minimumBucket: Self.dropFloor) { db in for item in items { _ = try item.delete(db) } }
     }
 
     /// Marks or unmarks the item `itemId` as a favourite.

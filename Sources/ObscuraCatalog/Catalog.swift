@@ -209,7 +209,11 @@ public final class Catalog: @unchecked Sendable {
     /// slot cannot be read back.
     ///
     /// For the catalog's typed queries and the package's low-level tools, as ``read(_:)``.
-    package func write<T>(_ body: (Database) throws -> T) throws -> T {
+    ///
+    /// `minimumBucket` is the writer's floor on a paged catalog's container commit
+    /// (docs/FORMAT.md §8.12): ``dropFloor`` for a change whose triggers may drop picture
+    /// index rows, so that its bucket does not tell whether they did.
+    package func write<T>(minimumBucket: Int = 0, _ body: (Database) throws -> T) throws -> T {
         try ordered {
             switch try current() {
             case let .image(queue):
@@ -219,7 +223,7 @@ public final class Catalog: @unchecked Sendable {
                 }
             case let .paged(paged):
                 return try committing(paged) {
-                    try paged.write { db in
+                    try paged.write(minimumBucket: minimumBucket) { db in
                         try checkOpen()
                         return try body(db)
                     }
@@ -227,6 +231,15 @@ public final class Catalog: @unchecked Sendable {
             }
         }
     }
+
+    /// §8.12's writer's floor for a user's change whose triggers may drop picture index
+    /// rows (§3.3, "The picture index"): a delete for good, an end set or cleared, a move
+    /// across the protection boundary, an import that pairs with a stored half. Measured
+    /// at 100,000 items (docs/BENCHMARKS.md, `obscura-bench index-ops`), a delete's need
+    /// is about 31 blocks for an item without a row and about 35 with one, either side of
+    /// the first bucket; every such change takes the second bucket, so its size tells
+    /// nothing of the index.
+    package static let dropFloor = ContainerFormat.floorBucket
 
     /// Runs `body` in a write transaction of a paged catalog whose commit also seals the
     /// root under `headerPrefix` (a password change, docs/FORMAT.md §9.5), and with

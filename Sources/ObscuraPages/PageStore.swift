@@ -12,4 +12,15 @@ public protocol PageStore: AnyObject {
     /// - Parameter logicalCount: the logical blocks the slot uses after this commit
     ///   (ids `0..<logicalCount`); blocks at or past it may be dropped.
     func commit(_ blocks: [Int: [UInt8]], logicalCount: Int) throws
+
+    /// ``commit(_:logicalCount:)`` as one bucket of at least `minimumBucket` blocks where
+    /// the store writes buckets (a container of inner format 2, docs/FORMAT.md §8.12's
+    /// writer's floor); other stores commit as ``commit(_:logicalCount:)``.
+    func commit(_ blocks: [Int: [UInt8]], logicalCount: Int, minimumBucket: Int) throws
+}
+
+extension PageStore {
+    public func commit(_ blocks: [Int: [UInt8]], logicalCount: Int, minimumBucket: Int) throws {
+        try commit(blocks, logicalCount: logicalCount)
+    }
 }

@@ -132,9 +132,13 @@ public final class PagedCatalog: @unchecked Sendable {
     }
 
     /// Runs `updates` in a write transaction; the store has committed when it returns.
-    public func write<T>(_ updates: (Database) throws -> T) throws -> T {
+    /// With `minimumBucket`, a store that writes buckets makes that commit one of at least
+    /// so many blocks (docs/FORMAT.md §8.12, the writer's floor).
+    public func write<T>(minimumBucket: Int = 0, _ updates: (Database) throws -> T) throws -> T {
         try queue.writeWithoutTransaction { db in
             try mapErrors {
+                file.lock.withLock { file.nextMinimumBucket = minimumBucket }
+                defer { file.lock.withLock { file.nextMinimumBucket = 0 } }
                 var result: T?
                 try db.inTransaction {
                     result = try updates(db)

@@ -186,7 +186,7 @@ extension PagedFile {
         // Layout B's root has room for fewer upper tags (§9.5).
         guard next.pageCount <= next.layout.maxPages else { throw PagesError.tooLarge(pages: next.pageCount) }
         all[PageLayout.header] = try next.sealHeader(prefix: sealingPrefix, fields: fields, rootKey: keys.root, random: random)
-        try store.commit(all, logicalCount: PageLayout.logicalCount(pages: next.pageCount))
+        try store.commit(all, logicalCount: PageLayout.logicalCount(pages: next.pageCount), minimumBucket: nextMinimumBucket)
         prefix = sealingPrefix
         nextPrefix = nil
         if let nextHeaderFields { headerFields = nextHeaderFields }

@@ -34,6 +34,9 @@ package final class PagedFile: @unchecked Sendable {
     /// A field provider the next commit uses instead, and keeps from then on: a
     /// credential commit, whose rows and fields change together (docs/FORMAT.md §9.7).
     var nextHeaderFields: (@Sendable () throws -> [UInt8]?)?
+    /// The writer's floor on the bucket of the commit of the write in progress
+    /// (docs/FORMAT.md §8.12); 0 for none.
+    var nextMinimumBucket = 0
     /// Sealed pages written since the last commit, under `root.generation`.
     var staged: [Int: [UInt8]] = [:]
     /// The file's size in pages as SQLite sees it (after writes past the end, truncates).

@@ -6,7 +6,7 @@ import ObscuraStore
 /// positions in every slot.
 package final class SlotPageStore: PageStore {
     private let reader: (Int) throws -> [UInt8]
-    private let committer: ([Int: [UInt8]], Int) throws -> BlockCommitReport
+    private let committer: ([Int: [UInt8]], Int, Int) throws -> BlockCommitReport
     /// What the last commit wrote; for benchmarks and tests.
     package private(set) var lastCommit: BlockCommitReport?
 
@@ -15,12 +15,12 @@ package final class SlotPageStore: PageStore {
     package convenience init(container: SlotContainer, slot: SlotID) {
         self.init(
             read: { try container.readBlock(slot, $0) },
-            commit: { try container.commit(blocks: [slot: $0], logicalCount: $1) })
+            commit: { try container.commit(blocks: [slot: $0], logicalCount: $1, minimumBucket: $2) })
     }
 
     /// A store over two operations: reading logical block j, and committing blocks with
-    /// the logical count they need.
-    package init(read: @escaping (Int) throws -> [UInt8], commit: @escaping ([Int: [UInt8]], Int) throws -> BlockCommitReport) {
+    /// the logical count they need and the writer's floor on the bucket.
+    package init(read: @escaping (Int) throws -> [UInt8], commit: @escaping ([Int: [UInt8]], Int, Int) throws -> BlockCommitReport) {
         reader = read
         committer = commit
     }
@@ -28,7 +28,11 @@ package final class SlotPageStore: PageStore {
     package func readBlock(_ index: Int) throws -> [UInt8] { try reader(index) }
 
     package func commit(_ blocks: [Int: [UInt8]], logicalCount: Int) throws {
-        lastCommit = try committer(blocks, logicalCount)
+        try commit(blocks, logicalCount: logicalCount, minimumBucket: 0)
+    }
+
+    package func commit(_ blocks: [Int: [UInt8]], logicalCount: Int, minimumBucket: Int) throws {
+        lastCommit = try committer(blocks, logicalCount, minimumBucket)
     }
 }
 
@@ -38,6 +42,6 @@ extension SlotStore {
     package func pageStore(_ name: String) -> SlotPageStore {
         SlotPageStore(
             read: { try self.readBlock(name, $0) },
-            commit: { try self.commitBlocks(name, $0, logicalCount: $1) })
+            commit: { try self.commitBlocks(name, $0, logicalCount: $1, minimumBucket: $2) })
     }
 }

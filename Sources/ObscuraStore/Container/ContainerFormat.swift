@@ -96,4 +96,8 @@ public enum ContainerFormat {
     /// §8.12: a larger commit takes the smallest bucket of `bucket · bucketGrowth^k`
     /// blocks that holds it.
     public static let bucketGrowth = 4
+    /// §8.12, the writer's floor: the second bucket size, which a writer asks for a
+    /// commit whose need would otherwise tell something a copy holder must not learn
+    /// (a user's change that may drop picture index rows, docs/FORMAT.md §3.3).
+    public static let floorBucket = bucket * bucketGrowth
 }

@@ -6,6 +6,9 @@ import ObscuraCrypto
 package struct BlockCommitReport: Equatable {
     /// Logical blocks some slot changed.
     package let changed: Int
+    /// The commit's need: the changed blocks and the map nodes over them, before cover
+    /// (what chose the bucket, with the writer's floor).
+    package let need: Int
     /// Logical blocks re-sealed unchanged as cover.
     package let cover: Int
     /// Map nodes rewritten.
@@ -38,8 +41,12 @@ extension SlotContainer {
     /// - Parameters:
     ///   - changes: per slot, new 4068-byte payloads by logical id.
     ///   - needed: logical blocks the slots' contents now use; more than L grows.
+    ///   - minimumBucket: the writer's floor (§8.12): the bucket is the smallest of the
+    ///     sizes that holds the need and is at least this.
     @discardableResult
-    package func commit(blocks changes: [SlotID: [Int: [UInt8]]], logicalCount needed: Int = 0) throws -> BlockCommitReport {
+    package func commit(
+        blocks changes: [SlotID: [Int: [UInt8]]], logicalCount needed: Int = 0, minimumBucket: Int = 0
+    ) throws -> BlockCommitReport {
         guard !broken else { throw ContainerError.needsRecovery }
         precondition(state.innerFormat == .blocks, "block commits are inner format 2")
         guard changes.keys.allSatisfy(slots.contains) else { throw ContainerError.damaged("no such slot") }
@@ -51,8 +58,9 @@ extension SlotContainer {
         let shape = state.shape!
         var data = ids
         var nodes = Set(data.flatMap { Self.path(of: $0, shape: shape) })
+        let need = data.count + nodes.count
         var bucket = ContainerFormat.bucket
-        while data.count + nodes.count > bucket { bucket *= ContainerFormat.bucketGrowth }
+        while need > bucket || bucket < minimumBucket { bucket *= ContainerFormat.bucketGrowth }
         // A bucket as large as the map is a whole rewrite anyway, which also keeps every
         // partial bucket within the free half of the container (§8.9: L + M ≤ free).
         let rekey = state.sealedUnderGeneration + UInt64(2 * bucket) >= ContainerFormat.rekeyAfter
@@ -119,7 +127,7 @@ extension SlotContainer {
         }
         try publish(next, maps: newMaps)
         try? setTimes()
-        return BlockCommitReport(changed: ids.count, cover: cover, nodes: nodeIDs.count, written: bucket, whole: false)
+        return BlockCommitReport(changed: ids.count, need: need, cover: cover, nodes: nodeIDs.count, written: bucket, whole: false)
     }
 
     /// The nodes over logical block `j`, one per level (§8.5).
@@ -148,8 +156,9 @@ extension SlotContainer {
         }
         try commit(replacing: streams)
         let shape = state.shape!
+        let changed = Set(changes.values.flatMap(\.keys)).count
         return BlockCommitReport(
-            changed: Set(changes.values.flatMap(\.keys)).count, cover: 0, nodes: shape.nodeCount,
+            changed: changed, need: changed + shape.nodeCount, cover: 0, nodes: shape.nodeCount,
             written: Int(state.blockCount) - ContainerFormat.firstData, whole: true)
     }
 }

@@ -249,12 +249,16 @@ package final class SlotStore {
     }
 
     /// Commits new payloads for logical blocks of slot `name` (inner format 2): one
-    /// commit that writes the same bucket of positions in every slot (§8.12).
+    /// commit that writes the same bucket of positions in every slot (§8.12), of at least
+    /// `minimumBucket` blocks (the writer's floor).
     @discardableResult
-    package func commitBlocks(_ name: String, _ blocks: [Int: [UInt8]], logicalCount: Int) throws -> BlockCommitReport {
+    package func commitBlocks(
+        _ name: String, _ blocks: [Int: [UInt8]], logicalCount: Int, minimumBucket: Int = 0
+    ) throws -> BlockCommitReport {
         try serialized {
             countWrite()
-            return try requireContainer(name).commit(blocks: [try slotID(name): blocks], logicalCount: logicalCount)
+            return try requireContainer(name).commit(
+                blocks: [try slotID(name): blocks], logicalCount: logicalCount, minimumBucket: minimumBucket)
         }
     }
 

@@ -85,6 +85,19 @@ import Testing
         for slot in container.slots { #expect(try container.readStream(slot) == expected[slot]) }
     }
 
+    /// §8.12 step 2's writer's floor: a small change asked to take the second class does,
+    /// its need still reported apart from the cover that fills the bucket.
+    @Test func theWritersFloorRaisesTheBucketAndNotTheNeed() throws {
+        let (_, container, old) = try Self.make(size: 600_000)
+        let change = Self.payloads([3], seed: "floored")
+        let report = try container.commit(blocks: [container.slots[2]: change], minimumBucket: ContainerFormat.floorBucket)
+        #expect(!report.whole)
+        #expect(report.written == ContainerFormat.floorBucket && ContainerFormat.floorBucket == 128)
+        #expect(report.changed == 1 && report.need < ContainerFormat.bucket)
+        let expected = Self.applying(change, to: container.slots[2], in: old)
+        for slot in container.slots { #expect(try container.readStream(slot) == expected[slot]) }
+    }
+
     @Test func contentsBeyondTheContainerGrowItByAWholeRewrite() throws {
         let (files, container, old) = try Self.make()
         let logical = Int(container.state.logicalCount)
