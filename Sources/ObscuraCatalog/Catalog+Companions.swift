@@ -23,10 +23,10 @@ extension Catalog {
     /// columns of `stills` and nothing else of theirs, so that a favourite set since the
     /// still was read stays. A stored row that is no longer an unpaired one outside the
     /// trash refuses the whole write (the caller holds the rows gate, which trash and
-    /// restore take, so this is a last guard, not a path). A write that deletes a stored
-    /// half takes ``dropFloor``: the half's picture index row goes with it.
+    /// restore take, so this is a last guard, not a path). A write that deletes stored
+    /// halves takes ``dropFloor(items:)`` for them: their picture index rows go with them.
     package func recordImports(deleting taken: [ItemRecord], inserting rows: [ItemRecord], pairing stills: [ItemRecord]) throws {
-        try write(minimumBucket: taken.isEmpty ? 0 : Self.dropFloor) { db in
+        try write(minimumBucket: taken.isEmpty ? 0 : Self.dropFloor(items: taken.count)) { db in
             func changedOne() throws {
                 guard db.changesCount == 1 else { throw CatalogError.corrupt("an item to pair changed while it was paired") }
             }

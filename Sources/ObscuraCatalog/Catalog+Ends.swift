@@ -3,11 +3,15 @@ import GRDB
 /// The statements of ends (docs/FORMAT.md §3.3, "Ends"): `endsAt` and `viewsLeft` say when
 /// an item is deleted for good; the partial index `item_by_end` finds those whose time came.
 extension Catalog {
-    /// Sets the end of the items `ids`, all or none: nil clears that part of it.
-    /// `changingViewLimit`: some item gains or loses its end in views, which replaces its
-    /// picture index row (§3.3), so the commit takes ``dropFloor``; a counted view does not.
-    package func setEnd(_ ids: [String], endsAt: Double?, viewsLeft: Int?, changingViewLimit: Bool) throws {
-        try write(minimumBucket: changingViewLimit ? Self.dropFloor : 0) { db in
+    /// Sets the end of the items `ids`, all or none: nil clears that part of it. The items
+    /// that gain or lose an end in views have their picture index rows replaced (§3.3), so
+    /// the commit takes ``dropFloor(items:)`` for them, counted from the stored rows; a
+    /// counted view changes none.
+    package func setEnd(_ ids: [String], endsAt: Double?, viewsLeft: Int?) throws {
+        let changing = try read { db in
+            try ItemRecord.fetchAll(db, keys: ids).filter { ($0.viewsLeft == nil) != (viewsLeft == nil) }.count
+        }
+        try write(minimumBucket: changing > 0 ? Self.dropFloor(items: changing) : 0) { db in
             for id in ids {
                 try db.execute(sql: "UPDATE item SET endsAt = ?, viewsLeft = ? WHERE id = ?", arguments: [endsAt, viewsLeft, id])
             }

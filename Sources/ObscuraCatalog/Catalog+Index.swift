@@ -55,7 +55,8 @@ extension Catalog {
         /// with outcome flags, text within the cap and a vector only when flag 2 says so.
         var isWellFormed: Bool {
             if state == .protected {
-                return sealed != nil && text == nil && vector == nil && textProfile == nil && vectorProfile == nil
+                return readable && sealed?.count == IndexLimits.boxSize && text == nil && vector == nil
+                    && textProfile == nil && vectorProfile == nil
             }
             if state == .viewLimited {
                 return !readable && sealed == nil && text == nil && vector == nil && textProfile == nil && vectorProfile == nil
@@ -80,18 +81,26 @@ extension Catalog {
 
     /// Appends `entries` in one transaction (the settle of docs/SEARCH.md §S7.1). Each is
     /// written only if its item still has the original, folder and readability the job
-    /// saw and has no row yet; its vector follows only when its row was written.
+    /// saw, is protected exactly when the entry is a box, and has no row yet; its vector
+    /// follows only when its row was written.
     /// - Returns: for each entry, whether it was written.
+    /// - Throws: ``CatalogError/corrupt(_:)`` for an entry of a shape FORMAT.md §3.3 does
+    ///   not allow; then nothing is written.
     @discardableResult
     package func settle(_ entries: [IndexEntry]) throws -> [Bool] {
-        precondition(entries.allSatisfy(\.isWellFormed), "an index entry breaks the shape of FORMAT.md §3.3")
+        guard entries.allSatisfy(\.isWellFormed) else { throw CatalogError.corrupt("an index entry breaks FORMAT.md §3.3") }
         return try write { db in
             try entries.map { entry in
+                // A box only for a protected item, plaintext only for an unprotected one
+                // (I3, I5); the placeholder for either.
+                let protection = entry.state == .viewLimited ? ""
+                    : entry.state == .protected ? "AND folderId IN \(Self.protectedFolders)"
+                    : "AND (folderId IS NULL OR folderId NOT IN \(Self.protectedFolders))"
                 try db.execute(sql: """
                     INSERT INTO item_index (itemRowid, state, textProfile, vectorProfile, ocrText, sealed)
                     SELECT ?, ?, ?, ?, ?, ?
                     WHERE EXISTS (SELECT 1 FROM item WHERE rowid = ? AND mediaId = ? AND folderId IS ?
-                                  AND (viewsLeft IS NULL) = ?)
+                                  AND (viewsLeft IS NULL) = ? \(protection))
                       AND NOT EXISTS (SELECT 1 FROM item_index WHERE itemRowid = ?)
                     """, arguments: [
                         entry.itemRowid, entry.state.rawValue, entry.textProfile, entry.vectorProfile, entry.text,
@@ -109,22 +118,32 @@ extension Catalog {
     }
 
     /// Adds a vector to the unprotected row `seq` of `itemRowid`, if the row is still
-    /// there, readable, and has none (§S7.1: a model installed after the text was read).
-    /// Only `state` and `vectorProfile` change in place (I6).
+    /// there, has none, and its item still has the original `mediaId` in the unprotected
+    /// folder `folderId` with no end in views (§S7.1: a model installed after the text was
+    /// read). `seq` and rowids are taken again after a delete: the item's own original is
+    /// what tells the picture the vector was made of. Only `state` and `vectorProfile`
+    /// change in place (I6).
     /// - Returns: whether it was added.
     @discardableResult
-    package func addVector(_ vector: IndexVector, profile: Int64, toRow seq: Int64, itemRowid: Int64) throws -> Bool {
+    package func addVector(
+        _ vector: IndexVector, profile: Int64, toRow seq: Int64, itemRowid: Int64, mediaId: String, folderId: String?
+    ) throws -> Bool {
         try write { db in
             try db.execute(sql: """
                 UPDATE item_index SET state = (state | 2) & ~16, vectorProfile = ?
                 WHERE seq = ? AND itemRowid = ? AND sealed IS NULL AND state & 192 = 0
                   AND NOT EXISTS (SELECT 1 FROM item_vector WHERE seq = ?)
-                """, arguments: [profile, seq, itemRowid, seq])
+                  AND EXISTS (SELECT 1 FROM item WHERE rowid = ? AND mediaId = ? AND folderId IS ? AND viewsLeft IS NULL
+                              AND (folderId IS NULL OR folderId NOT IN \(Self.protectedFolders)))
+                """, arguments: [profile, seq, itemRowid, seq, itemRowid, mediaId, folderId])
             guard db.changesCount == 1 else { return false }
             try db.execute(sql: "INSERT INTO item_vector (seq, vector) VALUES (?, ?)", arguments: [seq, Data(vector.stored)])
             return true
         }
     }
+
+    /// The protected folders' ids, as SQL.
+    static let protectedFolders = "(SELECT id FROM folder WHERE wrappedKey IS NOT NULL)"
 
     /// The rowid of the item `id`, if it exists.
     package func itemRowid(of id: String) throws -> Int64? {

@@ -7,7 +7,7 @@ extension Catalog {
     /// trigger's. For the consistency checks of tests and audits.
     package func indexInvariantViolations() throws -> [String] {
         try read { db in
-            let protected = "(SELECT id FROM folder WHERE wrappedKey IS NOT NULL)"
+            let protected = Self.protectedFolders
             let checks: [(String, String)] = [
                 ("I1 names no item", "SELECT seq FROM item_index WHERE itemRowid NOT IN (SELECT rowid FROM item)"),
                 ("I1 a second row of one item", """
@@ -16,12 +16,14 @@ extension Catalog {
                 ("I2 vector without its row, or of a row that may hold none", """
                     SELECT v.seq FROM item_vector v LEFT JOIN item_index x ON x.seq = v.seq LEFT JOIN item i ON i.rowid = x.itemRowid
                     WHERE x.seq IS NULL OR i.rowid IS NULL OR i.viewsLeft IS NOT NULL OR i.folderId IN \(protected)
-                       OR x.sealed IS NOT NULL OR x.state & 2 = 0
+                       OR x.sealed IS NOT NULL OR x.state & 2 = 0 OR length(v.vector) != \(IndexLimits.vectorSize)
                     """),
                 ("I3 protected item's row is neither a box nor the placeholder", """
                     SELECT x.seq FROM item_index x JOIN item i ON i.rowid = x.itemRowid WHERE i.folderId IN \(protected)
-                    AND NOT ((x.state = 128 AND x.sealed IS NOT NULL AND x.ocrText IS NULL AND x.textProfile IS NULL AND x.vectorProfile IS NULL)
-                          OR (x.state = 64 AND x.sealed IS NULL AND x.ocrText IS NULL AND x.textProfile IS NULL AND x.vectorProfile IS NULL))
+                    AND NOT ((x.state = 128 AND length(x.sealed) = \(IndexLimits.boxSize) AND x.ocrText IS NULL
+                              AND x.textProfile IS NULL AND x.vectorProfile IS NULL AND i.viewsLeft IS NULL)
+                          OR (x.state = 64 AND x.sealed IS NULL AND x.ocrText IS NULL AND x.textProfile IS NULL AND x.vectorProfile IS NULL
+                              AND i.viewsLeft IS NOT NULL))
                     """),
                 ("I4 view-limited item's row is not the placeholder", """
                     SELECT x.seq FROM item_index x JOIN item i ON i.rowid = x.itemRowid WHERE i.viewsLeft IS NOT NULL

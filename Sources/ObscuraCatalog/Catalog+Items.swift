@@ -104,17 +104,30 @@ extension Catalog {
         try read { db in try ItemRecord.fetchAll(db, keys: ids) }
     }
 
-    /// Replaces the rows of `items` (matched by id), all or none. `crossingProtection`:
-    /// some item moves into, out of or between protected folders, which drops its picture
-    /// index row, so the commit takes ``dropFloor``.
-    package func update(_ items: [ItemRecord], crossingProtection: Bool = false) throws {
-        try write(minimumBucket: crossingProtection ? Self.dropFloor : 0) { db in for item in items { try item.update(db) } }
+    /// Replaces the rows of `items` (matched by id), all or none. The items that move
+    /// into, out of or between protected folders lose their picture index rows, so the
+    /// commit takes ``dropFloor(items:)`` for them, counted from the stored rows and the
+    /// folders, never from the index. (The vault holds its rows gate across a move, so
+    /// the stored rows do not change between the count and the write.)
+    package func update(_ items: [ItemRecord]) throws {
+        let crossing = try read { db -> Int in
+            let protected = Set(try String.fetchAll(db, sql: "SELECT id FROM folder WHERE wrappedKey IS NOT NULL"))
+            let stored = try ItemRecord.fetchAll(db, keys: items.map(\.id))
+            let before = Dictionary(stored.map { ($0.id, $0.folderId) }, uniquingKeysWith: { a, _ in a })
+            return items.filter { item in
+                guard let old = before[item.id], old != item.folderId else { return false }
+                return old.map(protected.contains) == true || item.folderId.map(protected.contains) == true
+            }.count
+        }
+        try write(minimumBucket: crossing > 0 ? Self.dropFloor(items: crossing) : 0) { db in
+            for item in items { try item.update(db) }
+        }
     }
 
     /// Removes the rows of `items` (matched by id), all or none, in a commit of
-    /// ``dropFloor``: an item's picture index row goes with it.
+    /// ``dropFloor(items:)``: an item's picture index row goes with it.
     package func delete(_ items: [ItemRecord]) throws {
-        try write(minimumBucket: Self.dropFloor) { db in for item in items { _ = try item.delete(db) } }
+        try write(minimumBucket: Self.dropFloor(items: items.count)) { db in for item in items { _ = try item.delete(db) } }
     }
 
     /// Marks or unmarks the item `itemId` as a favourite.

@@ -211,8 +211,8 @@ public final class Catalog: @unchecked Sendable {
     /// For the catalog's typed queries and the package's low-level tools, as ``read(_:)``.
     ///
     /// `minimumBucket` is the writer's floor on a paged catalog's container commit
-    /// (docs/FORMAT.md §8.12): ``dropFloor`` for a change whose triggers may drop picture
-    /// index rows, so that its bucket does not tell whether they did.
+    /// (docs/FORMAT.md §8.12): ``dropFloor(items:)`` for a change whose triggers may drop
+    /// picture index rows, so that its bucket does not tell whether they did.
     package func write<T>(minimumBucket: Int = 0, _ body: (Database) throws -> T) throws -> T {
         try ordered {
             switch try current() {
@@ -232,14 +232,24 @@ public final class Catalog: @unchecked Sendable {
         }
     }
 
-    /// §8.12's writer's floor for a user's change whose triggers may drop picture index
-    /// rows (§3.3, "The picture index"): a delete for good, an end set or cleared, a move
-    /// across the protection boundary, an import that pairs with a stored half. Measured
-    /// at 100,000 items (docs/BENCHMARKS.md, `obscura-bench index-ops`), a delete's need
-    /// is about 31 blocks for an item without a row and about 35 with one, either side of
-    /// the first bucket; every such change takes the second bucket, so its size tells
-    /// nothing of the index.
-    package static let dropFloor = ContainerFormat.floorBucket
+    /// §8.12's writer's floor for a user's change of `items` items whose triggers may drop
+    /// picture index rows (§3.3, "The picture index"): a delete for good, an end in views
+    /// set or cleared, a move across the protection boundary, an import that pairs with
+    /// stored halves. Measured at 100,000 items (docs/BENCHMARKS.md, `obscura-bench
+    /// index-ops`), one item's delete needs 27–56 blocks without a row and 34–50 with one,
+    /// either side of the first bucket. The floor is the smallest bucket that holds
+    /// ``dropNeedPerItem`` blocks an item, decided from the number of items alone, so the
+    /// bucket tells nothing of how many of them were indexed (review of step 1, M2).
+    package static func dropFloor(items: Int) -> Int {
+        let worst = max(1, items) * dropNeedPerItem
+        var bucket = ContainerFormat.bucket
+        while bucket < worst { bucket *= ContainerFormat.bucketGrowth }
+        return bucket
+    }
+
+    /// The most blocks one item's change of that kind was measured to need with an index
+    /// row at 100,000 items (65: a move into a protected folder), and some margin.
+    static let dropNeedPerItem = 72
 
     /// Runs `body` in a write transaction of a paged catalog whose commit also seals the
     /// root under `headerPrefix` (a password change, docs/FORMAT.md §9.5), and with

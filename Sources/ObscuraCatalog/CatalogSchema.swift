@@ -239,9 +239,13 @@ package enum CatalogSchema {
             seq INTEGER PRIMARY KEY,
             vector BLOB NOT NULL
         );
-        CREATE TRIGGER item_index_fixed BEFORE UPDATE OF itemRowid, ocrText, sealed ON item_index
-            WHEN OLD.itemRowid IS NOT NEW.itemRowid OR OLD.ocrText IS NOT NEW.ocrText OR OLD.sealed IS NOT NEW.sealed BEGIN
+        CREATE TRIGGER item_index_fixed BEFORE UPDATE OF seq, itemRowid, ocrText, sealed ON item_index
+            WHEN OLD.seq IS NOT NEW.seq OR OLD.itemRowid IS NOT NEW.itemRowid OR OLD.ocrText IS NOT NEW.ocrText
+              OR OLD.sealed IS NOT NEW.sealed BEGIN
             SELECT RAISE(ABORT, 'item_index rows are never updated in place (I6)');
+        END;
+        CREATE TRIGGER item_vector_fixed BEFORE UPDATE ON item_vector BEGIN
+            SELECT RAISE(ABORT, 'item_vector rows are never updated (I6)');
         END;
         CREATE TRIGGER item_index_vector_gone AFTER DELETE ON item_index BEGIN
             DELETE FROM item_vector WHERE seq = OLD.seq;

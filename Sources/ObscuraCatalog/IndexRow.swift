@@ -41,4 +41,6 @@ public enum IndexLimits {
     public static let dimension = 512
     /// §3.3: a stored vector, Float32LE scale ‖ Int8 × 512.
     public static let vectorSize = 4 + dimension
+    /// §6.4, "The index box": every protected item's box is this long, whatever it holds.
+    public static let boxSize = 4636
 }

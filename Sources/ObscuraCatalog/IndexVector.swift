@@ -22,13 +22,14 @@ public struct IndexVector: Sendable, Equatable {
     }
 
     /// Reads a stored vector; nil unless it is ``IndexLimits/vectorSize`` bytes with a
-    /// finite scale greater than zero.
+    /// finite scale greater than zero and components within ±127 (the encoder never
+    /// writes −128).
     public init?(stored bytes: some Collection<UInt8>) {
         let bytes = Array(bytes)
         guard bytes.count == IndexLimits.vectorSize else { return nil }
         let bits = bytes[0..<4].enumerated().reduce(UInt32(0)) { $0 | UInt32($1.element) << (8 * $1.offset) }
         let scale = Float(bitPattern: bits)
-        guard scale.isFinite && scale > 0 else { return nil }
+        guard scale.isFinite && scale > 0, !bytes[4...].contains(0x80) else { return nil }
         self.scale = scale
         components = bytes[4...].map { Int8(bitPattern: $0) }
     }

@@ -21,7 +21,8 @@ import ObscuraKeys
 // `paged-catalog [WORKDIR]` (the paged catalog in a container: changes, unlock, first page),
 // `vault-scale [WORKDIR]` (issue 15's figures at 100,000 and 1,000,000 items, production KDF),
 // `backup [WORKDIR]` (issue 18: restic's incremental cost and a no-change backup of a 10 GiB vault),
-// `argon2id [WORKDIR]` (issue 19: the unlock floor and peak memory of each password KDF suite).
+// `argon2id [WORKDIR]` (issue 19: the unlock floor and peak memory of each password KDF suite),
+// `index-ops [WORKDIR]` (issue 38: a user commit's need with and without a picture index row).
 let mode = CommandLine.arguments.dropFirst().first ?? "unlock"
 let modeArgument = CommandLine.arguments.dropFirst(2).first
 if mode == "media" {
@@ -41,7 +42,7 @@ if mode == "export" {
 let workdirModes: [String: (String?) throws -> Void] = [
     "gallery": GalleryBench.run, "container": ContainerBench.run, "container-ops": ContainerOpsBench.run,
     "keyring-unlock": KeyringUnlockBench.run, "paged-catalog": PagedCatalogBench.run, "vault-scale": ScaleBench.run, "backup": BackupBench.run,
-    "argon2id": Argon2idBench.run,
+    "argon2id": Argon2idBench.run, "index-ops": IndexOpsBench.run,
 ]
 if let run = workdirModes[mode] {
     try run(modeArgument)

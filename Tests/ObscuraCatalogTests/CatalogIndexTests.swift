@@ -134,8 +134,10 @@ import Testing
         let entry = Catalog.IndexEntry(itemRowid: rowid, mediaId: String(format: "m%08x-0000-4000-8000-%012x", 0, 0),
                                        folderId: nil, readable: true, state: .textRead, text: "first words")
         #expect(try catalog.settle([entry]) == [true])
+        try catalog.write { try $0.execute(sql: "INSERT INTO item_vector (seq, vector) SELECT seq, zeroblob(516) FROM item_index") }
         for sql in ["UPDATE item_index SET ocrText = 'other words'", "UPDATE item_index SET itemRowid = itemRowid + 1",
-                    "UPDATE item_index SET sealed = x'00'"] {
+                    "UPDATE item_index SET sealed = x'00'", "UPDATE item_index SET seq = seq + 10",
+                    "UPDATE item_vector SET seq = seq + 10", "UPDATE item_vector SET vector = zeroblob(516)"] {
             #expect(throws: DatabaseError.self, "\(sql)") { try catalog.write { try $0.execute(sql: sql) } }
         }
         try catalog.write { try $0.execute(sql: "UPDATE item_index SET state = 1 | 32, ocrText = ocrText") }
@@ -161,6 +163,58 @@ import Testing
         let second = try #require(try catalog.indexRow(ofItem: ids[1]))
         #expect(second.seq == first.seq, "the test needs the seq reused")
         #expect(try catalog.indexVector(seq: second.seq) == nil)
+        #expect(try catalog.indexInvariantViolations() == [])
+    }
+
+    /// A later vector names its row by `seq` and `itemRowid`, which a delete frees for the
+    /// next item: it is added only if the item still has the original it was made of
+    /// (review of step 1, M1).
+    @Test func aLaterVectorIsAddedOnlyToTheItemItWasMadeOf() throws {
+        let catalog = try Catalog.empty()
+        let id = String(format: "%08x-0000-4000-8000-%012x", 0, 0)
+        try catalog.write { try Self.insertItems($0, count: 1) }
+        let rowid = try #require(try catalog.itemRowid(of: id))
+        try catalog.settle([.init(itemRowid: rowid, mediaId: "m" + id, folderId: nil, readable: true, state: .textRead, text: "old")])
+        let stale = try #require(try catalog.indexRow(ofItem: id))
+        // The item goes; a new one takes its rowid, and its row the same seq.
+        try catalog.write { db in
+            try db.execute(sql: "DELETE FROM item WHERE id = ?", arguments: [id])
+            try db.execute(sql: """
+                INSERT INTO item (rowid, id, kind, mediaId, name, mimeType, size, importedAt, contentHash)
+                VALUES (?, 'new', 'photo', 'm-new', 'new.jpg', 'image/jpeg', 1, 0, x'00')
+                """, arguments: [rowid])
+        }
+        try catalog.settle([.init(itemRowid: rowid, mediaId: "m-new", folderId: nil, readable: true, state: .textRead, text: "new")])
+        #expect(try catalog.indexRow(ofItem: "new")?.seq == stale.seq, "the test needs both numbers reused")
+        let vector = IndexVector(quantising: (0..<512).map { Float($0 % 5) + 1 })
+        #expect(try !catalog.addVector(vector, profile: 1, toRow: stale.seq, itemRowid: rowid, mediaId: "m" + id, folderId: nil))
+        #expect(try catalog.indexVector(seq: stale.seq) == nil)
+        #expect(try catalog.addVector(vector, profile: 1, toRow: stale.seq, itemRowid: rowid, mediaId: "m-new", folderId: nil))
+        #expect(try catalog.indexRow(ofItem: "new")?.state == [.textRead, .vectorMade])
+        #expect(try catalog.indexInvariantViolations() == [])
+    }
+
+    /// A box only for a protected item, plaintext only for an unprotected one, and a box of
+    /// the one size (review of step 1, S1, S3): the settle refuses the rest.
+    @Test func theSettleKeepsBoxesAndPlaintextToTheirFolders() throws {
+        let catalog = try Catalog.empty()
+        try catalog.write { db in
+            try db.execute(sql: "INSERT INTO folder (id, name, createdAt, wrappedKey) VALUES ('locked', 'L', 0, x'00')")
+            try Self.insertItems(db, count: 2)
+            try db.execute(sql: "UPDATE item SET folderId = 'locked' WHERE rowid = 2")
+        }
+        let ids = (0..<2).map { String(format: "%08x-0000-4000-8000-%012x", $0, $0) }
+        let rowids = try ids.map { try #require(try catalog.itemRowid(of: $0)) }
+        let box = [UInt8](repeating: 7, count: IndexLimits.boxSize)
+        func plain(_ n: Int) -> Catalog.IndexEntry {
+            .init(itemRowid: rowids[n], mediaId: "m" + ids[n], folderId: n == 1 ? "locked" : nil, readable: true, state: .textRead, text: "t")
+        }
+        func sealed(_ n: Int, _ bytes: [UInt8] = box) -> Catalog.IndexEntry {
+            .init(itemRowid: rowids[n], mediaId: "m" + ids[n], folderId: n == 1 ? "locked" : nil, readable: true, state: .protected, sealed: bytes)
+        }
+        #expect(try catalog.settle([plain(1), sealed(0)]) == [false, false])
+        #expect(throws: CatalogError.self) { try catalog.settle([sealed(1, Array(box.dropLast()))]) }
+        #expect(try catalog.settle([plain(0), sealed(1)]) == [true, true])
         #expect(try catalog.indexInvariantViolations() == [])
     }
 
@@ -195,5 +249,15 @@ import Testing
         #expect(abs(cosine - 1) < 0.001, "cosine \(cosine)")
         #expect(IndexVector(stored: [UInt8](repeating: 0, count: 516)) == nil, "a zero scale is refused")
         #expect(IndexVector(stored: stored.stored.dropLast()) == nil)
+        var negative = stored.stored
+        negative[10] = 0x80
+        #expect(IndexVector(stored: negative) == nil, "−128 is never written")
+        var infinite = stored.stored
+        infinite.replaceSubrange(0..<4, with: Float.infinity.bitPattern.littleEndianBytes)
+        #expect(IndexVector(stored: infinite) == nil)
     }
+}
+
+extension UInt32 {
+    var littleEndianBytes: [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: self >> (8 * $0)) } }
 }

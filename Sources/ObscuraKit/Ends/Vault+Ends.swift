@@ -18,10 +18,7 @@ extension Vault {
             let rows = try rowsGate.withLock {
                 let rows = try ids.map(item)
                 if let ending = rows.first(where: { $0.isInLastView || $0.hasEnded(at: now) }) { throw VaultError.ended(ending.id) }
-                // Decided by the rows' ends, never by the index: its bucket must not tell that.
-                let changing = rows.contains { $0.isViewLimited != (end?.views != nil) }
-                try catalog.setEnd(rows.map(\.id), endsAt: end?.at?.timeIntervalSince1970, viewsLeft: end?.views,
-                                   changingViewLimit: changing)
+                try catalog.setEnd(rows.map(\.id), endsAt: end?.at?.timeIntervalSince1970, viewsLeft: end?.views)
                 return rows
             }
             // A view-limited item's preview is never kept (``preview(_:)``): drop any made before.
@@ -45,7 +42,7 @@ extension Vault {
                     let latest = now.timeIntervalSince1970 + ItemEnd.lastViewLimit
                     row.endsAt = min(row.endsAt ?? latest, latest)
                 }
-                try catalog.setEnd([row.id], endsAt: row.endsAt, viewsLeft: row.viewsLeft, changingViewLimit: false)
+                try catalog.setEnd([row.id], endsAt: row.endsAt, viewsLeft: row.viewsLeft)
                 return row
             }
         }

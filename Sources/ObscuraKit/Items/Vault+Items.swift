@@ -134,14 +134,12 @@ extension Vault {
         var replaced = [String]()
         var created = [String]()
         var updated = [ItemRecord]()
-        var crossing = false
         do {
             for item in items {
                 var row = try revealed(item)
                 row.protectedMeta = nil
                 let sourceKey = try folderKey(forFolder: item.folderId)
                 if sourceKey != targetKey {
-                    crossing = true
                     let (media, thumb, sha256) = try reseal(row, into: folder?.id)
                     row.contentHash = try contentHash(sha256: sha256, folderId: folder?.id)
                     created += [try directory.pool.dataPath(media)] + (try thumb.map { [try directory.pool.thumbPath($0)] } ?? [])
@@ -170,7 +168,7 @@ extension Vault {
                 row.folderId = folder?.id
                 updated.append(try targetKey.map { try concealed(row, key: $0) } ?? row)
             }
-            try catalog.update(updated, crossingProtection: crossing)
+            try catalog.update(updated)
         } catch {
             // Whichever set of files the catalog on disk does not name is the stray one.
             cleanUp(created: created, replaced: replaced)

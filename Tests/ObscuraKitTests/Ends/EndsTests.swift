@@ -69,7 +69,7 @@ import Testing
         let root = try TestRoot()
         let vault = try root.initialized().createVault(password: pw("pw"), iterations: testIterations)
         let item = try vault.addRaw(Array("x".utf8), name: "x.bin")
-        try vault.catalog.setEnd([item.id], endsAt: nil, viewsLeft: -1, changingViewLimit: true)
+        try vault.catalog.setEnd([item.id], endsAt: nil, viewsLeft: -1)
         #expect(throws: VaultError.ended(item.id)) { try vault.openView(item.id, now: start) }
         #expect(try vault.closeView(item.id) == true)
     }

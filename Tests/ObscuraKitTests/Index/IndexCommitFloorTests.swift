@@ -19,7 +19,8 @@ import Testing
     /// A catalog of 600 items in slot 3 of a ten-slot container of inner format 2, every
     /// even rowid indexed with text and a vector; its store reports each commit.
     static func catalog() throws -> (Catalog, SlotPageStore) {
-        let (_, container, _) = try ContainerFixtures.make()
+        // Large enough that a bucket of 512 is no whole rewrite.
+        let (_, container, _) = try ContainerFixtures.make(size: 2_400_000)
         try container.commit(innerFormat: .blocks)
         let store = SlotPageStore(container: container, slot: container.slots[3])
         let paged = try PagedCatalog.create(store: store, mek: mek, headerPrefix: [UInt8](repeating: 0x22, count: 136))
@@ -44,6 +45,11 @@ import Testing
 
     static func id(_ n: Int) -> String { String(format: "%08x-0000-4000-8000-%012x", n, n) }
 
+    @Test func theFloorFollowsTheNumberOfItems() {
+        #expect([1, 2, 3, 7, 8, 28, 29].map(Catalog.dropFloor(items:)) == [128, 512, 512, 512, 2048, 2048, 8192])
+        #expect(Catalog.dropFloor(items: 0) == 128)
+    }
+
     @Test func aChangeThatMayDropAnIndexRowTakesTheFloorWhetherOrNotItDoes() throws {
         let (catalog, store) = try Self.catalog()
         func bucket(_ change: () throws -> Void) throws -> (written: Int, need: Int) {
@@ -59,27 +65,36 @@ import Testing
                 let isIndexed = n == indexed
                 #expect((try catalog.indexRow(ofItem: Self.id(n)) != nil) == isIndexed)
                 let delete = try bucket { try catalog.delete([try row(n)]) }
-                #expect(delete.written == Catalog.dropFloor, "delete, indexed \(isIndexed)")
+                #expect(delete.written == Catalog.dropFloor(items: 1), "delete, indexed \(isIndexed)")
                 needs["delete \(isIndexed)", default: []].append(delete.need)
             }
             for n in [indexed + 2, plain + 2] {
-                let views = try bucket { try catalog.setEnd([Self.id(n)], endsAt: nil, viewsLeft: 3, changingViewLimit: true) }
-                #expect(views.written == Catalog.dropFloor)
-                let counted = try bucket { try catalog.setEnd([Self.id(n)], endsAt: nil, viewsLeft: 2, changingViewLimit: false) }
+                let views = try bucket { try catalog.setEnd([Self.id(n)], endsAt: nil, viewsLeft: 3) }
+                #expect(views.written == Catalog.dropFloor(items: 1))
+                let counted = try bucket { try catalog.setEnd([Self.id(n)], endsAt: nil, viewsLeft: 2) }
                 #expect(counted.written == ContainerFormat.bucket, "a counted view keeps the first bucket")
                 #expect(try catalog.indexRow(ofItem: Self.id(n))?.state == .viewLimited)
             }
             for n in [indexed + 4, plain + 4] {
                 var moved = try row(n)
                 moved.folderId = "locked"
-                let move = try bucket { try catalog.update([moved], crossingProtection: true) }
-                #expect(move.written == Catalog.dropFloor)
+                let move = try bucket { try catalog.update([moved]) }
+                #expect(move.written == Catalog.dropFloor(items: 1))
                 #expect(try catalog.indexRow(ofItem: Self.id(n)) == nil)
                 let trash = try bucket { try catalog.trash([Self.id(n + 2)], at: 1) }
                 #expect(trash.written == ContainerFormat.bucket, "the trash keeps the first bucket")
                 let favourite = try bucket { try catalog.setFavorite(true, itemId: Self.id(n + 6)) }
                 #expect(favourite.written == ContainerFormat.bucket)
+                var unprotectedMove = try row(n + 8)
+                unprotectedMove.favorite = true
+                let plainUpdate = try bucket { try catalog.update([unprotectedMove]) }
+                #expect(plainUpdate.written == ContainerFormat.bucket, "a change that moves nothing across protection")
             }
+        }
+        // A batch: the floor follows the number of items, never how many were indexed.
+        for batch in [[400, 402, 404], [401, 403, 405]] {
+            let delete = try bucket { try catalog.delete(try batch.map(row)) }
+            #expect(delete.written == Catalog.dropFloor(items: 3) && Catalog.dropFloor(items: 3) == 512, "\(batch)")
         }
         // The control: without the floor the two would differ in need, which is what a
         // large enough catalog turns into a different bucket.
