@@ -28,7 +28,9 @@ extension Catalog {
         var from: Double?
         /// Only items whose sort key is below this.
         var before: Double?
-        /// Only items whose name, place or note text holds this text (case-insensitively).
+        /// Only items whose name, place or note text holds this text (case-insensitively),
+        /// or whose picture's text (the word index, Catalog+WordIndex.swift) has every
+        /// word of it as a word or a word's start, outside the trash.
         var text: String?
         /// Only items whose place holds this text (case-insensitively).
         var place: String?
@@ -114,11 +116,30 @@ extension Catalog {
             conditions.append("\(Self.sortKey) < ?")
             arguments.append(before)
         }
+        // The picture's text is searched word by word in the word index, which holds no
+        // trashed item; the trash is searched by names, places and notes only.
+        var words: String?
+        if case .trash = scope {} else { words = filter.text.flatMap(Self.wordQuery) }
+        if let query = words {
+            try fillWordIndex()
+            // No picture holds the words: the name index alone answers, as before there
+            // was a word index (its plans are the ones measured, BENCHMARKS.md).
+            let any = try read { db in
+                try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM temp.ocr_words WHERE ocr_words MATCH ?)", arguments: [query])
+            }
+            if any != true { words = nil }
+        }
         // Text of three characters or more goes to the search index, which holds no
         // trashed item; shorter text, and any text in the trash, is matched row by row.
         var phrases = [String]()
+        var named: (match: String?, like: String?)?
         for (text, columns) in [(filter.text, Self.searchColumns), (filter.place, ["place"])] {
             guard let text, !text.isEmpty else { continue }
+            if words != nil && columns == Self.searchColumns {
+                // Either index may match: kept apart from the place's phrase (below).
+                named = text.count >= Self.shortestIndexedText ? (Self.phrase(text, in: columns), nil) : (nil, text)
+                continue
+            }
             if case .trash = scope {} else if text.count >= Self.shortestIndexedText {
                 phrases.append(Self.phrase(text, in: columns))
                 continue
@@ -129,7 +150,24 @@ extension Catalog {
             }.joined(separator: " OR ") + ")")
             arguments += columns.map { _ in Self.likePattern(text) }
         }
+        // The rowids either index matches, as one set: SQLite builds it once per statement
+        // and probes it by rowid. Neither index holds a trashed or a protected item.
+        var union: (sql: String, arguments: [DatabaseValueConvertible])?
+        if let words, let named {
+            let nameSide = named.match != nil
+                ? "SELECT rowid FROM item_search WHERE item_search MATCH ?"
+                : "SELECT rowid FROM item WHERE deletedAt IS NULL AND (" + Self.searchColumns.map { column in
+                    "\(column) LIKE ? ESCAPE '\\'" + (column == "noteText" ? " AND viewsLeft IS NULL" : "")
+                }.joined(separator: " OR ") + ")"
+            union = ("\(nameSide) UNION SELECT rowid FROM temp.ocr_words WHERE ocr_words MATCH ?",
+                     (named.match.map { [$0] } ?? Self.searchColumns.map { _ in Self.likePattern(named.like!) }) + [words])
+        }
         let match = phrases.isEmpty ? nil : phrases.joined(separator: " AND ")
+        if let union, match != nil {
+            // With a place's phrase, the place's index leads and the set is one condition.
+            conditions.append("item.rowid IN (\(union.sql))")
+            arguments += union.arguments
+        }
         // The index holds only items outside the trash and outside protected folders, the
         // only folders a whole-catalog scope leaves out (Vault.itemListing): with no other
         // condition, its count of the match is the total.
@@ -151,6 +189,11 @@ extension Catalog {
             tallied = true
         }
         return try read { db in
+            if let union, match == nil {
+                return try Self.listing(db, union: union, scope: scope, index: index, key: key, limit: limit,
+                                        conditions: (whereSQL, arguments), page: (pageSQL, pageArguments),
+                                        scopeOnly: conditions.count == scopeConditions)
+            }
             guard let match else {
                 let items = try ItemRecord.fetchAll(db, sql: """
                     SELECT * FROM item \(index) WHERE \(pageSQL) ORDER BY \(key) DESC, item.id LIMIT ?
@@ -182,6 +225,33 @@ extension Catalog {
                 """, arguments: StatementArguments([match] + arguments)) ?? 0
             return (items, total)
         }
+    }
+
+    /// A page of a text search over both indexes (the name index and the word index of
+    /// pictures' text), read as the name index's own search is: when the matches are
+    /// most of the scope, the gallery's index is walked in order and each row probed in
+    /// the set, stopping after one page; otherwise the set's rows are read and sorted.
+    private static func listing(
+        _ db: Database, union: (sql: String, arguments: [DatabaseValueConvertible]), scope: ListingScope, index: String,
+        key: String, limit: Int, conditions: (String, [DatabaseValueConvertible]), page: (String, [DatabaseValueConvertible]),
+        scopeOnly: Bool
+    ) throws -> (items: [ItemRecord], total: Int) {
+        let matches = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM (\(union.sql))", arguments: StatementArguments(union.arguments)) ?? 0
+        let scopeSize = try count(db, scope: scope, favoritesOnly: false)
+        let dense = index != "" && matches * 2 >= scopeSize
+        let member = "item.rowid IN (\(union.sql))"
+        let items = try ItemRecord.fetchAll(db, sql: dense
+            ? "SELECT * FROM item \(index) WHERE \(page.0) AND \(member) ORDER BY \(key) DESC, item.id LIMIT ?"
+            : "SELECT * FROM item WHERE \(member) AND \(page.0) ORDER BY \(key) DESC, item.id LIMIT ?",
+            arguments: StatementArguments(dense ? page.1 + union.arguments + [limit] : union.arguments + page.1 + [limit]))
+        // A whole-catalog scope with no other condition holds every match: neither index
+        // holds an item of the trash or of a protected folder (the only ones it leaves out).
+        var total = matches
+        if case .all = scope, scopeOnly {} else {
+            total = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM item WHERE \(member) AND \(conditions.0)",
+                                     arguments: StatementArguments(union.arguments + conditions.1)) ?? 0
+        }
+        return (items, total)
     }
 
     /// How many items a scope holds, from the per-folder tally the catalog's triggers

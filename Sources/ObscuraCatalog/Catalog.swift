@@ -31,6 +31,11 @@ public final class Catalog: @unchecked Sendable {
     private let state = NSLock()
     private var storage: Storage
     private var closed = false
+    /// Guards the word index's state (Catalog+WordIndex.swift): whether the current
+    /// connection's temp index is filled, and which connection it is.
+    let wordIndexLock = NSLock()
+    var wordIndexFilled = false
+    var wordIndexGeneration = 0
     /// Opens a paged catalog again from its store: after a failed commit the connection
     /// is unusable (``PagesError/broken``), and the store holds the last committed state.
     private let reopen: (() throws -> PagedCatalog)?
@@ -54,6 +59,8 @@ public final class Catalog: @unchecked Sendable {
         // without the vault's fields would drop its passkeys (or, in layout B, be refused).
         if case let .paged(paged) = storage { try Self.provide(paged, from: headerFields) }
         try CatalogSchema.migrator.migrate(database)
+        // After the migrations (the triggers name item_index), before any write.
+        try database.writeWithoutTransaction { try Self.prepareWordIndex($0) }
     }
 
     /// Gives `paged` the field provider `headerFields` makes from the rows it holds.
@@ -155,6 +162,8 @@ public final class Catalog: @unchecked Sendable {
             // The fields follow the rows the store holds now, read again: a commit that
             // landed and still threw (a resynchronisation after it) changed them.
             try Self.provide(fresh, from: headerFields)
+            // A new connection has no temp objects: the word index is made again, empty.
+            try fresh.queue.writeWithoutTransaction { try Self.prepareWordIndex($0) }
         } catch {
             close()
             let lost = state.withLock { onLost }
@@ -165,6 +174,12 @@ public final class Catalog: @unchecked Sendable {
             guard !closed else { return false }
             storage = .paged(fresh)
             return true
+        }
+        if replaced {
+            wordIndexLock.withLock {
+                wordIndexGeneration += 1
+                wordIndexFilled = false
+            }
         }
         try? (replaced ? old : fresh).close()
     }

@@ -58,6 +58,8 @@ import Testing
             #expect(try vault.indexForTest(item.id, text: Self.text(name)))
         }
         #expect(try vault.catalog.indexInvariantViolations() == [])
+        try vault.catalog.fillWordIndex()
+        #expect(try vault.catalog.wordIndexMismatches() == [])
         let before = try vault.catalog.image()
         for (name, folder, _, _) in paths where folder == nil {
             #expect(before.containsBytes(Array(Self.word(name).utf8)), "control: \(name)'s word is in the image while indexed")
@@ -68,6 +70,11 @@ import Testing
             let id = ids[name]!
             try change(id)
             #expect(try vault.catalog.indexInvariantViolations() == [], "after \(name)")
+            // The word index follows every path, as one rebuilt from the rows would be.
+            #expect(try vault.catalog.wordIndexMismatches() == [], "after \(name)")
+            let found = try vault.itemListing(scope: .visible, filter: ItemFilter(text: Self.word(name)), limit: 10)
+            #expect(found.items.map(\.record.id) == (outcome == .kept && folder == nil && name != "trash" ? [id] : []),
+                    "searching \(name)'s word")
             let image = try vault.catalog.image()
             let row = try vault.catalog.indexRow(ofItem: id)
             switch outcome {

@@ -1,0 +1,146 @@
+import Foundation
+import GRDB
+
+/// The word index over the picture index's text (docs/SEARCH.md §S5.1; docs/FORMAT.md
+/// §3.3, "The picture index"): a contentless FTS5 table in the connection's temp schema,
+/// which `temp_store = MEMORY` keeps in memory and the paged VFS never sees. It is no part
+/// of the image, of a commit, of an export or a backup: a word index on disk would write a
+/// page per distinct word of every change and keep deleted words in its segments. Made on
+/// every connection the catalog opens, filled from `item_index` before the first search
+/// that needs it, and kept by TEMP triggers.
+extension Catalog {
+    /// Membership, one rule for the triggers, the fill and the tests' reference: a row is
+    /// in the index exactly when it has text and its item is outside the trash. (A
+    /// protected item's row has no `ocrText`, and a view-limited item's row is the
+    /// placeholder, so neither is ever in it.)
+    static func wordMembership(of row: String) -> String {
+        "\(row).ocrText IS NOT NULL AND (SELECT deletedAt IS NULL FROM main.item WHERE rowid = \(row).itemRowid)"
+    }
+
+    /// The temp objects (normative: docs/SEARCH.md §S5.1, review round 2 R2-4). Every
+    /// statement is guarded by `[NOT] EXISTS` on `ocr_member`, never by a key conflict, so
+    /// the order triggers run in does not matter; names never collide with main tables.
+    static let wordIndexSchema = """
+        CREATE VIRTUAL TABLE IF NOT EXISTS temp.ocr_words USING fts5(
+            ocrText, content = '', tokenize = 'unicode61 remove_diacritics 2');
+        CREATE TABLE IF NOT EXISTS temp.ocr_member (rowid INTEGER PRIMARY KEY);
+        CREATE TEMP TRIGGER IF NOT EXISTS ocr_ins AFTER INSERT ON main.item_index
+            WHEN \(wordMembership(of: "NEW"))
+            AND NOT EXISTS (SELECT 1 FROM temp.ocr_member WHERE rowid = NEW.itemRowid) BEGIN
+            INSERT INTO ocr_words (rowid, ocrText) VALUES (NEW.itemRowid, NEW.ocrText);
+            INSERT INTO ocr_member (rowid) VALUES (NEW.itemRowid);
+        END;
+        CREATE TEMP TRIGGER IF NOT EXISTS ocr_del AFTER DELETE ON main.item_index
+            WHEN EXISTS (SELECT 1 FROM temp.ocr_member WHERE rowid = OLD.itemRowid) BEGIN
+            INSERT INTO ocr_words (ocr_words, rowid, ocrText) VALUES ('delete', OLD.itemRowid, OLD.ocrText);
+            DELETE FROM ocr_member WHERE rowid = OLD.itemRowid;
+        END;
+        CREATE TEMP TRIGGER IF NOT EXISTS ocr_trash AFTER UPDATE OF deletedAt ON main.item
+            WHEN OLD.deletedAt IS NULL AND NEW.deletedAt IS NOT NULL
+            AND EXISTS (SELECT 1 FROM temp.ocr_member WHERE rowid = NEW.rowid) BEGIN
+            INSERT INTO ocr_words (ocr_words, rowid, ocrText)
+                SELECT 'delete', itemRowid, ocrText FROM main.item_index WHERE itemRowid = NEW.rowid;
+            DELETE FROM ocr_member WHERE rowid = NEW.rowid;
+        END;
+        CREATE TEMP TRIGGER IF NOT EXISTS ocr_restore AFTER UPDATE OF deletedAt ON main.item
+            WHEN OLD.deletedAt IS NOT NULL AND NEW.deletedAt IS NULL
+            AND NOT EXISTS (SELECT 1 FROM temp.ocr_member WHERE rowid = NEW.rowid) BEGIN
+            INSERT INTO ocr_words (rowid, ocrText)
+                SELECT itemRowid, ocrText FROM main.item_index WHERE itemRowid = NEW.rowid AND ocrText IS NOT NULL;
+            INSERT INTO ocr_member (rowid)
+                SELECT itemRowid FROM main.item_index WHERE itemRowid = NEW.rowid AND ocrText IS NOT NULL;
+        END;
+        """
+
+    /// Rows the fill reads in one short write, so that a long fill never holds the
+    /// catalog's queue for long.
+    static let wordFillChunk = 2_000
+
+    /// Makes the temp objects on `db` (idempotent): at open, and on the connection
+    /// ``reload()`` opens after a failed commit, which has none.
+    static func prepareWordIndex(_ db: Database) throws {
+        try db.execute(sql: wordIndexSchema)
+    }
+
+    /// Fills the word index from `item_index`, in chunks by `seq`, unless this connection's
+    /// index is already filled. Rows committed meanwhile reach it through the triggers;
+    /// none is added twice.
+    package func fillWordIndex() throws {
+        let generation = wordIndexLock.withLock { wordIndexFilled ? nil : wordIndexGeneration }
+        guard let generation else { return }
+        var cursor: Int64 = 0
+        while true {
+            let next: Int64? = try write { db in
+                guard let last = try Int64.fetchOne(db, sql: """
+                SELECT max(seq) FROM (SELECT seq FROM main.item_index WHERE seq > ? ORDER BY seq LIMIT ?)
+                """, arguments: [cursor, Self.wordFillChunk]) else { return nil }
+            let rows = """
+                FROM main.item_index WHERE seq > ? AND seq <= ? AND \(Self.wordMembership(of: "item_index"))
+                AND NOT EXISTS (SELECT 1 FROM temp.ocr_member WHERE rowid = itemRowid)
+                """
+            try db.execute(sql: "INSERT INTO temp.ocr_words (rowid, ocrText) SELECT itemRowid, ocrText \(rows)", arguments: [cursor, last])
+            try db.execute(sql: "INSERT INTO temp.ocr_member (rowid) SELECT itemRowid \(rows)", arguments: [cursor, last])
+                return last
+            }
+            guard let next else { break }
+            cursor = next
+        }
+        // A reload meanwhile gave a new, empty connection: that one is not filled.
+        wordIndexLock.withLock { if wordIndexGeneration == generation { wordIndexFilled = true } }
+    }
+
+    /// The word index's generation: ``reload()`` bumps it, its new connection's index
+    /// being empty until filled again (review round 2, R2-10).
+    package var wordIndexState: (generation: Int, filled: Bool) {
+        wordIndexLock.withLock { (wordIndexGeneration, wordIndexFilled) }
+    }
+
+    /// The FTS5 query of `text` against the word index: each word of it, in double quotes
+    /// (its own doubled, so nothing in it is query syntax), as a prefix, all of them
+    /// required. Nil when no word has a letter or a digit.
+    static func wordQuery(_ text: String) -> String? {
+        let words = text.split(whereSeparator: \.isWhitespace)
+            .filter { $0.unicodeScalars.contains { CharacterSet.alphanumerics.contains($0) } }
+        guard !words.isEmpty else { return nil }
+        return words.map { "\"" + $0.replacingOccurrences(of: "\"", with: "\"\"") + "\"*" }.joined(separator: " AND ")
+    }
+}
+
+extension Catalog {
+    /// How this connection's word index differs from one rebuilt from the membership rule
+    /// (review round 2, R2-3: FTS5's `integrity-check` proves nothing about deletes on a
+    /// contentless table): every (term, row, column, offset) of `fts5vocab`'s instance
+    /// view on one side only, and every `ocr_member` row the rule does not give or the
+    /// reverse; empty when they agree. For the tests and audits.
+    package func wordIndexMismatches() throws -> [String] {
+        try write { db in
+            try db.execute(sql: """
+                CREATE VIRTUAL TABLE temp.ocr_reference USING fts5(ocrText, content = '', tokenize = 'unicode61 remove_diacritics 2');
+                INSERT INTO temp.ocr_reference (rowid, ocrText)
+                    SELECT itemRowid, ocrText FROM main.item_index WHERE \(Self.wordMembership(of: "item_index"));
+                CREATE VIRTUAL TABLE temp.ocr_words_terms USING fts5vocab(temp, ocr_words, instance);
+                CREATE VIRTUAL TABLE temp.ocr_reference_terms USING fts5vocab(temp, ocr_reference, instance);
+                """)
+            defer {
+                try? db.execute(sql: """
+                    DROP TABLE temp.ocr_words_terms; DROP TABLE temp.ocr_reference_terms; DROP TABLE temp.ocr_reference;
+                    """)
+            }
+            let terms = "SELECT term, doc, col, offset FROM temp"
+            let onlyIndex = try String.fetchAll(db, sql: """
+                SELECT 'index only: ' || term || ' row ' || doc FROM (\(terms).ocr_words_terms EXCEPT \(terms).ocr_reference_terms)
+                """)
+            let onlyReference = try String.fetchAll(db, sql: """
+                SELECT 'missing: ' || term || ' row ' || doc FROM (\(terms).ocr_reference_terms EXCEPT \(terms).ocr_words_terms)
+                """)
+            let members = try String.fetchAll(db, sql: """
+                SELECT 'member without the rule: ' || rowid FROM (SELECT rowid FROM temp.ocr_member
+                    EXCEPT SELECT itemRowid FROM main.item_index WHERE \(Self.wordMembership(of: "item_index")))
+                UNION ALL
+                SELECT 'rule without member: ' || rowid FROM (SELECT itemRowid AS rowid FROM main.item_index
+                    WHERE \(Self.wordMembership(of: "item_index")) EXCEPT SELECT rowid FROM temp.ocr_member)
+                """)
+            return onlyIndex + onlyReference + members
+        }
+    }
+}
