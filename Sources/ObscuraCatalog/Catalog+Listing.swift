@@ -237,8 +237,11 @@ extension Catalog {
         scopeOnly: Bool
     ) throws -> (items: [ItemRecord], total: Int) {
         let matches = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM (\(union.sql))", arguments: StatementArguments(union.arguments)) ?? 0
+        // Walking the gallery's index in order costs about scope / matches rows a page;
+        // reading the set costs its size: the walk wins from about √(limit × scope)
+        // matches (measured by the review of step 2, S3), never for a small set.
         let scopeSize = try count(db, scope: scope, favoritesOnly: false)
-        let dense = index != "" && matches * 2 >= scopeSize
+        let dense = index != "" && Double(matches) >= (Double(limit) * Double(scopeSize)).squareRoot()
         let member = "item.rowid IN (\(union.sql))"
         let items = try ItemRecord.fetchAll(db, sql: dense
             ? "SELECT * FROM item \(index) WHERE \(page.0) AND \(member) ORDER BY \(key) DESC, item.id LIMIT ?"

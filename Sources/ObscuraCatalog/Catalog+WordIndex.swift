@@ -53,8 +53,11 @@ extension Catalog {
         """
 
     /// Rows the fill reads in one short write, so that a long fill never holds the
-    /// catalog's queue for long.
+    /// catalog's queue for long; a chunk also stops after ``wordFillBytes`` of text.
     static let wordFillChunk = 2_000
+    /// The text one chunk of the fill tokenises at most (past its first row): 2,000 rows
+    /// at the 3,840-byte cap would hold the queue for about 0.4 s (review of step 2, S7).
+    static let wordFillBytes = 512 * 1024
 
     /// Makes the temp objects on `db` (idempotent): at open, and on the connection
     /// ``reload()`` opens after a failed commit, which has none.
@@ -62,47 +65,88 @@ extension Catalog {
         try db.execute(sql: wordIndexSchema)
     }
 
-    /// Fills the word index from `item_index`, in chunks by `seq`, unless this connection's
-    /// index is already filled. Rows committed meanwhile reach it through the triggers;
-    /// none is added twice.
-    package func fillWordIndex() throws {
-        let generation = wordIndexLock.withLock { wordIndexFilled ? nil : wordIndexGeneration }
-        guard let generation else { return }
-        var cursor: Int64 = 0
+    /// Fills the word index from `item_index`, in chunks by `seq`, unless the current
+    /// connection's index is already filled. Rows committed meanwhile reach it through
+    /// the triggers; none is added twice. A reload meanwhile (a new connection, with an
+    /// empty index) starts the fill again on the new one (review of step 2, S5). Must not
+    /// be called inside a transaction of this catalog.
+    package func fillWordIndex(chunk: Int = wordFillChunk, bytes: Int = wordFillBytes) throws {
         while true {
-            let next: Int64? = try write { db in
-                guard let last = try Int64.fetchOne(db, sql: """
-                SELECT max(seq) FROM (SELECT seq FROM main.item_index WHERE seq > ? ORDER BY seq LIMIT ?)
-                """, arguments: [cursor, Self.wordFillChunk]) else { return nil }
-            let rows = """
-                FROM main.item_index WHERE seq > ? AND seq <= ? AND \(Self.wordMembership(of: "item_index"))
-                AND NOT EXISTS (SELECT 1 FROM temp.ocr_member WHERE rowid = itemRowid)
-                """
-            try db.execute(sql: "INSERT INTO temp.ocr_words (rowid, ocrText) SELECT itemRowid, ocrText \(rows)", arguments: [cursor, last])
-            try db.execute(sql: "INSERT INTO temp.ocr_member (rowid) SELECT itemRowid \(rows)", arguments: [cursor, last])
-                return last
+            let connection = database
+            if wordIndexLock.withLock({ wordIndexConnection === connection }) { return }
+            var cursor: Int64 = 0
+            var moved = false
+            while true {
+                let next: Int64? = try write { db in
+                    // The chunk's last seq: `chunk` rows, fewer when their text passes `bytes`.
+                    guard let last = try Int64.fetchOne(db, sql: """
+                        SELECT coalesce(max(CASE WHEN total <= ? THEN seq END), min(seq)) FROM (
+                            SELECT seq, sum(length(CAST(ocrText AS BLOB))) OVER (ORDER BY seq) AS total
+                            FROM main.item_index WHERE seq > ? ORDER BY seq LIMIT ?)
+                        """, arguments: [bytes, cursor, chunk]) else { return nil }
+                    let rows = """
+                        FROM main.item_index WHERE seq > ? AND seq <= ? AND \(Self.wordMembership(of: "item_index"))
+                        AND NOT EXISTS (SELECT 1 FROM temp.ocr_member WHERE rowid = itemRowid)
+                        """
+                    try db.execute(sql: "INSERT INTO temp.ocr_words (rowid, ocrText) SELECT itemRowid, ocrText \(rows)",
+                                   arguments: [cursor, last])
+                    try db.execute(sql: "INSERT INTO temp.ocr_member (rowid) SELECT itemRowid \(rows)", arguments: [cursor, last])
+                    return last
+                }
+                if database !== connection {
+                    moved = true
+                    break
+                }
+                guard let next else { break }
+                cursor = next
             }
-            guard let next else { break }
-            cursor = next
+            if moved { continue }
+            let done = wordIndexLock.withLock { () -> Bool in
+                guard database === connection else { return false }
+                wordIndexConnection = connection
+                return true
+            }
+            if done { return }
         }
-        // A reload meanwhile gave a new, empty connection: that one is not filled.
-        wordIndexLock.withLock { if wordIndexGeneration == generation { wordIndexFilled = true } }
     }
 
-    /// The word index's generation: ``reload()`` bumps it, its new connection's index
-    /// being empty until filled again (review round 2, R2-10).
+    /// The word index's generation (one more at each ``reload()``, whose new connection's
+    /// index is empty until filled again; review round 2, R2-10) and whether the current
+    /// connection's index is filled.
     package var wordIndexState: (generation: Int, filled: Bool) {
-        wordIndexLock.withLock { (wordIndexGeneration, wordIndexFilled) }
+        let connection = database
+        return wordIndexLock.withLock { (wordIndexGeneration, wordIndexConnection === connection) }
     }
 
     /// The FTS5 query of `text` against the word index: each word of it, in double quotes
     /// (its own doubled, so nothing in it is query syntax), as a prefix, all of them
-    /// required. Nil when no word has a letter or a digit.
+    /// required; a word of one character is matched whole, since as a prefix it would
+    /// merge the lists of a large part of the vocabulary on every keystroke (review of
+    /// step 2, S1). At most ``wordQueryLimit`` words. Nil when no word holds a character
+    /// `unicode61` keeps in a token (a letter, a number, a private-use character).
     static func wordQuery(_ text: String) -> String? {
         let words = text.split(whereSeparator: \.isWhitespace)
-            .filter { $0.unicodeScalars.contains { CharacterSet.alphanumerics.contains($0) } }
+            .filter { $0.unicodeScalars.contains(where: isTokenCharacter) }
+            .prefix(wordQueryLimit)
         guard !words.isEmpty else { return nil }
-        return words.map { "\"" + $0.replacingOccurrences(of: "\"", with: "\"\"") + "\"*" }.joined(separator: " AND ")
+        return words.map { word in
+            "\"" + word.replacingOccurrences(of: "\"", with: "\"\"") + (word.count == 1 ? "\"" : "\"*")
+        }.joined(separator: " AND ")
+    }
+
+    /// The most words of a query the word index is asked for: a pasted paragraph must not
+    /// hold the catalog's queue for seconds.
+    static let wordQueryLimit = 16
+
+    /// Whether `unicode61` keeps `scalar` in a token: the general categories L*, N* and Co.
+    static func isTokenCharacter(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.properties.generalCategory {
+        case .uppercaseLetter, .lowercaseLetter, .titlecaseLetter, .modifierLetter, .otherLetter,
+             .decimalNumber, .letterNumber, .otherNumber, .privateUse:
+            return true
+        default:
+            return false
+        }
     }
 }
 

@@ -31,10 +31,11 @@ public final class Catalog: @unchecked Sendable {
     private let state = NSLock()
     private var storage: Storage
     private var closed = false
-    /// Guards the word index's state (Catalog+WordIndex.swift): whether the current
-    /// connection's temp index is filled, and which connection it is.
+    /// Guards the word index's state (Catalog+WordIndex.swift): the connection whose temp
+    /// index is filled, and how many connections the catalog has had.
     let wordIndexLock = NSLock()
-    var wordIndexFilled = false
+    /// Weak: an identifier of a freed connection could be a new one's.
+    weak var wordIndexConnection: DatabaseQueue?
     var wordIndexGeneration = 0
     /// Opens a paged catalog again from its store: after a failed commit the connection
     /// is unusable (``PagesError/broken``), and the store holds the last committed state.
@@ -175,12 +176,7 @@ public final class Catalog: @unchecked Sendable {
             storage = .paged(fresh)
             return true
         }
-        if replaced {
-            wordIndexLock.withLock {
-                wordIndexGeneration += 1
-                wordIndexFilled = false
-            }
-        }
+        if replaced { wordIndexLock.withLock { wordIndexGeneration += 1 } }
         try? (replaced ? old : fresh).close()
     }
 
