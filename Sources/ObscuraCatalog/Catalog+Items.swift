@@ -111,7 +111,7 @@ extension Catalog {
     /// the stored rows do not change between the count and the write.)
     package func update(_ items: [ItemRecord]) throws {
         let crossing = try read { db -> Int in
-            let protected = Set(try String.fetchAll(db, sql: "SELECT id FROM folder WHERE wrappedKey IS NOT NULL"))
+            let protected = Set(try FolderRecord.fetchAll(db).filter(\.isProtected).map(\.id))
             let stored = try ItemRecord.fetchAll(db, keys: items.map(\.id))
             let before = Dictionary(stored.map { ($0.id, $0.folderId) }, uniquingKeysWith: { a, _ in a })
             return items.filter { item in

@@ -144,10 +144,7 @@ extension Catalog {
                 phrases.append(Self.phrase(text, in: columns))
                 continue
             }
-            // A view-limited note's text is not searched (migration v10), as in the index.
-            conditions.append("(" + columns.map { column in
-                "item.\(column) LIKE ? ESCAPE '\\'" + (column == "noteText" ? " AND item.viewsLeft IS NULL" : "")
-            }.joined(separator: " OR ") + ")")
+            conditions.append(Self.likeCondition(columns))
             arguments += columns.map { _ in Self.likePattern(text) }
         }
         // The rowids either index matches, as one set: SQLite builds it once per statement
@@ -156,9 +153,7 @@ extension Catalog {
         if let words, let named {
             let nameSide = named.match != nil
                 ? "SELECT rowid FROM item_search WHERE item_search MATCH ?"
-                : "SELECT rowid FROM item WHERE deletedAt IS NULL AND (" + Self.searchColumns.map { column in
-                    "\(column) LIKE ? ESCAPE '\\'" + (column == "noteText" ? " AND viewsLeft IS NULL" : "")
-                }.joined(separator: " OR ") + ")"
+                : "SELECT rowid FROM item WHERE item.deletedAt IS NULL AND " + Self.likeCondition(Self.searchColumns)
             union = ("\(nameSide) UNION SELECT rowid FROM temp.ocr_words WHERE ocr_words MATCH ?",
                      (named.match.map { [$0] } ?? Self.searchColumns.map { _ in Self.likePattern(named.like!) }) + [words])
         }
@@ -283,6 +278,14 @@ extension Catalog {
     static func phrase(_ text: String, in columns: [String]) -> String {
         let quoted = "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
         return Set(columns) == Set(searchColumns) ? quoted : "{\(columns.joined(separator: " "))} : " + quoted
+    }
+
+    /// `item` rows where any of `columns` holds a ``likePattern(_:)`` (one argument per
+    /// column). A view-limited note's text is not searched (migration v10), as in the index.
+    static func likeCondition(_ columns: [String]) -> String {
+        "(" + columns.map { column in
+            "item.\(column) LIKE ? ESCAPE '\\'" + (column == "noteText" ? " AND item.viewsLeft IS NULL" : "")
+        }.joined(separator: " OR ") + ")"
     }
 
     /// A LIKE pattern that finds `text` anywhere, with LIKE's own characters escaped.

@@ -17,12 +17,17 @@ extension Catalog {
         "\(row).ocrText IS NOT NULL AND (SELECT deletedAt IS NULL FROM main.item WHERE rowid = \(row).itemRowid)"
     }
 
+    /// The word index's tokenizer: words split at what is not a letter, a number or a
+    /// private-use character, folded to lower case without diacritics. The reference the
+    /// tests compare with is made with the same.
+    static let wordTokenizer = "unicode61 remove_diacritics 2"
+
     /// The temp objects (normative: docs/SEARCH.md §S5.1, review round 2 R2-4). Every
     /// statement is guarded by `[NOT] EXISTS` on `ocr_member`, never by a key conflict, so
     /// the order triggers run in does not matter; names never collide with main tables.
     static let wordIndexSchema = """
         CREATE VIRTUAL TABLE IF NOT EXISTS temp.ocr_words USING fts5(
-            ocrText, content = '', tokenize = 'unicode61 remove_diacritics 2');
+            ocrText, content = '', tokenize = '\(wordTokenizer)');
         CREATE TABLE IF NOT EXISTS temp.ocr_member (rowid INTEGER PRIMARY KEY);
         CREATE TEMP TRIGGER IF NOT EXISTS ocr_ins AFTER INSERT ON main.item_index
             WHEN \(wordMembership(of: "NEW"))
@@ -159,7 +164,7 @@ extension Catalog {
     package func wordIndexMismatches() throws -> [String] {
         try write { db in
             try db.execute(sql: """
-                CREATE VIRTUAL TABLE temp.ocr_reference USING fts5(ocrText, content = '', tokenize = 'unicode61 remove_diacritics 2');
+                CREATE VIRTUAL TABLE temp.ocr_reference USING fts5(ocrText, content = '', tokenize = '\(Self.wordTokenizer)');
                 INSERT INTO temp.ocr_reference (rowid, ocrText)
                     SELECT itemRowid, ocrText FROM main.item_index WHERE \(Self.wordMembership(of: "item_index"));
                 CREATE VIRTUAL TABLE temp.ocr_words_terms USING fts5vocab(temp, ocr_words, instance);

@@ -207,28 +207,13 @@ import Testing
     /// objects: its word index is made again, empty, under a new generation, and the next
     /// search fills it (review round 2, R2-10).
     @Test func aReopenedConnectionGetsItsIndexAgain() throws {
-        let (_, container, _) = try ContainerFixtures.make()
-        try container.commit(innerFormat: .blocks)
-        let mek = SecureBytes(copying: [UInt8](repeating: 9, count: 32))
-        let store = SlotPageStore(container: container, slot: container.slots[2])
-        let paged = try PagedCatalog.create(store: store, mek: mek, headerPrefix: [UInt8](repeating: 0x33, count: 136))
-        let catalog = try Catalog.paged(paged, reopen: {
-            try PagedCatalog.open(store: store, mek: mek, headerBlock: try store.readBlock(0))
-        })
-        try catalog.write { db in
-            try db.execute(sql: """
-                INSERT INTO item (id, kind, mediaId, name, mimeType, size, importedAt, contentHash)
-                VALUES ('a', 'photo', 'm', 'a.jpg', 'image/jpeg', 1, 0, x'00')
-                """)
-        }
-        let rowid = try #require(try catalog.itemRowid(of: "a"))
-        try catalog.settle([.init(itemRowid: rowid, mediaId: "m", folderId: nil, readable: true, state: .textRead, text: "quincetart")])
+        let (catalog, _) = try Self.pagedCatalog(items: 6)
         try catalog.fillWordIndex()
         #expect(catalog.wordIndexState == (0, true))
         try catalog.reload()
         #expect(catalog.wordIndexState == (1, false))
-        let found = try catalog.listing(.all(excluding: []), filter: .init(text: "quince"), after: nil, limit: 5)
-        #expect(found.items.map(\.id) == ["a"])
+        let found = try catalog.listing(.all(excluding: ["locked"]), filter: .init(text: "word4"), after: nil, limit: 5)
+        #expect(found.items.map(\.id) == ["i4"])
         #expect(catalog.wordIndexState == (1, true))
         #expect(try catalog.wordIndexMismatches() == [])
     }
