@@ -20,7 +20,7 @@ package enum VectorSet {
     }
 
     /// The directories of `testdata/`, one per kind of vector (§5).
-    package static let directories = ["slot", "chunked", "export", "folder", "meta", "device", "container", "key", "hash", "pages", "drop", "recovery"]
+    package static let directories = ["slot", "chunked", "export", "folder", "meta", "index", "device", "container", "key", "hash", "pages", "drop", "recovery"]
 
     /// One vector file: `key: value` lines, a blank line, the raw bytes.
     static func file(_ fields: [(String, String)], _ body: [UInt8]) -> [UInt8] {
@@ -417,6 +417,41 @@ extension VectorSet {
         (placed.latitude, placed.longitude, placed.place) = (48.858222, 2.2945, "Paris, Île-de-France, France")
         addMeta("with_place", "success", try placed.sealed(folderKey: folderKey, itemId: itemId, using: random), placed,
                 itemId: itemId, "migration v4's position and place, sealed with the rest")
+
+        // The index box (§6.4, "The index box", migration v12) under the same folder key.
+        // Last again: the vectors above keep their bytes.
+        func addIndex(_ name: String, _ expect: String, _ sealed: [UInt8], _ box: IndexBox?, itemId: String, _ comment: String) {
+            var fields = [("expect", expect), ("folder_key", folderKeyHex), ("item_id", itemId)]
+            if let box {
+                fields += [("flags", "\(box.state.rawValue)"), ("text", box.text), ("text_profile", "\(box.textProfile)"),
+                           ("vector_profile", "\(box.vectorProfile)"), ("vector", hex(box.vector?.stored ?? []))]
+            }
+            fields.append(("comment", comment))
+            out["index/" + name] = file(fields, sealed)
+        }
+        let read = IndexBox(state: [.textRead, .vectorMade], text: "Kassenbon Bäckerei München 12,50 EUR", textProfile: 1,
+                            vectorProfile: 2, vector: IndexVector(quantising: (0..<512).map { Float(sin(Double($0) * 0.37)) }))
+        let readSealed = try read.sealed(folderKey: folderKey, itemId: itemId, using: random)
+        addIndex("text_and_vector", "success", readSealed, read, itemId: itemId, "flags 1 and 2: text, and the int8 vector (§3.3)")
+        let unread = IndexBox(state: .notIndexable)
+        addIndex("not_indexable", "success", try unread.sealed(folderKey: folderKey, itemId: itemId, using: random), unread,
+                 itemId: itemId, "flag 4 alone: no text, no vector, every other byte zero; the same 4,636 bytes")
+        addIndex("ciphertext_flipped", "failure", readSealed.with(40, readSealed[40] ^ 1), nil, itemId: itemId, "one bit of the ciphertext")
+        addIndex("other_item", "failure", readSealed, nil, itemId: "9e8d7c6b-5a49-4382-a716-0f1e2d3c4b5b",
+                 "the item id is associated data")
+        addIndex("meta_context", "failure",
+                 try SealedBlob.seal(read.plaintext, key: folderKey, context: Vault.context(itemId), using: random), nil,
+                 itemId: itemId, "a valid plaintext sealed with protectedMeta's associated data (no label): it must not open")
+        var padded = read.plaintext
+        padded[padded.count - 1] = 1
+        addIndex("padding_not_zero", "failure",
+                 try SealedBlob.seal(padded, key: folderKey, context: IndexBox.context(itemId), using: random), nil,
+                 itemId: itemId, "authentic, but the last padding byte is 1")
+        var flag64 = read.plaintext
+        flag64[1] |= 64
+        addIndex("flag_64", "failure",
+                 try SealedBlob.seal(flag64, key: folderKey, context: IndexBox.context(itemId), using: random), nil,
+                 itemId: itemId, "authentic, but the flags carry 64 (the placeholder, which has no box)")
         return out
     }
 

@@ -246,6 +246,28 @@ import Testing
         for v in vectors { #expect(Self.metaOutcome(v) == v.expect, "meta/\(v.name)") }
     }
 
+    /// An index box opened as the catalog's reader opens it (§6.4, "The index box"), then
+    /// its fields compared.
+    static func indexOutcome(_ v: Vector) -> String {
+        let box: IndexBox
+        do {
+            box = try IndexBox.open(v.body, folderKey: SecureBytes(copying: unhex(v.fields["folder_key"])), itemId: v.fields["item_id"]!)
+        } catch {
+            return "failure"
+        }
+        let same = v.fields["flags"] == "\(box.state.rawValue)" && v.fields["text"] == box.text
+            && v.fields["text_profile"] == "\(box.textProfile)" && v.fields["vector_profile"] == "\(box.vectorProfile)"
+            && v.fields["vector"] == VectorSet.hex(box.vector?.stored ?? [])
+        return same ? "success" : "wrong fields"
+    }
+
+    @Test func indexVectors() throws {
+        let vectors = try Self.load("index")
+        #expect(vectors.count >= 7)
+        #expect(vectors.allSatisfy { $0.body.count == 4636 })
+        for v in vectors { #expect(Self.indexOutcome(v) == v.expect, "index/\(v.name)") }
+    }
+
     /// A device-secret file loaded as the vault loads it, then its credential and
     /// Crockford form (§4.1, §4.2).
     static func deviceOutcome(_ v: Vector) -> String {

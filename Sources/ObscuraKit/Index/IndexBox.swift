@@ -42,7 +42,7 @@ package struct IndexBox: Equatable, Sendable {
     }
 
     /// The plaintext P of §6.4.
-    var plaintext: [UInt8] {
+    package var plaintext: [UInt8] {
         let text = Array(self.text.utf8)
         var bytes = [Self.version, UInt8(state.rawValue), UInt8(text.count >> 8), UInt8(text.count & 0xFF)]
         bytes += Self.bigEndian(textProfile) + Self.bigEndian(vectorProfile)
@@ -100,7 +100,7 @@ package struct IndexBox: Equatable, Sendable {
     }
 
     /// §6.4: label ‖ the item id's 16 bytes.
-    static func context(_ itemId: String) -> [UInt8] { label + Vault.context(itemId) }
+    package static func context(_ itemId: String) -> [UInt8] { label + Vault.context(itemId) }
 
     private static func bigEndian(_ value: UInt32) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: value >> (24 - 8 * $0)) } }
     private static func uint32(_ bytes: ArraySlice<UInt8>) -> UInt32 { bytes.reduce(0) { $0 << 8 | UInt32($1) } }
